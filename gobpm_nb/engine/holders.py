@@ -1,0 +1,154 @@
+"""The engine's wait holders: the permanent subscribers of every armed wait (ADR-007 §2.4).
+
+A holder is registered when a wait is armed and indexed by (instance, track). Timers live in
+the kernel's one deadline heap; messages are indexed by (name, correlation value) and signals by
+name, in the order they were armed. What a holder does on a trigger is the engine's business:
+it hands the trigger to ``deliver``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..kernel import Kernel, to_datetime
+from .records import Hold, HoldView, Trigger
+
+KINDS = ("timer", "message", "signal", "task")
+
+
+def correlation(value: Any) -> str:
+    """The index form of a correlation value: 7 and "7" stay different."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Holders:
+    """Registers, indexes and releases holds; emits ``wait_held`` and ``wait_released``."""
+
+    def __init__(self, kernel: Kernel, emit: Callable[..., Any],
+                 deliver: Callable[[Hold, Trigger], None]):
+        self._kernel = kernel
+        self._emit = emit
+        self._deliver = deliver
+        self._seq = 0
+        self.by_track: dict[tuple[str, str], list[Hold]] = {}
+        self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
+        self.signals: dict[str, dict[int, Hold]] = {}
+        self.tasks: dict[str, Hold] = {}
+        self.counts = dict.fromkeys(KINDS, 0)
+
+    # -- registering ----------------------------------------------------------------------
+    def _add(self, hold: Hold) -> Hold:
+        self.by_track.setdefault((hold.instance, hold.track), []).append(hold)
+        self.counts[hold.kind] += 1
+        self._emit("wait_held", hold.instance, hold.track, hold.node,
+                   {"kind": hold.kind, "wait_kind": hold.wait_kind})
+        return hold
+
+    def _new(self, instance: str, track: str, kind: str, wait_kind: str, node: str,
+             **extra: Any) -> Hold:
+        self._seq += 1
+        return Hold(self._seq, instance, track, kind, wait_kind, node, **extra)
+
+    def hold_timer(self, instance: str, track: str, node: str, deadline: int,
+                   wait_kind: str = "node", cycles: int | None = None) -> Hold:
+        hold = self._new(instance, track, "timer", wait_kind, node, deadline=deadline,
+                         cycles=cycles)
+        hold.entry = self._kernel.call_at(deadline, self._timer_due, hold)
+        return self._add(hold)
+
+    def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
+                          key: str | None = None, wait_kind: str = "node") -> Hold:
+        hold = self._new(instance, track, kind, wait_kind, node, name=name, key=key)
+        if kind == "message":
+            self.messages.setdefault((name, key or ""), {})[hold.seq] = hold
+        else:
+            self.signals.setdefault(name, {})[hold.seq] = hold
+        return self._add(hold)
+
+    def hold_task(self, instance: str, track: str, node: str, task: str) -> Hold:
+        hold = self._new(instance, track, "task", "node", node, task=task)
+        self.tasks[task] = hold
+        return self._add(hold)
+
+    # -- releasing ------------------------------------------------------------------------
+    def release(self, hold: Hold, reason: str) -> None:
+        """Withdraw one hold: its deadline, subscription or task entry goes with it."""
+        if not hold.alive:
+            return
+        hold.alive = False
+        if hold.entry is not None:
+            hold.entry.cancel()
+            hold.entry = None
+        if hold.kind == "message":
+            self._unindex(self.messages, (hold.name, hold.key or ""), hold.seq)
+        elif hold.kind == "signal":
+            self._unindex(self.signals, hold.name, hold.seq)
+        elif hold.kind == "task":
+            self.tasks.pop(hold.task or "", None)
+        holds = self.by_track.get((hold.instance, hold.track))
+        if holds is not None:
+            holds.remove(hold)
+            if not holds:
+                del self.by_track[(hold.instance, hold.track)]
+        self.counts[hold.kind] -= 1
+        self._emit("wait_released", hold.instance, hold.track, hold.node,
+                   {"kind": hold.kind, "wait_kind": hold.wait_kind, "reason": reason})
+
+    @staticmethod
+    def _unindex(index: dict, key: Any, seq: int) -> None:
+        bucket = index.get(key)
+        if bucket is not None:
+            bucket.pop(seq, None)
+            if not bucket:
+                del index[key]
+
+    def release_waits(self, instance: str, track: str, reason: str,
+                      keep: Hold | None = None, firing: Hold | None = None) -> None:
+        """Withdraw every hold a track owns; ``firing`` is released as "fired"."""
+        for hold in list(self.by_track.get((instance, track), ())):
+            if hold is keep:
+                continue
+            self.release(hold, "fired" if hold is firing else reason)
+
+    def of_track(self, instance: str, track: str) -> list[Hold]:
+        return list(self.by_track.get((instance, track), ()))
+
+    def of_instance(self, instance: str) -> list[Hold]:
+        return [h for (i, _), hs in self.by_track.items() if i == instance for h in hs]
+
+    # -- triggers -------------------------------------------------------------------------
+    def _timer_due(self, hold: Hold) -> None:
+        hold.entry = None
+        if hold.alive:
+            self._deliver(hold, Trigger("timer", hold.node, hold.wait_kind, hold.track))
+
+    def first_message(self, name: str, key: str) -> Hold | None:
+        bucket = self.messages.get((name, key))
+        return next(iter(bucket.values())) if bucket else None
+
+    def signal_holds(self, name: str) -> list[Hold]:
+        return list(self.signals.get(name, {}).values())
+
+    # -- views ----------------------------------------------------------------------------
+    def views(self, instance: str | None = None) -> list[HoldView]:
+        holds = sorted((h for hs in self.by_track.values() for h in hs
+                        if instance is None or h.instance == instance), key=lambda h: h.seq)
+        return [view(h) for h in holds]
+
+
+def shown(key: str) -> str:
+    """A correlation value as a person reads it: strings without their quotes."""
+    value = json.loads(key)
+    return value if isinstance(value, str) else key
+
+
+def view(h: Hold) -> HoldView:
+    keys: tuple[str, ...] = ()
+    if h.kind in ("message", "signal"):
+        keys = (h.name or "",) + ((shown(h.key),) if h.key is not None else ())
+    elif h.kind == "task":
+        keys = (h.task or "",)
+    deadline = to_datetime(h.deadline) if h.deadline is not None else None
+    return HoldView(h.instance, h.track, h.kind, h.wait_kind, h.node, deadline, keys)

@@ -1,0 +1,165 @@
+"""Runtime records (tracks, holds, tasks, jobs) and the plain views the public API returns."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from ..kernel import Deadline
+
+#: Track states. A track in one of TERMINAL never runs again.
+STATES = ("ready", "running", "waiting", "dehydrated", "merged", "completed", "withdrawn",
+          "cancelled", "failed")
+TERMINAL = frozenset({"dehydrated", "merged", "completed", "withdrawn", "cancelled", "failed"})
+
+
+class TrackView(NamedTuple):
+    """A track as the public API shows it. ``origin`` says how it came to be:
+    start, fork, join, continuation (a wake) or boundary (a boundary fork)."""
+
+    id: str
+    node: str
+    state: str
+    parents: tuple[str, ...]
+    origin: str = "start"
+
+
+class HoldView(NamedTuple):
+    """An engine wait holder: what would wake ``instance``/``track`` and at which node."""
+
+    instance: str
+    track: str
+    kind: str  # timer | message | signal | task
+    wait_kind: str  # node | boundary
+    node: str
+    deadline: datetime | None
+    keys: tuple[str, ...]
+
+
+class TaskView(NamedTuple):
+    id: str
+    instance: str
+    track: str
+    node: str
+    name: str
+    assignee: str | None
+    created: datetime
+
+
+class JobView(NamedTuple):
+    id: str
+    topic: str
+    instance: str
+    node: str
+    worker: str | None
+    data: dict[str, Any]
+
+
+class EventView(NamedTuple):
+    """What one ``step()`` ran."""
+
+    at: datetime
+    kind: str  # track | loop | timer | expiry | retry
+    instance: str | None
+    track: str | None
+    node: str | None
+
+
+class Track:
+    """A thread of control: id, position, state, lineage, and what it waits for."""
+
+    __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait", "bounds",
+                 "remaining")
+
+    def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
+                 via: str | None = None, state: str = "ready"):
+        self.id = id
+        self.node = node
+        self.state = state
+        self.parents = parents
+        self.origin = origin
+        self.via = via
+        self.coro: Any = None
+        #: What the track is parked on, as JSON-able data (deadlines in microseconds).
+        self.wait: dict[str, Any] | None = None
+        #: Armed boundaries of the activity it occupies: boundary id -> JSON-able arm record.
+        self.bounds: dict[str, dict[str, Any]] = {}
+        #: For a timer wait: how long it was when armed (what eligibility is judged on).
+        self.remaining: int | None = None
+
+    def view(self) -> TrackView:
+        return TrackView(self.id, self.node, self.state, self.parents, self.origin)
+
+    def __repr__(self) -> str:
+        return f"Track({self.id}, {self.node}, {self.state})"
+
+
+class Hold:
+    """One registered wait holder. ``alive`` turns False when it is released."""
+
+    __slots__ = ("seq", "instance", "track", "kind", "wait_kind", "node", "deadline", "name",
+                 "key", "task", "entry", "alive", "cycles")
+
+    def __init__(self, seq: int, instance: str, track: str, kind: str, wait_kind: str,
+                 node: str, *, deadline: int | None = None, name: str | None = None,
+                 key: str | None = None, task: str | None = None, cycles: int | None = None):
+        self.seq = seq
+        self.cycles = cycles  # repetitions left after this one; -1 unbounded; None: no cycle
+        self.instance = instance
+        self.track = track
+        self.kind = kind
+        self.wait_kind = wait_kind
+        self.node = node
+        self.deadline = deadline
+        self.name = name
+        self.key = key
+        self.task = task
+        self.entry: Deadline | None = None
+        self.alive = True
+
+    def __repr__(self) -> str:
+        return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"
+
+
+class Trigger:
+    """What woke a wait: the hold it came through and, for messages and tasks, a payload."""
+
+    __slots__ = ("kind", "node", "wait_kind", "payload", "track", "ref")
+
+    def __init__(self, kind: str, node: str, wait_kind: str, track: str,
+                 payload: dict[str, Any] | None = None, ref: str | None = None):
+        self.ref = ref  # the task or job id a completion belongs to
+        self.kind = kind
+        self.node = node
+        self.wait_kind = wait_kind
+        self.track = track
+        self.payload = payload
+
+    def __repr__(self) -> str:
+        return f"Trigger({self.kind} at {self.node} for {self.track})"
+
+
+class Task:
+    __slots__ = ("id", "instance", "track", "node", "name", "assignee", "created")
+
+    def __init__(self, id: str, instance: str, track: str, node: str, name: str,
+                 assignee: str | None, created: int):
+        self.id = id
+        self.instance = instance
+        self.track = track
+        self.node = node
+        self.name = name
+        self.assignee = assignee
+        self.created = created
+
+
+class Job:
+    __slots__ = ("id", "topic", "instance", "track", "node", "worker")
+
+    def __init__(self, id: str, topic: str, instance: str, track: str, node: str):
+        self.id = id
+        self.topic = topic
+        self.instance = instance
+        self.track = track
+        self.node = node
+        self.worker: str | None = None

@@ -1,0 +1,26 @@
+"""The typed errors of gobpm_nb. Every message names the element, id or value at fault."""
+
+
+class GobpmError(Exception):
+    """Base of every error the package raises on purpose."""
+
+
+class ModelError(GobpmError):
+    """A process definition is invalid; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[str] | str):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class EngineError(GobpmError):
+    """A call to the engine was refused; the engine's state is unchanged."""
+
+
+class CheckpointError(GobpmError):
+    """A stored checkpoint cannot be decoded; names the instance and the field."""
+
+    def __init__(self, instance: str, field: str, why: str):
+        self.instance = instance
+        self.field = field
+        super().__init__(f"checkpoint of instance {instance!r}: field {field!r}: {why}")

@@ -1,0 +1,216 @@
+"""Element classes of a process definition: immutable, no runtime state.
+
+A wait node may implement ``dehydratable(ctx) -> bool`` (ADR-007 §2.4): the element's
+permission to release its instance while a track is parked on it. A node that does not
+implement it is simply not dehydratable, so its instance stays resident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from .expr import Expr
+from .timers import TimerSpec
+
+
+class WaitContext(Protocol):
+    """What an element may consult when asked whether it is dehydratable."""
+
+    remaining: timedelta | None  # the time left on the wait's own timer, if it has one
+    min_dehydrate_wait: timedelta
+
+
+@dataclass(frozen=True)
+class Element:
+    """Base of every flow node."""
+
+    id: str
+    name: str | None = None
+    kind = "element"
+    activity = False  # boundaries may attach only to activities
+    catch = False  # may be an arm of an event-based gateway
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+@dataclass(frozen=True)
+class StartEvent(Element):
+    kind = "start"
+
+
+@dataclass(frozen=True)
+class EndEvent(Element):
+    terminate: bool = False
+    error: str | None = None
+    kind = "end"
+
+
+@dataclass(frozen=True)
+class ScriptTask(Element):
+    fn: Any = None
+    kind = "script_task"
+    activity = True
+
+
+@dataclass(frozen=True)
+class ServiceTask(Element):
+    """An inline service (``fn``) runs at once; a worker service (``topic``) is a job."""
+
+    fn: Any = None
+    topic: str | None = None
+    kind = "service_task"
+    activity = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return False  # a job in flight is active work, not a passive wait (ADR-021)
+
+
+@dataclass(frozen=True)
+class UserTask(Element):
+    assignee: str | None = None
+    kind = "user_task"
+    activity = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True  # the task lives in the engine's inbox, independent of residency
+
+
+@dataclass(frozen=True)
+class ReceiveTask(Element):
+    message: str = ""
+    key: Expr | None = None
+    kind = "receive_task"
+    activity = True
+    catch = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True  # a receive is a pure wait, externally driven
+
+
+@dataclass(frozen=True)
+class TimerCatch(Element):
+    timer: TimerSpec | None = None
+    kind = "timer_catch"
+    catch = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        # Permission, applied at arm time where the deadline is known: a short wait is not
+        # worth a checkpoint and hydrate round-trip.
+        return ctx.remaining is None or ctx.remaining >= ctx.min_dehydrate_wait
+
+
+@dataclass(frozen=True)
+class MessageCatch(Element):
+    message: str = ""
+    key: Expr | None = None
+    kind = "message_catch"
+    catch = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class SignalCatch(Element):
+    signal: str = ""
+    kind = "signal_catch"
+    catch = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class ConditionalCatch(Element):
+    """Fires when its condition over the instance's own data holds; never dehydratable."""
+
+    condition: Expr | None = None
+    kind = "conditional_catch"
+    catch = True
+
+
+@dataclass(frozen=True)
+class MessageThrow(Element):
+    message: str = ""
+    key: Expr | None = None
+    payload: tuple[str, ...] = ()
+    kind = "message_throw"
+
+
+@dataclass(frozen=True)
+class SignalThrow(Element):
+    signal: str = ""
+    payload: tuple[str, ...] = ()
+    kind = "signal_throw"
+
+
+@dataclass(frozen=True)
+class ExclusiveGateway(Element):
+    default: str | None = None  # the target node of the default flow
+    kind = "exclusive_gateway"
+
+
+@dataclass(frozen=True)
+class ParallelGateway(Element):
+    kind = "parallel_gateway"
+
+
+@dataclass(frozen=True)
+class EventGateway(Element):
+    kind = "event_gateway"
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        # The gateway is the wait node, not its arms: always a pure wait point.
+        return True
+
+
+@dataclass(frozen=True)
+class Boundary(Element):
+    attached_to: str = ""
+    interrupting: bool = True
+    kind = "boundary"
+
+
+@dataclass(frozen=True)
+class TimerBoundary(Boundary):
+    timer: TimerSpec | None = None
+    kind = "timer_boundary"
+
+
+@dataclass(frozen=True)
+class MessageBoundary(Boundary):
+    message: str = ""
+    key: Expr | None = None
+    kind = "message_boundary"
+
+
+@dataclass(frozen=True)
+class SignalBoundary(Boundary):
+    signal: str = ""
+    kind = "signal_boundary"
+
+
+@dataclass(frozen=True)
+class ErrorBoundary(Boundary):
+    """Resolved where the error is raised; arms nothing. ``error`` None catches every error."""
+
+    error: str | None = None
+    kind = "error_boundary"
+
+
+@dataclass(frozen=True)
+class ConditionalBoundary(Boundary):
+    condition: Expr | None = None
+    kind = "conditional_boundary"
+
+
+@dataclass(frozen=True)
+class Flow:
+    id: str
+    source: str
+    target: str
+    condition: Expr | None = None

@@ -1,0 +1,72 @@
+"""Conditions and keys from users: Python callables, field names, or safe expressions.
+
+String expressions are parsed once and evaluated by ``simpleeval`` over the instance data:
+names resolve to data fields, there are no attribute lookups on private names, no imports
+and no calls except a few harmless builtins. ``eval``/``exec`` are never used.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from simpleeval import EvalWithCompoundTypes, NameNotDefined
+
+from ..errors import ModelError
+
+SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "len": len, "min": min, "max": max, "abs": abs, "round": round,
+    "str": str, "int": int, "float": float, "bool": bool,
+}
+
+
+class Expr:
+    """A compiled condition or key: evaluate with ``expr(data)``."""
+
+    __slots__ = ("source", "_fn", "_tree", "_field")
+
+    def __init__(self, source: str | Callable[[dict[str, Any]], Any]):
+        self.source = source
+        self._fn: Callable[[dict[str, Any]], Any] | None = None
+        self._tree: Any = None
+        self._field: str | None = None
+        if callable(source):
+            self._fn = source
+        elif isinstance(source, str) and source.isidentifier():
+            self._field = source
+        elif isinstance(source, str):
+            try:
+                self._tree = ast.parse(source.strip(), mode="eval").body
+            except SyntaxError as exc:
+                raise ModelError(f"expression {source!r} does not parse: {exc.msg}") from None
+        else:
+            raise ModelError(f"expression {source!r} is neither a string nor a callable")
+
+    @property
+    def field(self) -> str | None:
+        """The data field named, when the source is a bare field name."""
+        return self._field
+
+    def __call__(self, data: Mapping[str, Any]) -> Any:
+        if self._fn is not None:
+            return self._fn(dict(data))
+        if self._field is not None:
+            if self._field not in data:
+                raise KeyError(self._field)
+            return data[self._field]
+        ev = EvalWithCompoundTypes(names=dict(data), functions=SAFE_FUNCTIONS)
+        try:
+            return ev.eval(str(self.source), previously_parsed=self._tree)
+        except NameNotDefined as exc:
+            raise KeyError(exc.name) from None
+
+    def describe(self) -> str:
+        """A stable text for signatures and views: the source, or a callable's name."""
+        if self._fn is not None:
+            fn = self._fn
+            return f"<fn {getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}>"
+        return str(self.source)
+
+    def __repr__(self) -> str:
+        return f"Expr({self.describe()!r})"

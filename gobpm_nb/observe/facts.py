@@ -1,0 +1,100 @@
+"""Facts: typed records of what the engine did, kept in a bounded log and echoed to logging.
+
+Details carry names and counts, never payload values.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from ..kernel.clock import iso, to_datetime
+
+log = logging.getLogger("gobpm_nb")
+
+
+class Fact:
+    """One thing the engine did: ``(seq, at, kind, instance, track, node, details)``."""
+
+    __slots__ = ("seq", "t", "kind", "instance", "track", "node", "details")
+
+    def __init__(self, seq: int, t: int, kind: str, instance: str | None, track: str | None,
+                 node: str | None, details: dict[str, Any] | None):
+        self.seq = seq
+        self.t = t
+        self.kind = kind
+        self.instance = instance
+        self.track = track
+        self.node = node
+        self.details = details if details is not None else {}
+
+    @property
+    def at(self) -> datetime:
+        """When it happened, in virtual time."""
+        return to_datetime(self.t)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "at": iso(self.t), "kind": self.kind, "instance": self.instance,
+                "track": self.track, "node": self.node, "details": self.details}
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fact) and self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.seq, self.kind))
+
+    def __repr__(self) -> str:
+        where = "/".join(x for x in (self.instance, self.track, self.node) if x)
+        return f"Fact({self.seq}, {iso(self.t)}, {self.kind}, {where}, {self.details})"
+
+
+class FactLog:
+    """Keeps the newest ``keep`` facts (None: all) and calls every subscriber with each one."""
+
+    def __init__(self, keep: int | None = 100_000):
+        if keep is not None and keep < 0:
+            raise ValueError(f"keep_facts must be None or >= 0, got {keep!r}")
+        self._facts: deque[Fact] = deque(maxlen=keep)
+        self._subscribers: list[Callable[[Fact], Any]] = []
+        self.seq = 0
+
+    def emit(self, t: int, kind: str, instance: str | None, track: str | None,
+             node: str | None, details: dict[str, Any] | None = None) -> Fact:
+        self.seq += 1
+        fact = Fact(self.seq, t, kind, instance, track, node, details)
+        self._facts.append(fact)
+        if self._subscribers:
+            for fn in tuple(self._subscribers):
+                try:
+                    fn(fact)
+                except Exception:
+                    log.exception("fact subscriber %r raised; it is detached", fn)
+                    self.unsubscribe(fn)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s", fact)
+        return fact
+
+    def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
+        self._subscribers.append(fn)
+        return lambda: self.unsubscribe(fn)
+
+    def unsubscribe(self, fn: Callable[[Fact], Any]) -> None:
+        if fn in self._subscribers:
+            self._subscribers.remove(fn)
+
+    def snapshot(self) -> list[Fact]:
+        return list(self._facts)
+
+    def count(self) -> int:
+        return len(self._facts)
+
+    def mark(self) -> tuple[int, int]:
+        """What to compare to tell whether anything was emitted since."""
+        return self.seq, len(self._facts)
