@@ -28,3 +28,13 @@ def ended_at(inst):
 def left(eng, inst):
     """The nodes an instance left, in order (its node completions)."""
     return [f.node for f in eng.facts if f.kind == "node_left" and f.instance == inst.id]
+
+
+def snapshot(eng):
+    """Everything a user can read of the engine, to check that a refused call changed nothing."""
+    return ([f.as_dict() for f in eng.facts], eng.holders(), eng.tasks(), eng.now,
+            [(i.id, i.state, i.residency, i.tracks, i.data) for i in eng.instances()])
+
+
+def kinds(eng, inst=None):
+    return [f.kind for f in eng.facts if inst is None or f.instance == inst.id]

@@ -228,6 +228,7 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None) -> None:
     """One track: enter a node, park while it waits, leave by its flows, one node per event."""
     from .behaviour import ENTER, FIRE, leave
 
+    await SUSPEND  # spawned: runs from here when the kernel first resumes it
     nodes = run.defn.nodes
     run.core.current = tr.coro
     tr.state = "running"
@@ -262,6 +263,7 @@ async def loop_body(run: Run) -> None:
     """The instance loop: handles its mailbox one item per event, then sleeps."""
     from .behaviour import handle
 
+    await SUSPEND
     while True:
         while run.mailbox:
             run.core.current = run.loop

@@ -66,7 +66,14 @@ class Kernel:
 
     # -- coroutines -----------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], owner: Any, value: Any = None) -> None:
-        """Register a coroutine and schedule its first run."""
+        """Register a coroutine and schedule its first run.
+
+        Every kernel coroutine begins with ``await SUSPEND``: spawning primes it to that point
+        (running none of its work), so a coroutine dropped before it ever ran is closed
+        quietly instead of being reported as never awaited."""
+        if coro.send(None) is not SUSPEND:
+            coro.close()
+            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
         self.live[coro] = owner
         self.call_soon(self._send, (coro, value))
 

@@ -1,0 +1,141 @@
+"""Boundary events (timer, message, signal, conditional), conditional catches and end events."""
+
+from conftest import ended_at, kinds
+
+import gobpm_nb as bpm
+
+
+def guarded(kind, interrupting=True, **spec):
+    p = bpm.Process("guarded")
+    p.start("s")
+    p.user_task("work")
+    getattr(p, f"{kind}_boundary")("b", attached_to="work", interrupting=interrupting, **spec)
+    p.end("done")
+    p.end("side")
+    p.flow("s", "work", "done")
+    p.flow("b", "side")
+    return p
+
+
+def test_interrupting_message_boundary_cancels_the_task():
+    """A matching message fires the boundary: the task leaves the inbox, the track is cancelled."""
+    eng = bpm.Engine()
+    inst = eng.start(guarded("message", message="cancel", key="id"), {"id": 3})
+    eng.run()
+    assert eng.publish_message("cancel", key=3, payload={"why": "x"}) == inst.id
+    assert eng.tasks() == []
+    eng.run()
+    assert ended_at(inst) == ["side"] and inst.data["why"] == "x"
+    assert inst.tracks[0].state == "cancelled"
+
+
+def test_non_interrupting_signal_boundary_forks_and_the_task_stays_open():
+    """A non-interrupting signal forks at the boundary; the task is still in the inbox."""
+    eng = bpm.Engine()
+    inst = eng.start(guarded("signal", interrupting=False, signal="ping"))
+    eng.run()
+    eng.broadcast_signal("ping")
+    eng.run()
+    assert ended_at(inst) == ["side"]
+    assert len(eng.tasks()) == 1 and inst.tracks[0].state == "waiting"
+    eng.broadcast_signal("ping")
+    eng.run()
+    assert ended_at(inst) == ["side", "side"]
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert inst.state == "completed" and eng.holders() == []
+
+
+def test_non_interrupting_cycle_boundary_fires_each_repetition():
+    """R3/PT10M on a non-interrupting boundary fires three times, ten minutes apart."""
+    eng = bpm.Engine()
+    inst = eng.start(guarded("timer", interrupting=False, cycle="R3/PT10M"))
+    eng.advance("PT2H")
+    fired = [f.at.minute for f in eng.facts if f.kind == "timer_fired"]
+    assert fired == [10, 20, 30]
+    assert ended_at(inst) == ["side"] * 3
+    assert [h.kind for h in eng.holders()] == ["task"]
+
+
+def test_timer_boundary_by_date():
+    """A boundary with an absolute date fires at that date."""
+    eng = bpm.Engine()
+    inst = eng.start(guarded("timer", date="2026-01-03T12:00:00Z"))
+    eng.run()
+    assert ended_at(inst) == ["side"]
+    assert eng.now.isoformat() == "2026-01-03T12:00:00+00:00"
+
+
+def test_conditional_boundary_fires_when_a_data_change_makes_it_true():
+    """A conditional boundary is re-evaluated whenever the instance's data changes."""
+    p = bpm.Process("cond")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.user_task("work")
+    p.conditional_boundary("b", attached_to="work", condition="risk > 5")
+    p.timer_catch("later", duration="PT1H")
+    p.script_task("raise_risk", fn=lambda d: {"risk": 9})
+    p.end("done")
+    p.end("side")
+    p.end("e2")
+    p.flow("s", "fork", "work", "done")
+    p.flow("fork", "later", "raise_risk", "e2")
+    p.flow("b", "side")
+    eng = bpm.Engine()
+    inst = eng.start(p, {"risk": 1})
+    eng.advance("PT30M")
+    assert len(eng.tasks()) == 1
+    eng.advance("PT1H")
+    assert sorted(ended_at(inst)) == ["e2", "side"] and eng.tasks() == []
+
+
+def test_conditional_catch_waits_until_its_condition_holds():
+    """A conditional catch parks while false and continues after the data change that makes it true."""
+    p = bpm.Process("cond")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.conditional_catch("until", condition=lambda d: d["stock"] > 0)
+    p.user_task("restock")
+    p.end("shipped")
+    p.end("e2")
+    p.flow("s", "fork", "until", "shipped")
+    p.flow("fork", "restock", "e2")
+    eng = bpm.Engine()
+    inst = eng.start(p, {"stock": 0})
+    eng.run()
+    assert inst.state == "active"
+    eng.complete_task(eng.tasks()[0].id, {"stock": 3})
+    eng.run()
+    assert sorted(ended_at(inst)) == ["e2", "shipped"]
+
+
+def test_a_terminate_end_cancels_every_other_track():
+    """Reaching a terminate end ends the instance as terminated; other tracks are cancelled."""
+    p = bpm.Process("term")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.user_task("slow")
+    p.end("kill", terminate=True)
+    p.end("e")
+    p.flow("s", "fork", "slow", "e")
+    p.flow("fork", "kill")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "terminated"
+    assert eng.tasks() == [] and eng.holders() == [] and eng.stats()["coroutines"] == 0
+    assert sorted(t.state for t in inst.tracks) == ["cancelled", "completed"]
+
+
+def test_an_error_end_fails_the_instance_naming_the_error():
+    """An error end event with nothing to catch it fails the instance with an incident."""
+    p = bpm.Process("err")
+    p.start("s")
+    p.end("broken", error="E42")
+    p.flow("s", "broken")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "failed"
+    assert [f.details.get("error") for f in eng.facts if f.kind == "incident"] == ["E42"]
+    assert "instance_failed" in kinds(eng)

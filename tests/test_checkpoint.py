@@ -1,0 +1,108 @@
+"""Checkpoint capture: a versioned JSON document that decodes back to the same thing."""
+
+import json
+
+import pytest
+
+import gobpm_nb as bpm
+from gobpm_nb.persist import codec
+
+
+def every_wait():
+    p = bpm.Process("waits")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.timer_catch("timer", duration="P2D")
+    p.message_catch("msg", message="m", key="k")
+    p.signal_catch("sig", signal="go")
+    p.conditional_catch("cond", condition="flag == 1")
+    p.user_task("task")
+    p.timer_boundary("tb", attached_to="task", cycle="R3/PT10H", interrupting=False)
+    p.message_boundary("mb", attached_to="task", message="stop", key="k")
+    p.signal_boundary("sb", attached_to="task", signal="halt")
+    p.conditional_boundary("cb", attached_to="task", condition="flag == 2")
+    p.receive_task("recv", message="r", key="k")
+    p.service_task("job", topic="work")
+    p.event_gateway("race")
+    p.timer_catch("arm_t", duration="PT5H")
+    p.message_catch("arm_m", message="am", key="k")
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "fork")
+    for w in ("timer", "msg", "sig", "cond", "task", "recv", "job", "race"):
+        p.flow("fork", w)
+    for w in ("timer", "msg", "sig", "cond", "task", "recv", "job", "arm_t", "arm_m"):
+        p.flow(w, "join")
+    p.flow("race", "arm_t")
+    p.flow("race", "arm_m")
+    p.flow("join", "e")
+    for b in ("tb", "mb", "sb", "cb"):
+        p.end(f"after_{b}")
+        p.flow(b, f"after_{b}")
+    return p
+
+
+def parked():
+    eng = bpm.Engine()
+    inst = eng.start(every_wait(), {"k": "key-1", "flag": 0})
+    eng.advance("PT1M")
+    eng.publish_message("m", key="key-1")  # one branch reaches the join and waits there
+    eng.advance("PT1M")
+    return eng, inst
+
+
+def test_a_checkpoint_holds_the_wait_state_of_every_element():
+    """Each live track records what it waits for; boundaries keep their recorded deadlines."""
+    eng, inst = parked()
+    doc = inst.checkpoint()
+    assert doc["schema"] == 1 and doc["process"]["id"] == "waits"
+    waits = {t["node"]: t["wait"] for t in doc["tracks"]}
+    assert waits["timer"] == {"kind": "timer", "deadline": "2026-01-03T00:00:00Z"}
+    assert waits["sig"] == {"kind": "signal", "name": "go"}
+    assert waits["cond"] == {"kind": "conditional"}
+    assert waits["task"] == {"kind": "task", "task": "i1:task:1"}
+    assert waits["recv"] == {"kind": "message", "name": "r", "key": '"key-1"'}
+    assert waits["job"] == {"kind": "job", "job": "i1:job:1"}
+    assert [a["node"] for a in waits["race"]["arms"]] == ["arm_t", "arm_m"]
+    assert waits["join"] == {"kind": "join"}
+    task = [t for t in doc["tracks"] if t["node"] == "task"][0]
+    assert task["boundaries"]["tb"] == {"kind": "timer", "deadline": "2026-01-01T10:00:00Z",
+                                        "cycles": 2}
+    assert set(task["boundaries"]) == {"tb", "mb", "sb", "cb"}
+    at_join = [t["id"] for t in doc["tracks"] if t["node"] == "join"]
+    assert list(doc["joins"]["join"].values()) == [at_join]
+    json.dumps(doc)
+
+
+def test_encode_decode_round_trip_keeps_every_field():
+    """decode(encode(doc)) gives back the captured document exactly."""
+    eng, inst = parked()
+    from gobpm_nb.engine.checkpoint import capture
+    doc = capture(eng._core.runs["i1"], eng._core.kernel.now)
+    back = codec.decode(codec.encode(doc), "i1")
+    assert codec.export(back) == codec.export(doc)
+    assert codec.encode(back) == codec.encode(doc)
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda d: d.pop("data"), "data"),
+    (lambda d: d.update(schema=9), "schema"),
+    (lambda d: d["tracks"][0].update(state="flying"), "tracks[0].state"),
+    (lambda d: d["tracks"][0]["wait"].update(deadline="soon"), "tracks[0].wait.deadline"),
+    (lambda d: d["seq"].update(track="x"), "seq.track"),
+])
+def test_a_corrupt_document_raises_checkpoint_error_naming_the_field(mutate, field):
+    """decode refuses a damaged document and names the instance and the field."""
+    eng, inst = parked()
+    doc = inst.checkpoint()
+    doc["tracks"].sort(key=lambda t: t["node"] != "timer")
+    mutate(doc)
+    with pytest.raises(bpm.CheckpointError) as err:
+        codec.decode(json.dumps(doc).encode(), "i1")
+    assert err.value.instance == "i1" and err.value.field == field
+
+
+def test_garbage_bytes_raise_checkpoint_error():
+    """Bytes that are not JSON are a CheckpointError, not a crash."""
+    with pytest.raises(bpm.CheckpointError, match="i9"):
+        codec.decode(b"\x00not json", "i9")

@@ -1,0 +1,116 @@
+"""The scheduler and the virtual clock."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import snapshot
+
+import gobpm_nb as bpm
+from gobpm_nb.kernel import PASS, SUSPEND, Kernel
+
+
+def test_the_clock_starts_at_2026_and_is_timezone_aware():
+    """A new engine's clock reads 2026-01-01T00:00:00Z."""
+    assert bpm.Engine().now == datetime(2026, 1, 1, tzinfo=UTC)
+    assert bpm.Engine(start="2026-03-01T09:00:00Z").now.hour == 9
+
+
+def test_events_at_one_time_run_first_in_first_out():
+    """Ties in virtual time break by the order the events were scheduled."""
+    k = Kernel(0)
+    seen = []
+    k.call_at(10, seen.append, "b")
+    k.call_soon(seen.append, "a")
+    k.call_at(10, seen.append, "c")
+    k.call_at(5, seen.append, "early")
+    k.run()
+    assert seen == ["a", "early", "b", "c"]
+    assert k.now == 10
+
+
+def test_a_cancelled_deadline_never_runs():
+    """Cancelling a scheduled deadline makes it vanish from the run."""
+    k = Kernel(0)
+    seen = []
+    d = k.call_at(3, seen.append, "x")
+    d.cancel()
+    assert k.run() == 0 and seen == [] and k.now == 0
+
+
+def test_coroutines_are_counted_while_alive():
+    """The registry of live coroutines shrinks as coroutines finish."""
+    k = Kernel(0)
+
+    async def body():
+        await SUSPEND
+        await PASS
+        await SUSPEND
+
+    c = body()
+    k.spawn(c, "owner")
+    assert len(k.live) == 1
+    k.run()
+    assert len(k.live) == 1  # parked on SUSPEND
+    k.resume(c)
+    k.run()
+    assert len(k.live) == 0
+
+
+def test_step_moves_the_clock_to_the_next_deadline_when_idle():
+    """step() with nothing ready jumps virtual time to the next timer and fires it."""
+    p = bpm.Process("t")
+    p.start("s")
+    p.timer_catch("wait", duration="PT10M")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    eng = bpm.Engine()
+    eng.start(p)
+    events = []
+    while (ev := eng.step()) is not None:
+        events.append(ev)
+    assert any(ev.kind == "timer" and ev.node == "wait" for ev in events)
+    assert eng.now == datetime(2026, 1, 1, 0, 10, tzinfo=UTC)
+    assert eng.step() is None
+
+
+def test_advance_runs_due_events_and_stops_the_clock_at_the_target():
+    """advance() fires what falls due and leaves the clock exactly at now + duration."""
+    eng = bpm.Engine()
+    eng.advance("PT90M")
+    assert eng.now == datetime(2026, 1, 1, 1, 30, tzinfo=UTC)
+    eng.advance(timedelta(minutes=30))
+    assert eng.now.hour == 2
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: e.advance("-PT1H"),
+    lambda e: e.advance("soon"),
+    lambda e: e.run(until="2025-12-31T00:00:00Z"),
+])
+def test_the_clock_never_moves_backwards_and_bad_durations_change_nothing(call):
+    """A negative or malformed advance, or run(until=past), raises EngineError and changes nothing."""
+    eng = bpm.Engine()
+    before = snapshot(eng)
+    with pytest.raises(bpm.EngineError):
+        call(eng)
+    assert snapshot(eng) == before
+
+
+def test_run_refuses_to_start_with_an_unbounded_cycle_armed():
+    """run() without until= raises EngineError naming the cycle timer; run(until=) works."""
+    p = bpm.Process("c")
+    p.start("s")
+    p.user_task("t")
+    p.timer_boundary("tick", attached_to="t", cycle="R/PT1H", interrupting=False)
+    p.end("e")
+    p.end("ticked")
+    p.flow("s", "t", "e")
+    p.flow("tick", "ticked")
+    eng = bpm.Engine()
+    eng.start(p)
+    eng.step(), eng.step(), eng.step()
+    with pytest.raises(bpm.EngineError, match="tick"):
+        eng.run()
+    eng.run(until="2026-01-01T05:30:00Z")
+    fired = [f for f in eng.facts if f.kind == "timer_fired"]
+    assert len(fired) == 5
