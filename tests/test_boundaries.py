@@ -90,7 +90,7 @@ def test_conditional_boundary_fires_when_a_data_change_makes_it_true():
 
 
 def test_conditional_catch_waits_until_its_condition_holds():
-    """A conditional catch parks while false and continues after the data change that makes it true."""
+    """A conditional catch parks while false and continues once a data change makes it true."""
     p = bpm.Process("cond")
     p.start("s")
     p.parallel_gateway("fork")

@@ -81,7 +81,7 @@ def test_parallel_fork_gives_children_with_the_parent_as_lineage():
 
 
 def test_parallel_join_merges_every_arriving_track():
-    """The join waits for every branch; arriving tracks end merged, the continuation names them all."""
+    """The join waits for every branch; arrivals end merged; the continuation names them all."""
     eng = bpm.Engine()
     inst = eng.start(parallel())
     eng.advance("PT90M")

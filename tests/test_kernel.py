@@ -88,7 +88,7 @@ def test_advance_runs_due_events_and_stops_the_clock_at_the_target():
     lambda e: e.run(until="2025-12-31T00:00:00Z"),
 ])
 def test_the_clock_never_moves_backwards_and_bad_durations_change_nothing(call):
-    """A negative or malformed advance, or run(until=past), raises EngineError and changes nothing."""
+    """A negative or malformed advance, or run(until=past), raises and changes nothing."""
     eng = bpm.Engine()
     before = snapshot(eng)
     with pytest.raises(bpm.EngineError):

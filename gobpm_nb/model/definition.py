@@ -75,7 +75,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
             found.append(f"duplicate id {f.id!r}: a flow and an element share it")
         missing = [x for x in (f.source, f.target) if x not in nodes]
         if missing:
-            found.append(f"flow {f.id!r} is dangling: no element {missing[0]!r}")
+            found.append(f"flow {f.id!r} is dangling: no element "
+                         + " or ".join(repr(x) for x in missing))
             continue
         if (f.source, f.target) in seen_flows:
             found.append(f"duplicate flow {f.id!r}")

@@ -8,6 +8,8 @@ and no calls except a few harmless builtins. ``eval``/``exec`` are never used.
 from __future__ import annotations
 
 import ast
+import copy
+import keyword
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,13 +35,15 @@ class Expr:
         self._field: str | None = None
         if callable(source):
             self._fn = source
-        elif isinstance(source, str) and source.isidentifier():
+        elif isinstance(source, str) and source.isidentifier() and \
+                not keyword.iskeyword(source):
             self._field = source
         elif isinstance(source, str):
             try:
                 self._tree = ast.parse(source.strip(), mode="eval").body
             except SyntaxError as exc:
                 raise ModelError(f"expression {source!r} does not parse: {exc.msg}") from None
+            _refuse_unsafe(source, self._tree)
         else:
             raise ModelError(f"expression {source!r} is neither a string nor a callable")
 
@@ -50,12 +54,13 @@ class Expr:
 
     def __call__(self, data: Mapping[str, Any]) -> Any:
         if self._fn is not None:
-            return self._fn(dict(data))
+            return self._fn(copy.deepcopy(dict(data)))
         if self._field is not None:
             if self._field not in data:
                 raise KeyError(self._field)
             return data[self._field]
-        ev = EvalWithCompoundTypes(names=dict(data), functions=SAFE_FUNCTIONS)
+        # A deep copy: methods such as ``items.append(1)`` must not change the instance data.
+        ev = EvalWithCompoundTypes(names=copy.deepcopy(dict(data)), functions=SAFE_FUNCTIONS)
         try:
             return ev.eval(str(self.source), previously_parsed=self._tree)
         except NameNotDefined as exc:
@@ -70,3 +75,18 @@ class Expr:
 
     def __repr__(self) -> str:
         return f"Expr({self.describe()!r})"
+
+
+def _refuse_unsafe(source: str, tree: ast.AST) -> None:
+    """Refuse dunders, private attributes and unknown functions when built, not when run."""
+    for node in ast.walk(tree):
+        bad = None
+        if isinstance(node, ast.Name) and node.id.startswith("__"):
+            bad = node.id
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            bad = node.attr
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id not in SAFE_FUNCTIONS:
+            bad = node.func.id
+        if bad is not None:
+            raise ModelError(f"expression {source!r} uses {bad!r}, which is not allowed")

@@ -71,8 +71,11 @@ def parse_cycle(text: str) -> Cycle:
     repeats = int(count) if count else None
     if repeats == 0:
         raise ModelError(f"cycle {text!r} repeats zero times")
-    start = parse_date(parts[1], "cycle start") if len(parts) == 3 else None
-    interval = parse_duration(parts[-1], "cycle interval")
+    try:
+        start = parse_date(parts[1], "start") if len(parts) == 3 else None
+        interval = parse_duration(parts[-1], "interval")
+    except ModelError as exc:
+        raise ModelError(f"cycle {text!r}: {exc}") from None
     if is_negative(interval) or add(datetime(2026, 1, 1, tzinfo=UTC), interval) == \
             datetime(2026, 1, 1, tzinfo=UTC):
         raise ModelError(f"cycle {text!r} has an interval that is not positive")
