@@ -20,6 +20,8 @@ def parse_duration(text: str | timedelta, what: str = "duration") -> Duration:
     if not isinstance(text, str):
         raise ModelError(f"{what} {text!r} is not an ISO 8601 duration string")
     try:
+        if text.endswith("T"):  # isodate takes "PT" as zero; ISO 8601 wants a time after T
+            raise ValueError(text)
         value = isodate.parse_duration(text)
     except (isodate.ISO8601Error, ValueError, TypeError):
         raise ModelError(f"{what} {text!r} is not an ISO 8601 duration") from None
