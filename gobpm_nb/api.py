@@ -48,7 +48,23 @@ class Engine:
         self.store = store if store is not None else MemoryStore()
         self._core = Core(now=to_us(begin), emit=self._log.emit, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),
-                          wake_retry_backoff=backoff // timedelta(microseconds=1))
+                          wake_retry_backoff=backoff // timedelta(microseconds=1),
+                          store=self.store, codec=codec)
+
+    @classmethod
+    def recover(cls, store: Any, processes: Any = (), **options: Any) -> Engine:
+        """Restart recovery from a durable store, in a fresh engine. The clock resumes at the
+        latest time the store recorded; each waiting track keeps its id and re-arms at its
+        recorded deadline (an overdue timer fires once); tasks keep their ids. Instances whose
+        process version is not among ``processes`` stay released until it is deployed."""
+        meta = store.meta()
+        start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
+        eng = cls(store=store, start=start, **options)
+        eng._core.load_registry()
+        for p in processes:
+            eng._core.deploy(p)
+        eng._core.recover()
+        return eng
 
     # -- clock and running ----------------------------------------------------------------
     @property
@@ -109,6 +125,8 @@ class Engine:
 
     def _checkpoint(self, iid: str) -> dict[str, Any]:
         run = self._core.run_of(iid)
+        if run.residency == "dehydrated":
+            return codec.export(self._core.peek(run))
         return codec.export(capture(run, self._core.kernel.now))
 
     # -- triggers -------------------------------------------------------------------------

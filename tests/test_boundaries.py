@@ -31,7 +31,7 @@ def test_interrupting_message_boundary_cancels_the_task():
 
 def test_non_interrupting_signal_boundary_forks_and_the_task_stays_open():
     """A non-interrupting signal forks at the boundary; the task is still in the inbox."""
-    eng = bpm.Engine()
+    eng = bpm.Engine(dehydrate=False)
     inst = eng.start(guarded("signal", interrupting=False, signal="ping"))
     eng.run()
     eng.broadcast_signal("ping")

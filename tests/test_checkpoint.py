@@ -60,7 +60,8 @@ def test_a_checkpoint_holds_the_wait_state_of_every_element():
     assert waits["timer"] == {"kind": "timer", "deadline": "2026-01-03T00:00:00Z"}
     assert waits["sig"] == {"kind": "signal", "name": "go"}
     assert waits["cond"] == {"kind": "conditional"}
-    assert waits["task"] == {"kind": "task", "task": "i1:task:1"}
+    assert waits["task"] == {"kind": "task", "task": "i1:task:1",
+                             "created": "2026-01-01T00:00:00Z"}
     assert waits["recv"] == {"kind": "message", "name": "r", "key": '"key-1"'}
     assert waits["job"] == {"kind": "job", "job": "i1:job:1"}
     assert [a["node"] for a in waits["race"]["arms"]] == ["arm_t", "arm_m"]

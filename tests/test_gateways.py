@@ -71,7 +71,7 @@ def parallel():
 
 def test_parallel_fork_gives_children_with_the_parent_as_lineage():
     """A fork: the parent takes the first flow; each other flow gets a child track."""
-    eng = bpm.Engine()
+    eng = bpm.Engine(dehydrate=False)  # resident: the lineage has no continuation forks
     inst = eng.start(parallel())
     eng.advance("PT30M")
     t1, t2, t3 = inst.tracks
@@ -82,7 +82,7 @@ def test_parallel_fork_gives_children_with_the_parent_as_lineage():
 
 def test_parallel_join_merges_every_arriving_track():
     """The join waits for every branch; arrivals end merged; the continuation names them all."""
-    eng = bpm.Engine()
+    eng = bpm.Engine(dehydrate=False)
     inst = eng.start(parallel())
     eng.advance("PT90M")
     assert inst.state == "active"

@@ -199,7 +199,7 @@ def fire_job(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
 def enter_user_task(run: Run, tr: Track, node: el.UserTask) -> Result:
     task = run.new_task(tr, node)
     run.core.inbox[task.id] = task
-    tr.wait = {"kind": "task", "task": task.id}
+    tr.wait = {"kind": "task", "task": task.id, "created": task.created}
     run.emit("task_created", tr.id, node.id, {"task": task.id})
     run.core.holders.hold_task(run.id, tr.id, node.id, task.id)
     arm_boundaries(run, tr, node)

@@ -12,10 +12,21 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import EngineError, ModelError
+from ..errors import CheckpointError, EngineError, ModelError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from ..model.timers import add, is_negative, parse_duration
+from .checkpoint import capture
+from .dehydrate import (
+    eligible,
+    register_holds,
+    releasable,
+    release,
+    restore,
+    track_from,
+    unheld,
+    views_of_dehydrated,
+)
 from .holders import Holders, correlation
 from .records import EventView, Hold, Job, JobView, Task, TaskView, Trigger
 from .run import Run
@@ -39,8 +50,10 @@ class Core:
     """Everything the engine does, below the facade that wires store, facts and widgets."""
 
     def __init__(self, *, now: int, emit: Callable[..., Any], dehydrate: bool,
-                 min_dehydrate_wait: int, wake_retry_backoff: int):
+                 min_dehydrate_wait: int, wake_retry_backoff: int, store: Any, codec: Any):
         self.kernel = Kernel(now)
+        self.store = store
+        self.codec = codec
         kernel = self.kernel
 
         def emit_now(kind: str, instance: str | None, track: str | None, node: str | None,
@@ -53,7 +66,8 @@ class Core:
         self.min_dehydrate_wait = min_dehydrate_wait
         self.wake_retry_backoff = wake_retry_backoff
         self.runs: dict[str, Run] = {}
-        self.deployed: dict[str, list[Definition]] = {}
+        self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
+        self.deployed: dict[tuple[str, int], Definition] = {}
         self.inbox: dict[str, Task] = {}
         self.closed_tasks: dict[str, str] = {}
         self.jobs: dict[str, Job] = {}
@@ -64,19 +78,24 @@ class Core:
 
     # -- deployment -----------------------------------------------------------------------
     def deploy(self, process: Process | Definition) -> Definition:
-        """The deployed definition for this graph: the latest version, or a new one."""
+        """The deployed definition for this graph: a known version, or the next one."""
         defn = process.definition() if isinstance(process, Process) else process
-        versions = self.deployed.setdefault(defn.id, [])
-        for known in reversed(versions):
-            if known.signature == defn.signature:
-                return known
-        defn = dataclasses.replace(defn, version=len(versions) + 1)
-        versions.append(defn)
+        known = self.signatures.setdefault(defn.id, [])
+        if defn.signature in known:
+            version = known.index(defn.signature) + 1
+            existing = self.deployed.get((defn.id, version))
+            if existing is not None:
+                return existing
+        else:
+            known.append(defn.signature)
+            version = len(known)
+            self.store.set_meta({f"process:{defn.id}": json.dumps(known)})
+        defn = dataclasses.replace(defn, version=version)
+        self.deployed[(defn.id, version)] = defn
         return defn
 
     def definition(self, pid: str, version: int) -> Definition | None:
-        versions = self.deployed.get(pid, [])
-        return versions[version - 1] if 0 < version <= len(versions) else None
+        return self.deployed.get((pid, version))
 
     # -- instances ------------------------------------------------------------------------
     def start(self, process: Process, data: dict[str, Any] | None = None,
@@ -115,17 +134,19 @@ class Core:
         if run is None or run.residency == "finished":
             self.holders.release(hold, "withdrawn")
             return
+        if hold.kind == "timer":
+            self.emit("timer_fired", run.id, hold.track, hold.node,
+                      {"wait_kind": hold.wait_kind})
         if run.residency == "dehydrated":
             self.wake(run, hold, trigger)
-            return
-        self.apply(run, hold, trigger)
+        else:
+            self.apply(run, hold, trigger)
 
     def apply(self, run: Run, hold: Hold, trigger: Trigger) -> None:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
         withdrawn at once, so nothing else can fire for that wait."""
         tr = run.tracks[hold.track]
-        if hold.kind == "timer":
-            self.emit("timer_fired", run.id, tr.id, hold.node, {"wait_kind": hold.wait_kind})
+        hold.waking = None
         if hold.wait_kind == "node":
             self.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
             if tr.wait is not None:
@@ -158,17 +179,149 @@ class Core:
         if self.inbox.pop(task_id, None) is not None:
             self.closed_tasks[task_id] = how
 
-    def wake(self, run: Run, hold: Hold, trigger: Trigger) -> None:
-        raise EngineError(f"instance {run.id!r} is dehydrated and waking is not available")
-
+    # -- dehydration ----------------------------------------------------------------------
     def on_quiet(self, run: Run) -> None:
-        """Every track of the instance is parked: a quiet point."""
+        """Every track of the instance is parked: a quiet point. The loop takes it from here
+        when there is something to do (a release, or a durable checkpoint)."""
+        if run.residency != "resident":
+            return
+        if self.store.durable or (self.dehydrate and releasable(self, run, warn=True)):
+            run.post(("quiet",))
 
     def quiet_point(self, run: Run) -> None:
-        """The loop's handling of a quiet point."""
+        """On the loop: write the checkpoint and, if the instance may, release it."""
+        if run.residency != "resident" or run.running or run.mailbox:
+            return
+        free = self.dehydrate and releasable(self, run)
+        if not free and not self.store.durable:
+            return
+        doc = capture(run, self.kernel.now)
+        if free:
+            for t in doc["tracks"]:
+                if t["state"] == "waiting" and (t["wait"] or {}).get("kind") != "join":
+                    t["state"] = "dehydrated"
+        try:
+            self.store.put(run.id, self.codec.encode(doc), self.meta())
+        except Exception as exc:  # a store can fail in many ways; stay resident
+            log.warning("checkpoint of instance %s not written (%s); it stays resident",
+                        run.id, type(exc).__name__)
+            self.emit("checkpoint_failed", run.id, None, None, {"cause": type(exc).__name__})
+            return
+        run.stored = True
+        if free:
+            release(self, run, doc)
+
+    def meta(self) -> dict[str, str]:
+        return {"clock": str(self.kernel.now), "next_instance": str(self.next_instance)}
+
+    def load(self, run: Run) -> dict[str, Any]:
+        """Read and check a released instance's checkpoint; raise what went wrong."""
+        doc = self.codec.decode(self.store.get(run.id), run.id)
+        proc = doc["process"]
+        defn = self.definition(proc["id"], proc["version"])
+        if defn is None or defn.signature != proc["signature"]:
+            raise EngineError(f"process {proc['id']!r} version {proc['version']} is not "
+                              "registered with this engine")
+        run.defn = defn
+        return doc
+
+    def wake(self, run: Run, hold: Hold, trigger: Trigger) -> None:
+        """A trigger for a released instance: hydrate it, then deliver. A failed wake keeps
+        its hold and is retried after ``wake_retry_backoff`` of virtual time."""
+        try:
+            doc = self.load(run)
+        except Exception as exc:  # store, codec or registry: the hold stays, we retry
+            hold.waking = trigger
+            self.emit("wake_failed", run.id, hold.track, hold.node,
+                      {"trigger": hold.kind, "cause": type(exc).__name__})
+            self.kernel.call_at(self.kernel.now + self.wake_retry_backoff, self._retry, hold)
+            return
+        hold.waking = None
+        node_wake = hold.wait_kind == "node"
+        restore(self, run, doc, woken=hold.track if node_wake else None)
+        self.emit("hydrated", run.id, hold.track, hold.node, {
+            "trigger": hold.kind, "track": hold.track,
+            "outcome": "continuation" if node_wake else "boundary"})
+        if not node_wake:
+            self.apply(run, hold, trigger)
+            return
+        tr = run.tracks[hold.track]
+        self.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+        if hold.kind == "task":
+            self.close_task(hold.task or "", "completed")
+            trigger.ref = hold.task
+        child = run.new_track(tr.node, (tr.id,), "continuation")
+        run.spawn(child, trigger)
+
+    def _retry(self, hold: Hold) -> None:
+        trigger = hold.waking
+        run = self.runs.get(hold.instance)
+        if trigger is None or not hold.alive or run is None:
+            return
+        if run.residency == "dehydrated":
+            self.wake(run, hold, trigger)
+        elif run.residency == "resident":
+            self.apply(run, hold, trigger)
 
     def on_finished(self, run: Run) -> None:
-        """An instance ended."""
+        """An instance ended: its checkpoint leaves the store."""
+        if run.stored:
+            try:
+                self.store.delete(run.id, self.meta())
+            except Exception as exc:
+                log.warning("checkpoint of finished instance %s not deleted (%s)", run.id,
+                            type(exc).__name__)
+            run.stored = False
+
+    # -- restart recovery -------------------------------------------------------------------
+    def load_registry(self) -> None:
+        """Read the store's record of deployed versions and the instance counter."""
+        meta = self.store.meta()
+        self.next_instance = int(meta.get("next_instance", "0"))
+        for key, value in meta.items():
+            if key.startswith("process:"):
+                self.signatures[key.split(":", 1)[1]] = json.loads(value)
+
+    def recover(self) -> None:
+        """Rebuild every stored instance, trigger absent: each wait registers its holder at
+        its recorded deadline; instances that cannot be held are hydrated at once."""
+        for iid in self.store.ids():
+            self.recover_one(iid)
+
+    def recover_one(self, iid: str) -> None:
+        run = Run(self, iid, None, None)  # type: ignore[arg-type]
+        run.residency = "dehydrated"
+        run.stored = True
+        self.runs[iid] = run
+        try:
+            doc = self.codec.decode(self.store.get(iid), iid)
+        except CheckpointError as exc:
+            run.state, run.residency = "failed", "finished"
+            self.emit("recovery_failed", iid, None, None, {"field": exc.field})
+            log.error("instance %s not recovered: %s", iid, exc)
+            return
+        proc = doc["process"]
+        defn = self.definition(proc["id"], proc["version"])
+        if defn is not None and defn.signature == proc["signature"]:
+            run.defn = defn
+        run.state = doc["state"]
+        tracks = [track_from(self, t) for t in doc["tracks"]]
+        parked = [t for t in tracks if (t.wait or {}).get("kind") != "join"]
+        unholdable = any(unheld(t) is not None for t in parked)
+        if unholdable and run.defn is None:
+            run.state, run.residency = "failed", "finished"
+            self.emit("recovery_failed", iid, None, None,
+                      {"field": "process", "cause": "version not registered"})
+            return
+        for t in parked:
+            if unheld(t) is None:
+                register_holds(self, iid, t, run.defn)
+        self.emit("recovered", iid, None, None, {
+            "tracks": len(tracks), "waits": len(self.holders.of_instance(iid))})
+        stay = run.defn is not None and (not self.dehydrate or unholdable or not all(
+            eligible(self, run, t) for t in parked))
+        if stay:
+            restore(self, run, doc)
 
     # -- user tasks -----------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:
@@ -178,6 +331,8 @@ class Core:
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         values = json_dict(outputs, f"outputs of task {task_id!r}")
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None
+        if hold is not None and hold.waking is not None:
+            raise EngineError(f"task {task_id!r} is already completed; its wake is pending")
         if hold is None:
             how = self.closed_tasks.get(task_id) if isinstance(task_id, str) else None
             if how is not None:
@@ -328,10 +483,18 @@ class Core:
         return EventView(when, getattr(fn, "__name__", "event").strip("_"), None, None, None)
 
     # -- reading --------------------------------------------------------------------------
+    def peek(self, run: Run) -> dict[str, Any]:
+        """A released instance's checkpoint, read without hydrating it."""
+        return self.codec.decode(self.store.get(run.id), run.id)
+
     def data_of(self, run: Run) -> dict[str, Any]:
+        if run.residency == "dehydrated":
+            return dict(self.peek(run)["data"])
         return run.data_copy()
 
     def tracks_of(self, run: Run) -> list[Any]:
+        if run.residency == "dehydrated":
+            return views_of_dehydrated(run, self.peek(run))
         return [t.view() for t in run.tracks.values()]
 
     def unbounded_cycles(self) -> list[Hold]:

@@ -126,7 +126,9 @@ class Holders:
 
     def first_message(self, name: str, key: str) -> Hold | None:
         bucket = self.messages.get((name, key))
-        return next(iter(bucket.values())) if bucket else None
+        if not bucket:
+            return None
+        return next((h for h in bucket.values() if h.waking is None), None)
 
     def signal_holds(self, name: str) -> list[Hold]:
         return list(self.signals.get(name, {}).values())

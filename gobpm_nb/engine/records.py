@@ -98,7 +98,7 @@ class Hold:
     """One registered wait holder. ``alive`` turns False when it is released."""
 
     __slots__ = ("seq", "instance", "track", "kind", "wait_kind", "node", "deadline", "name",
-                 "key", "task", "entry", "alive", "cycles")
+                 "key", "task", "entry", "alive", "cycles", "waking")
 
     def __init__(self, seq: int, instance: str, track: str, kind: str, wait_kind: str,
                  node: str, *, deadline: int | None = None, name: str | None = None,
@@ -116,6 +116,7 @@ class Hold:
         self.task = task
         self.entry: Deadline | None = None
         self.alive = True
+        self.waking: Trigger | None = None  # a trigger whose wake failed and will be retried
 
     def __repr__(self) -> str:
         return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"

@@ -40,7 +40,12 @@ class Run:
     """One instance's record. While resident it holds live tracks and data; while dehydrated
     only its terminal tracks (history) stay here and the rest lives in the store."""
 
-    def __init__(self, core: Core, iid: str, defn: Definition, data: dict[str, Any]):
+    __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
+                 "mailbox", "loop", "loop_waiting", "running", "conditionals", "warned",
+                 "history", "stored")
+
+    def __init__(self, core: Core, iid: str, defn: Definition,
+                 data: dict[str, Any] | None):
         self.core = core
         self.id = iid
         self.defn = defn
@@ -55,7 +60,9 @@ class Run:
         self.loop_waiting = False
         self.running = 0  # tracks ready or running
         self.conditionals = 0  # armed conditional waits and boundaries
-        self.warned: set[str] = set()
+        self.warned: set[str] | None = None  # elements already warned about, once each
+        self.history: list[Any] = []  # views of terminal tracks, kept while dehydrated
+        self.stored = False  # whether the store holds a checkpoint of this instance
 
     # -- facts ----------------------------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -224,37 +231,49 @@ class Run:
                    node.id)
 
 
-async def track_body(run: Run, tr: Track, trigger: Trigger | None) -> None:
-    """One track: enter a node, park while it waits, leave by its flows, one node per event."""
+async def track_body(run: Run, tr: Track, trigger: Trigger | None,
+                     parked: bool = False) -> None:
+    """One track: enter a node, park while it waits, leave by its flows, one node per event.
+
+    A track is born with ``await SUSPEND``. Born ``parked`` (a track rebuilt from a
+    checkpoint), that first suspension is its wait: the first resume brings the trigger."""
     from .behaviour import ENTER, FIRE, leave
 
-    await SUSPEND  # spawned: runs from here when the kernel first resumes it
+    first = await SUSPEND
     nodes = run.defn.nodes
-    run.core.current = tr.coro
-    tr.state = "running"
+    core = run.core
+    core.current = tr.coro
     try:
-        while True:
-            node = nodes[tr.node]
+        if parked:
+            run.unpark(tr)
+            trigger = first
+        else:
+            tr.state = "running"
             run.emit("node_entered", tr.id, tr.node, None)
-            if trigger is None:
-                result = ENTER[node.kind](run, tr, node)
-            else:
-                result = FIRE[node.kind](run, tr, node, trigger)
-                trigger = None
+        node = nodes[tr.node]
+        if trigger is None:
+            result = ENTER[node.kind](run, tr, node)
+        else:
+            result = FIRE[node.kind](run, tr, node, trigger)
+            if result is not PARK:
+                tr.wait = None
+        while True:
             while result is PARK:
                 run.park(tr)
-                trigger = await SUSPEND
-                run.core.current = tr.coro
+                got = await SUSPEND
+                core.current = tr.coro
                 run.unpark(tr)
-                result = FIRE[nodes[tr.node].kind](run, tr, nodes[tr.node], trigger)
-                trigger = None
+                result = FIRE[nodes[tr.node].kind](run, tr, nodes[tr.node], got)
                 if result is not PARK:
                     tr.wait = None
             if result is None:
                 return
             leave(run, tr, result)
             await PASS
-            run.core.current = tr.coro
+            core.current = tr.coro
+            run.emit("node_entered", tr.id, tr.node, None)
+            node = nodes[tr.node]
+            result = ENTER[node.kind](run, tr, node)
     except Incident as exc:
         run.fail(tr, exc)
 
@@ -277,5 +296,7 @@ async def loop_body(run: Run) -> None:
                 return
             if run.mailbox:
                 await PASS
+            elif item[0] != "quiet" and run.running == 0:
+                run.core.on_quiet(run)  # what the item changed may have made it quiet
         run.loop_waiting = True
         await SUSPEND

@@ -77,6 +77,13 @@ class Kernel:
         self.live[coro] = owner
         self.call_soon(self._send, (coro, value))
 
+    def adopt(self, coro: Coroutine[Any, Any, Any], owner: Any) -> None:
+        """Register a coroutine born suspended: it runs only when someone resumes it."""
+        if coro.send(None) is not SUSPEND:
+            coro.close()
+            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
+        self.live[coro] = owner
+
     def resume(self, coro: Coroutine[Any, Any, Any], value: Any = None) -> None:
         """Schedule a suspended coroutine to continue with ``value``."""
         self.call_soon(self._send, (coro, value))

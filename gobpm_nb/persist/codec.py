@@ -19,7 +19,7 @@ WAIT_FIELDS = {
     "timer": {"deadline": "time"},
     "message": {"name": "str", "key": "str"},
     "signal": {"name": "str"},
-    "task": {"task": "str"},
+    "task": {"task": "str", "created": "time"},
     "job": {"job": "str"},
     "conditional": {},
     "join": {},

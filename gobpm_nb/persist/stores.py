@@ -29,6 +29,9 @@ class MemoryStore:
         self._docs.pop(instance, None)
         self._meta.update(meta or {})
 
+    def set_meta(self, meta: dict[str, str]) -> None:
+        self._meta.update(meta)
+
     def ids(self) -> list[str]:
         return sorted(self._docs)
 
@@ -75,6 +78,11 @@ class SQLiteStore:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM checkpoints WHERE instance = ?", (instance,))
+            self._meta_rows(meta)
+
+    def set_meta(self, meta: dict[str, str]) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
             self._meta_rows(meta)
 
     def ids(self) -> list[str]:

@@ -1,0 +1,207 @@
+"""Release: which waits let an instance give up every coroutine, and what it looks like."""
+
+import json
+import logging
+
+from conftest import ended_at, kinds
+
+import gobpm_nb as bpm
+
+
+def timer_process(*durations):
+    p = bpm.Process("timers")
+    p.start("s")
+    chain = ["s"]
+    for n, d in enumerate(durations):
+        chain.append(p.timer_catch(f"wait{n + 1}", duration=d))
+    chain.append(p.end("e"))
+    p.flow(*chain)
+    return p
+
+
+def fact(eng, kind):
+    return [f for f in eng.facts if f.kind == kind]
+
+
+def test_timer_wake():
+    """A 2 h timer releases its instance; nothing happens at +30 min; at 2 h it wakes and ends."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H"))
+    eng.advance("PT30M")
+    assert inst.residency == "dehydrated" and eng.stats()["coroutines"] == 0
+    assert [(h.kind, h.node) for h in eng.holders()] == [("timer", "wait1")]
+    assert fact(eng, "hydrated") == []
+    eng.advance("PT1H30M")
+    assert inst.state == "completed"
+    (woke,) = fact(eng, "hydrated")
+    assert woke.at.hour == 2
+
+
+def test_dehydrated_instances_own_no_coroutines_while_resident_ones_own_two_each():
+    """N released instances own 0 coroutines; N resident ones own at least 2N."""
+    n = 50
+    asleep, awake = bpm.Engine(), bpm.Engine(dehydrate=False)
+    for eng in (asleep, awake):
+        for _ in range(n):
+            eng.start(timer_process("P1D"))
+        eng.advance("PT1M")
+    assert asleep.stats()["coroutines"] == 0
+    assert asleep.stats()["instances"]["dehydrated"] == n
+    assert awake.stats()["coroutines"] >= 2 * n
+    assert awake.stats()["instances"]["resident"] == n
+
+
+def test_a_five_minute_timer_stays_resident_and_still_fires():
+    """A timer shorter than min_dehydrate_wait keeps its instance resident; it still fires."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT5M"))
+    eng.advance("PT1M")
+    assert inst.residency == "resident" and eng.stats()["coroutines"] == 2
+    eng.advance("PT5M")
+    assert inst.state == "completed" and fact(eng, "dehydrated") == []
+
+
+def test_min_dehydrate_wait_is_an_engine_option():
+    """With min_dehydrate_wait=PT1M the 5-minute timer releases its instance."""
+    eng = bpm.Engine(min_dehydrate_wait="PT1M")
+    inst = eng.start(timer_process("PT5M"))
+    eng.advance("PT1M")
+    assert inst.residency == "dehydrated"
+
+
+def test_two_long_timers_release_wake_and_release_again_without_growing():
+    """Release → wake → release: the stored checkpoint does not grow from cycle to cycle."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H", "PT3H", "PT4H"), {"order": "o-1"})
+    sizes = []
+    for hours in ("PT1H", "PT2H", "PT3H"):
+        eng.advance(hours)
+        assert inst.residency == "dehydrated"
+        sizes.append(len(eng.store.get(inst.id)))
+    assert sizes[2] == sizes[1]
+    stored = json.loads(eng.store.get(inst.id))
+    assert [(t["id"], t["node"]) for t in stored["tracks"]] == [("t3", "wait3")]
+    assert len(fact(eng, "dehydrated")) == 3 and len(fact(eng, "hydrated")) == 2
+    eng.run()
+    assert inst.state == "completed" and ended_at(inst) == ["e"]
+
+
+def test_dehydrated_and_hydrated_facts_carry_exact_details_once_per_transition():
+    """One dehydrated fact per release, one hydrated per wake, with names and counts only."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H"), {"secret": "do-not-log"})
+    eng.run()
+    (rel,) = fact(eng, "dehydrated")
+    assert (rel.instance, rel.details) == (inst.id, {"wait_kinds": ["timer"], "waits": 1,
+                                                     "coroutines": 0})
+    (wake,) = fact(eng, "hydrated")
+    assert (wake.instance, wake.track, wake.node) == (inst.id, "t1", "wait1")
+    assert wake.details == {"trigger": "timer", "track": "t1", "outcome": "continuation"}
+    assert all("do-not-log" not in f.to_json() for f in eng.facts)
+
+
+def test_the_wake_is_a_continuation_fork_of_the_dehydrated_track():
+    """The woken track stays dehydrated; a new track with it as parent fires the wait node."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H"))
+    eng.run()
+    first, cont = inst.tracks
+    assert (first.state, first.node) == ("dehydrated", "wait1")
+    assert (cont.parents, cont.origin, cont.state) == (("t1",), "continuation", "completed")
+    assert [f.node for f in eng.facts if f.kind == "node_left"] == ["s", "wait1", "e"]
+    held = [f for f in eng.facts if f.kind == "wait_held"]
+    assert len(held) == 1  # the fork never registers a new hold for the wait it fired
+
+
+def test_reading_a_dehydrated_instance_does_not_wake_it():
+    """data, tracks and holders of a released instance come from its checkpoint."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H"), {"n": 1})
+    eng.advance("PT1M")
+    assert inst.data == {"n": 1}
+    assert [(t.id, t.node, t.state) for t in inst.tracks] == [("t1", "wait1", "dehydrated")]
+    assert inst.checkpoint()["tracks"][0]["state"] == "dehydrated"
+    assert inst.residency == "dehydrated" and eng.stats()["coroutines"] == 0
+
+
+def test_dehydrate_false_never_releases():
+    """Engine(dehydrate=False) keeps every instance resident."""
+    eng = bpm.Engine(dehydrate=False)
+    inst = eng.start(timer_process("P1D"))
+    eng.advance("PT1H")
+    assert inst.residency == "resident" and "dehydrated" not in kinds(eng)
+
+
+def test_a_receive_task_releases():
+    """A receive task is a pure wait: its instance releases until the message comes."""
+    p = bpm.Process("recv")
+    p.start("s")
+    p.receive_task("r", message="m", key="k")
+    p.end("e")
+    p.flow("s", "r", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p, {"k": 1})
+    eng.advance("PT1M")
+    assert inst.residency == "dehydrated"
+    eng.publish_message("m", key=1, payload={"got": True})
+    eng.run()
+    assert inst.state == "completed" and inst.data["got"] is True
+
+
+def test_a_worker_job_keeps_its_instance_resident():
+    """A worker service task is active work: its instance never releases while the job is open."""
+    p = bpm.Process("job")
+    p.start("s")
+    p.service_task("charge", topic="pay")
+    p.end("e")
+    p.flow("s", "charge", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.advance("P2D")
+    assert inst.residency == "resident" and eng.stats()["coroutines"] == 2
+    (job,) = eng.fetch_jobs("pay", "w")
+    eng.complete_job(job.id)
+    eng.run()
+    assert inst.state == "completed"
+
+
+def test_an_eligible_wait_without_a_holder_stays_resident_and_warns_once(caplog):
+    """A user task guarded by a conditional boundary stays resident; one warning names it."""
+    p = bpm.Process("cond")
+    p.start("s")
+    p.user_task("approve")
+    p.conditional_boundary("risky", attached_to="approve", condition="risk > 5")
+    p.end("e")
+    p.end("stop")
+    p.flow("s", "approve", "e")
+    p.flow("risky", "stop")
+    eng = bpm.Engine()
+    with caplog.at_level(logging.WARNING, logger="gobpm_nb"):
+        inst = eng.start(p, {"risk": 0})
+        eng.advance("P1D")
+        eng.advance("P1D")
+    assert inst.residency == "resident"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "'risky'" in warnings[0]
+
+
+def test_a_custom_wait_node_without_the_capability_stays_resident():
+    """An element class that does not implement dehydratable() keeps its instance resident."""
+    from dataclasses import dataclass
+
+    from gobpm_nb.model import elements as el
+
+    @dataclass(frozen=True)
+    class PlainTask(el.UserTask):
+        kind = "user_task"
+        dehydratable = None  # opts out of the capability
+
+    p = bpm.Process("custom")
+    p.start("s")
+    p._add(PlainTask("t"))
+    p.end("e")
+    p.flow("s", "t", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.advance("P1D")
+    assert inst.residency == "resident" and len(eng.tasks()) == 1
