@@ -1,0 +1,183 @@
+"""anywidget classes for the notebook views: a graph (lineage or process) and the dashboard.
+
+Both load the same bundled ES module (``gobpm_nb/static/widget.js``, built from
+``widgets/``) and pick their view with the ``view`` trait. The traits below are the whole
+contract with the front end; ``widgets/src/traits.js`` mirrors them.
+
+The dashboard sends commands as custom messages ``{"kind": ..., ...}``. They are dispatched
+by ``kind`` to handlers registered with :meth:`DashboardWidget.on_command`; a missing handler
+or a handler that raises sets the ``error`` trait (shown in red) and never raises into the
+comm.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anywidget
+import traitlets as t
+
+_ESM = pathlib.Path(__file__).parent.parent / "static" / "widget.js"
+
+Command = dict[str, Any]
+CommandHandler = Callable[[Command], object]
+
+#: The kinds the dashboard front end sends, with the fields each carries.
+COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
+    "step": (),
+    "run": (),
+    "advance": ("duration",),
+    "play": ("speed",),
+    "pause": (),
+    "publish": ("name", "key", "payload"),
+    "complete": ("task", "outputs"),
+    "select": ("instance",),
+}
+
+_FIXED = frozenset({"view"})
+
+
+class _Widget(anywidget.AnyWidget):
+    """Shared base: the bundle, strict keyword arguments, a deterministic repr."""
+
+    _esm = _ESM
+
+    def __init__(self, **kwargs: Any) -> None:
+        allowed = {
+            name
+            for name in self.class_trait_names()
+            if not name.startswith("_") and name not in _FIXED
+        }
+        unknown = sorted(name for name in kwargs if name not in allowed)
+        if unknown:
+            names = ", ".join(repr(name) for name in unknown)
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {names}")
+        super().__init__(**kwargs)
+
+    def _repr_fields(self) -> list[str]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        """A fixed text form (nbval compares ``text/plain``): no ids, no addresses."""
+        return f"{type(self).__name__}({', '.join(self._repr_fields())})"
+
+
+class GraphWidget(_Widget):
+    """One graph, drawn from DOT by WebAssembly Graphviz in the browser, animated on change.
+
+    Traits (all synced):
+        view:   ``"graph"``, fixed.
+        title:  str, default ``""``; shown above the graph as text.
+        dot:    str, default ``""``; a complete DOT document (quoted by the Python builder).
+        legend: list of ``[label, colour]`` pairs, default ``[]``; drawn as swatches below.
+    """
+
+    view = t.Unicode("graph", read_only=True).tag(sync=True)
+    title = t.Unicode("").tag(sync=True)
+    dot = t.Unicode("").tag(sync=True)
+    legend = t.List(t.List(t.Unicode(), minlen=2, maxlen=2), default_value=[]).tag(sync=True)
+
+    def _repr_fields(self) -> list[str]:
+        return [f"title={self.title!r}"]
+
+
+class DashboardWidget(_Widget):
+    """Controls and live state of an engine: clock, counters, forms, holders, facts, graphs.
+
+    Traits (all synced):
+        view:        ``"dashboard"``, fixed.
+        clock:       str, default ``""``; the virtual clock as text.
+        counters:    dict str -> int, default ``{}``; shown as labelled numbers, in order.
+        tasks:       list of ``{id, instance, node, assignee}``, default ``[]``.
+        holds:       list of ``{instance, track, kind, wait_kind, node, deadline, keys}``.
+        facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first;
+                     send a bounded tail, the browser filters and scrolls it.
+        instances:   list of instance ids, default ``[]``.
+        selected:    str, default ``""``; two-way, set by the instance select.
+        lineage_dot: str, default ``""``; DOT of the selected instance's lineage.
+        process_dot: str, default ``""``; DOT of its process view.
+        playing:     bool, default ``False``; set it while a play loop runs so the Play/Pause
+                     button shows the truth (the button also flips itself when clicked).
+        error:       str, default ``""``; shown in red when non-empty; the user can dismiss it.
+    """
+
+    view = t.Unicode("dashboard", read_only=True).tag(sync=True)
+    clock = t.Unicode("").tag(sync=True)
+    counters = t.Dict(value_trait=t.Int(), key_trait=t.Unicode(), default_value={}).tag(sync=True)
+    tasks = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    holds = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    facts = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    instances = t.List(t.Unicode(), default_value=[]).tag(sync=True)
+    selected = t.Unicode("").tag(sync=True)
+    lineage_dot = t.Unicode("").tag(sync=True)
+    process_dot = t.Unicode("").tag(sync=True)
+    playing = t.Bool(False).tag(sync=True)
+    error = t.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._handlers: dict[str, CommandHandler] = {}
+        self.on_msg(self._on_custom_msg)
+
+    def on_command(self, kind: str, fn: CommandHandler) -> CommandHandler:
+        """Route front-end messages of this ``kind`` to ``fn(message)``; replaces any earlier one.
+
+        ``fn`` gets the whole message dict (``kind`` included), e.g. ``{"kind": "advance",
+        "duration": "PT1H"}``. ``error`` is cleared before ``fn`` runs, so ``fn`` may set it.
+        Returns ``fn``.
+        """
+        if not isinstance(kind, str) or not kind:
+            raise TypeError(f"command kind must be a non-empty str, got {kind!r}")
+        if not callable(fn):
+            raise TypeError(f"handler for command {kind!r} must be callable, got {fn!r}")
+        self._handlers[kind] = fn
+        return fn
+
+    @property
+    def commands(self) -> list[str]:
+        """The kinds that have a handler, sorted."""
+        return sorted(self._handlers)
+
+    def handle_command(self, message: object) -> None:
+        """Dispatch one command by its ``kind``; failures go to the ``error`` trait, never raise."""
+        if not isinstance(message, Mapping) or not isinstance(message.get("kind"), str):
+            self.error = f"malformed command (no 'kind'): {_short(message)}"
+            return
+        command = dict(message)
+        kind = command["kind"]
+        if kind == "select" and isinstance(command.get("instance"), str):
+            self.selected = command["instance"]  # already synced; idempotent
+        handler = self._handlers.get(kind)
+        if handler is None:
+            if kind == "select":
+                return  # choosing an instance needs no handler: the trait carries it
+            known = ", ".join(self.commands) or "none registered"
+            self.error = f"unknown command kind {kind!r} (handled: {known})"
+            return
+        self.error = ""
+        try:
+            handler(command)
+        except Exception as exc:  # the comm must never see an exception
+            self.error = f"command {kind!r} failed: {type(exc).__name__}: {exc}"
+
+    def _on_custom_msg(self, _widget: object, content: object, _buffers: object) -> None:
+        self.handle_command(content)
+
+    def _repr_fields(self) -> list[str]:
+        fields = [
+            f"clock={self.clock!r}",
+            f"instances={len(self.instances)}",
+            f"tasks={len(self.tasks)}",
+            f"holds={len(self.holds)}",
+            f"facts={len(self.facts)}",
+        ]
+        if self.error:
+            fields.append(f"error={self.error!r}")
+        return fields
+
+
+def _short(value: object, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,60 @@
+// The anywidget front-end module of gobpm_nb: one bundle, two views chosen by the `view` trait.
+import { h, trait, watch } from "./dom.js";
+import { renderDashboard } from "./dashboard.js";
+import { renderGraphView } from "./graphView.js";
+import { CSS } from "./style.js";
+
+const VIEWS = { graph: renderGraphView, dashboard: renderDashboard };
+
+function errorBar(model) {
+  const text = h("span", { class: "gobpm-error-text", "data-role": "error-text" });
+  const dismiss = h("button", { type: "button", title: "dismiss", "data-action": "dismiss-error", "aria-label": "dismiss error" }, ["×"]);
+  const bar = h("div", { class: "gobpm-error-bar", "data-role": "error", role: "alert" }, [text, dismiss]);
+  const show = () => {
+    const message = trait(model, "error", "");
+    text.textContent = typeof message === "string" ? message : String(message);
+    bar.hidden = !text.textContent;
+  };
+  dismiss.addEventListener("click", () => {
+    model.set("error", "");
+    model.save_changes();
+  });
+  show();
+  return [bar, watch(model, "error", show)];
+}
+
+/** anywidget entry point: draw one view of the model into el; returns the cleanup. */
+function render({ model, el }) {
+  const root = h("div", { class: "gobpm-root" });
+  el.replaceChildren(h("style", {}, [CSS]), root);
+  let cleanup = () => {};
+
+  const draw = () => {
+    cleanup();
+    root.replaceChildren();
+    const view = trait(model, "view", "graph");
+    root.dataset.view = view;
+    const [bar, offError] = errorBar(model);
+    root.append(bar);
+    const body = h("div", { class: "gobpm-body" });
+    root.append(body);
+    const renderView = VIEWS[view];
+    let offView = () => {};
+    if (renderView) offView = renderView(model, body);
+    else body.append(h("div", { class: "gobpm-graph-message", text: `unknown view ${JSON.stringify(view)}` }));
+    cleanup = () => {
+      offError();
+      offView();
+    };
+  };
+
+  draw();
+  const offView = watch(model, "view", draw);
+  return () => {
+    offView();
+    cleanup();
+    el.replaceChildren();
+  };
+}
+
+export default { render };

@@ -1,0 +1,93 @@
+// Styles for both views. Static text only; scoped by the gobpm- class prefix and following
+// JupyterLab's theme variables where they exist (with light fallbacks elsewhere).
+export const CSS = `
+.gobpm-root {
+  --gobpm-fg: var(--jp-ui-font-color1, #1f2328);
+  --gobpm-muted: var(--jp-ui-font-color2, #59636e);
+  --gobpm-border: var(--jp-border-color2, #d8dee4);
+  --gobpm-bg: var(--jp-layout-color1, #ffffff);
+  --gobpm-bg2: var(--jp-layout-color2, #f6f8fa);
+  --gobpm-accent: var(--jp-brand-color1, #0969da);
+  --gobpm-error: var(--jp-error-color1, #cf222e);
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 13px;
+  line-height: 1.35;
+  color: var(--gobpm-fg);
+  box-sizing: border-box;
+  max-width: 100%;
+}
+.gobpm-root *, .gobpm-root *::before, .gobpm-root *::after { box-sizing: inherit; }
+.gobpm-root [hidden] { display: none !important; }
+.gobpm-muted { color: var(--gobpm-muted); font-weight: normal; }
+.gobpm-error-bar {
+  display: flex; align-items: flex-start; gap: 8px;
+  color: var(--gobpm-error); background: color-mix(in srgb, var(--gobpm-error) 8%, transparent);
+  border: 1px solid color-mix(in srgb, var(--gobpm-error) 45%, transparent);
+  border-radius: 4px; padding: 4px 8px; margin-bottom: 6px; white-space: pre-wrap;
+}
+.gobpm-error-bar .gobpm-error-text { flex: 1; }
+.gobpm-error-bar button { border: 0; background: none; color: inherit; cursor: pointer; font-size: 14px; }
+.gobpm-title, .gobpm-graph-title, .gobpm-section-title, .gobpm-form-title {
+  font-weight: 600; margin: 0 0 4px;
+}
+.gobpm-title { font-size: 14px; }
+.gobpm-graph { border: 1px solid var(--gobpm-border); border-radius: 6px; padding: 6px 8px; background: var(--gobpm-bg); min-width: 0; }
+.gobpm-graph-view .gobpm-graph { border: 0; padding: 0; }
+.gobpm-graph-canvas { overflow: auto; }
+.gobpm-graph-canvas svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+.gobpm-graph-message { color: var(--gobpm-muted); font-style: italic; padding: 8px 0; }
+.gobpm-graph-message.gobpm-graph-error { color: var(--gobpm-error); font-style: normal; }
+.gobpm-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 6px; color: var(--gobpm-muted); font-size: 12px; }
+.gobpm-legend-item { display: inline-flex; align-items: center; gap: 5px; }
+.gobpm-swatch { width: 11px; height: 11px; border-radius: 2px; border: 1px solid rgba(0,0,0,.25); display: inline-block; }
+.gobpm-dashboard { display: flex; flex-direction: column; gap: 8px; }
+.gobpm-header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px; }
+.gobpm-controls, .gobpm-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.gobpm-group { display: inline-flex; align-items: center; gap: 4px; padding-left: 6px; border-left: 1px solid var(--gobpm-border); }
+.gobpm-button {
+  font: inherit; color: var(--gobpm-fg); background: var(--gobpm-bg2);
+  border: 1px solid var(--gobpm-border); border-radius: 4px; padding: 2px 10px; cursor: pointer; min-height: 24px;
+}
+.gobpm-button:hover { border-color: var(--gobpm-accent); }
+.gobpm-button:active { background: var(--gobpm-border); }
+.gobpm-play-toggle[data-state="playing"] { background: var(--gobpm-accent); border-color: var(--gobpm-accent); color: #fff; }
+.gobpm-input, .gobpm-select {
+  font: inherit; color: var(--gobpm-fg); background: var(--gobpm-bg);
+  border: 1px solid var(--gobpm-border); border-radius: 4px; padding: 2px 6px; min-height: 24px; min-width: 0;
+}
+.gobpm-json { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12px; width: 100%; resize: vertical; }
+.gobpm-duration { width: 7em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+.gobpm-clock { display: inline-flex; align-items: baseline; gap: 6px; }
+.gobpm-clock-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 14px; font-weight: 600; }
+.gobpm-counters { display: flex; flex-wrap: wrap; gap: 6px; }
+.gobpm-counter { display: inline-flex; align-items: baseline; gap: 5px; padding: 2px 8px; border: 1px solid var(--gobpm-border); border-radius: 12px; background: var(--gobpm-bg2); }
+.gobpm-counter-value { font-weight: 600; font-variant-numeric: tabular-nums; }
+.gobpm-counter-label { color: var(--gobpm-muted); font-size: 12px; }
+.gobpm-instance .gobpm-section-title { margin: 0; }
+.gobpm-graphs { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 8px; }
+.gobpm-forms { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 8px; }
+.gobpm-form { display: flex; flex-direction: column; gap: 4px; border: 1px solid var(--gobpm-border); border-radius: 6px; padding: 6px 8px; margin: 0; }
+.gobpm-form .gobpm-row > .gobpm-field { flex: 1; }
+.gobpm-field { display: flex; flex-direction: column; gap: 1px; }
+.gobpm-field-label { color: var(--gobpm-muted); font-size: 11px; }
+.gobpm-form-error { color: var(--gobpm-error); font-size: 12px; flex: 1; }
+.gobpm-section { display: flex; flex-direction: column; gap: 2px; }
+.gobpm-section-title.gobpm-row { justify-content: space-between; }
+.gobpm-filters { display: inline-flex; gap: 4px; font-weight: normal; }
+.gobpm-scroll { overflow: auto; border: 1px solid var(--gobpm-border); border-radius: 6px; }
+.gobpm-holds-scroll { max-height: 180px; }
+.gobpm-facts-scroll { max-height: 220px; }
+.gobpm-table { border-collapse: separate; border-spacing: 0; width: 100%; font-size: 12px; font-variant-numeric: tabular-nums; }
+.gobpm-table th {
+  position: sticky; top: 0; z-index: 1; background: var(--gobpm-bg2); text-align: left; font-weight: 600;
+  color: var(--gobpm-muted); border-bottom: 1px solid var(--gobpm-border); padding: 3px 8px; white-space: nowrap;
+}
+.gobpm-table td { padding: 2px 8px; border-bottom: 1px solid color-mix(in srgb, var(--gobpm-border) 60%, transparent); white-space: nowrap; vertical-align: top; }
+.gobpm-table tbody tr:last-child td { border-bottom: 0; }
+.gobpm-table tbody tr:hover td { background: var(--gobpm-bg2); }
+.gobpm-table td.gobpm-col-details, .gobpm-table td.gobpm-col-keys { white-space: normal; word-break: break-word; }
+.gobpm-table .gobpm-col-seq { text-align: right; }
+.gobpm-table td.gobpm-col-seq { color: var(--gobpm-muted); }
+.gobpm-table.gobpm-empty thead { display: none; }
+.gobpm-table.gobpm-empty::after { content: "none"; display: block; padding: 4px 8px; color: var(--gobpm-muted); font-style: italic; }
+`;
