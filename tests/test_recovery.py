@@ -1,0 +1,166 @@
+"""Durable checkpoints and restart recovery: recorded deadlines, trigger-absent re-arming."""
+
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+import gobpm_nb as bpm
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+sys.path.insert(0, str(SCENARIOS))
+from recovery_processes import approval, timer  # noqa: E402
+
+
+def facts(eng, kind):
+    return [f for f in eng.facts if f.kind == kind]
+
+
+def at(text):
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def test_crash_recovery_in_a_separate_process_fires_the_timer_at_its_recorded_deadline(tmp_path):
+    """A process dies; a fresh engine recovers from SQLite and the timer fires at 02:00."""
+    db = tmp_path / "run.db"
+    out = subprocess.run([sys.executable, str(SCENARIOS / "crash.py"), str(db)],
+                         capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(SCENARIOS), "PATH": ""})
+    assert out.stdout.startswith("3 holds")
+    eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), approval()])
+    assert eng.now == at("2026-01-01T00:00:00")
+    assert [f.instance for f in facts(eng, "recovered")] == ["i1", "i2"]
+    assert eng.stats()["coroutines"] == 0
+    assert [t.id for t in eng.tasks()] == ["i2:approve:1"]
+    eng.advance("PT3H")
+    i1 = eng.instance("i1")
+    assert i1.state == "completed" and i1.data == {"n": 1}
+    (fired,) = [f for f in facts(eng, "timer_fired") if f.instance == "i1"]
+    assert fired.at == at("2026-01-01T02:00:00")
+    eng.complete_task("i2:approve:1", {"ok": True})
+    eng.run()
+    assert eng.instance("i2").state == "completed"
+    assert eng.start(timer("PT2H")).id == "i3"
+
+
+class FailingReads(bpm.SQLiteStore):
+    """A durable store whose reads fail while ``broken`` is set."""
+
+    broken = False
+
+    def get(self, instance):
+        if self.broken:
+            raise OSError("read error")
+        return super().get(instance)
+
+
+def test_an_overdue_timer_fires_exactly_once_after_recovery(tmp_path):
+    """A deadline that passed while the engine was failing fires once after the restart."""
+    db = tmp_path / "run.db"
+    store = FailingReads(db)
+    eng = bpm.Engine(store=store)
+    eng.start(timer("PT2H"))
+    eng.advance("PT1M")
+    store.broken = True
+    eng.advance("PT3H")
+    assert facts(eng, "wake_failed")
+    eng.start(timer("P1D"))  # its checkpoint records the clock at 03:01
+    eng.advance("PT1M")
+    store.broken = False
+    store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), timer("P1D")])
+    assert eng2.now == at("2026-01-01T03:01:00")
+    eng2.advance("PT1H")
+    assert eng2.instance("i1").state == "completed"
+    assert len([f for f in facts(eng2, "timer_fired") if f.instance == "i1"]) == 1
+
+
+def test_a_boundary_restores_at_its_recorded_deadline_not_at_restore_time(tmp_path):
+    """The 24 h escalation recovered at 10:00 still fires at 24:00, not at 34:00."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval())
+    eng.advance("PT10H")
+    eng.start(timer("P2D"))
+    eng.advance("PT1M")
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[approval(), timer("P2D")])
+    assert eng2.now == at("2026-01-01T10:00:00")
+    late = [h for h in eng2.holders() if h.node == "late"]
+    assert late[0].deadline == at("2026-01-02T00:00:00")
+    eng2.advance("PT14H")
+    inst = eng2.instance("i1")
+    assert inst.state == "completed" and eng2.tasks() == []
+    assert [t.node for t in inst.tracks if t.state == "completed"] == ["escalated"]
+
+
+def test_one_corrupt_record_fails_only_its_instance(tmp_path):
+    """A damaged checkpoint fails its own instance with a fact; the others recover."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    for _ in range(3):
+        eng.start(timer("PT5H"))
+    eng.advance("PT1M")
+    eng.store.close()
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i2'",
+                    (b'{"schema": 1, "instance": "i2"}',))
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
+    (bad,) = facts(eng2, "recovery_failed")
+    assert bad.instance == "i2" and bad.details == {"field": "process"}
+    assert eng2.instance("i2").state == "failed"
+    eng2.run()
+    assert [eng2.instance(i).state for i in ("i1", "i3")] == ["completed", "completed"]
+
+
+def test_a_process_version_not_yet_registered_keeps_its_hold_until_deployed(tmp_path):
+    """Recovered without its process, the wake fails and retries; deploying it lets it wake."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(timer("PT2H"))
+    eng.advance("PT1M")
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[])
+    eng2.advance("PT2H")
+    assert facts(eng2, "wake_failed") and eng2.instance("i1").residency == "dehydrated"
+    assert eng2.deploy(timer("PT2H")) == 1
+    eng2.advance("PT1M")
+    assert eng2.instance("i1").state == "completed"
+
+
+def test_a_resident_instance_recovers_from_its_quiet_point_checkpoint(tmp_path):
+    """With a durable store even resident instances are recorded at each quiet point."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db), dehydrate=False)
+    eng.start(timer("PT5H"), {"v": 1})
+    eng.advance("PT1M")
+    assert eng.instance("i1").residency == "resident"
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")],
+                              dehydrate=False)
+    assert eng2.instance("i1").residency == "resident" and eng2.stats()["coroutines"] == 2
+    eng2.run()
+    assert eng2.instance("i1").state == "completed" and eng2.instance("i1").data == {"v": 1}
+
+
+def test_finished_instances_leave_the_store(tmp_path):
+    """A completed instance's checkpoint is deleted; nothing is left to recover."""
+    store = bpm.SQLiteStore(tmp_path / "run.db")
+    eng = bpm.Engine(store=store)
+    eng.start(timer("PT2H"))
+    eng.run()
+    assert store.ids() == []
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"])
+def test_stores_keep_bytes_not_objects(tmp_path, store_kind):
+    """Both stores hand back encoded bytes that decode to the checkpoint."""
+    store = bpm.MemoryStore() if store_kind == "memory" else bpm.SQLiteStore(tmp_path / "s.db")
+    eng = bpm.Engine(store=store)
+    inst = eng.start(timer("PT2H"), {"x": [1, 2]})
+    eng.advance("PT1M")
+    raw = store.get(inst.id)
+    assert isinstance(raw, bytes) and b'"x":[1,2]' in raw
