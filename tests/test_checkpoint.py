@@ -56,6 +56,11 @@ def test_a_checkpoint_holds_the_wait_state_of_every_element():
     eng, inst = parked()
     doc = inst.checkpoint()
     assert doc["schema"] == 1 and doc["process"]["id"] == "waits"
+    holds = [t["wait"].pop("hold") for t in doc["tracks"] if "hold" in (t["wait"] or {})]
+    holds += [a.pop("hold") for t in doc["tracks"] for a in (t["wait"] or {}).get("arms", [])]
+    holds += [a.pop("hold") for t in doc["tracks"] for a in t["boundaries"].values()
+              if "hold" in a]
+    assert len(set(holds)) == len(holds) == 9  # the order each was armed in
     waits = {t["node"]: t["wait"] for t in doc["tracks"]}
     assert waits["timer"] == {"kind": "timer", "deadline": "2026-01-03T00:00:00Z"}
     assert waits["sig"] == {"kind": "signal", "name": "go"}

@@ -164,3 +164,27 @@ def test_stores_keep_bytes_not_objects(tmp_path, store_kind):
     eng.advance("PT1M")
     raw = store.get(inst.id)
     assert isinstance(raw, bytes) and b'"x":[1,2]' in raw
+
+
+def test_subscriptions_keep_their_order_across_a_restart(tmp_path):
+    """The instance that subscribed first still gets the message first after recovery."""
+    late = bpm.Process("late")
+    late.start("s")
+    late.timer_catch("pause", duration="PT2H")
+    late.message_catch("w", message="m", key="k")
+    late.end("e")
+    late.flow("s", "pause", "w", "e")
+    early = bpm.Process("early")
+    early.start("s")
+    early.message_catch("w", message="m", key="k")
+    early.end("e")
+    early.flow("s", "w", "e")
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(late, {"k": 1}, key="a-late")
+    eng.start(early, {"k": 1}, key="b-early")
+    eng.advance("PT3H")
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[late, early])
+    assert eng2.publish_message("m", key=1) == "b-early"
+    assert eng2.publish_message("m", key=1) == "a-late"

@@ -17,9 +17,10 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from ..model.timers import add, is_negative, parse_duration
 from .checkpoint import capture
+from .checkpoint import track_doc as track_doc_of
 from .dehydrate import (
     eligible,
-    register_holds,
+    holds_of,
     releasable,
     release,
     restore,
@@ -74,6 +75,7 @@ class Core:
         self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
         self.seen_messages: set[str] = set()
         self.current: Any = None  # the coroutine running right now
+        self.to_hydrate: list[tuple[dict[str, Any], Run]] = []
         self.next_instance = 0
 
     # -- deployment -----------------------------------------------------------------------
@@ -285,10 +287,22 @@ class Core:
     def recover(self) -> None:
         """Rebuild every stored instance, trigger absent: each wait registers its holder at
         its recorded deadline; instances that cannot be held are hydrated at once."""
+        pending: list[tuple[int, Any]] = []
         for iid in self.store.ids():
-            self.recover_one(iid)
+            pending.extend(self.recover_one(iid))
+        for _, register in sorted(pending, key=lambda item: item[0]):
+            register()
+        for iid, run in self.runs.items():
+            if run.residency == "dehydrated":
+                self.emit("recovered", iid, None, None, {
+                    "waits": len(self.holders.of_instance(iid)), "residency": "dehydrated"})
+        for doc, run in self.to_hydrate:
+            restore(self, run, doc)
+            self.emit("recovered", run.id, None, None, {
+                "waits": len(self.holders.of_instance(run.id)), "residency": "resident"})
+        self.to_hydrate = []
 
-    def recover_one(self, iid: str) -> None:
+    def recover_one(self, iid: str) -> list[tuple[int, Any]]:
         run = Run(self, iid, None, None)  # type: ignore[arg-type]
         run.residency = "dehydrated"
         run.stored = True
@@ -299,7 +313,7 @@ class Core:
             run.state, run.residency = "failed", "finished"
             self.emit("recovery_failed", iid, None, None, {"field": exc.field})
             log.error("instance %s not recovered: %s", iid, exc)
-            return
+            return []
         proc = doc["process"]
         defn = self.definition(proc["id"], proc["version"])
         if defn is not None and defn.signature == proc["signature"]:
@@ -312,16 +326,14 @@ class Core:
             run.state, run.residency = "failed", "finished"
             self.emit("recovery_failed", iid, None, None,
                       {"field": "process", "cause": "version not registered"})
-            return
-        for t in parked:
-            if unheld(t) is None:
-                register_holds(self, iid, t, run.defn)
-        self.emit("recovered", iid, None, None, {
-            "tracks": len(tracks), "waits": len(self.holders.of_instance(iid))})
+            return []
         stay = run.defn is not None and (not self.dehydrate or unholdable or not all(
             eligible(self, run, t) for t in parked))
         if stay:
-            restore(self, run, doc)
+            self.to_hydrate.append((doc, run))
+        # the records in ``doc`` are the ones the registrations update with their new seqs
+        doc["tracks"] = [track_doc_of(t) for t in tracks]
+        return [item for t in parked for item in holds_of(self, iid, t, run.defn)]
 
     # -- user tasks -----------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:

@@ -9,6 +9,7 @@ from the store; a node's trigger then travels with a continuation fork, a bounda
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -152,35 +153,48 @@ def track_from(core: Core, t: dict[str, Any]) -> Track:
     return tr
 
 
-def register_holds(core: Core, iid: str, tr: Track, defn: Any) -> None:
-    """Restart recovery: a parked track's waits register their holders again, trigger absent,
-    at their recorded deadlines and keys; a user task goes back to the inbox with its id."""
+def holds_of(core: Core, iid: str, tr: Track, defn: Any) -> list[tuple[int, Callable[[], None]]]:
+    """Restart recovery: what re-registers each holder of a parked track, trigger absent, at
+    its recorded deadline and key, keyed by the order it was first armed (so subscriptions
+    keep their order across a restart). A user task goes back to the inbox with its id."""
     holders = core.holders
+    todo: list[tuple[int, Callable[[], None]]] = []
+
+    def later(record: dict[str, Any], make: Callable[[], Any]) -> None:
+        def run() -> None:
+            record["hold"] = make().seq
+        todo.append((record.get("hold") or 0, run))
+
     wait = tr.wait or {}
     kind = wait.get("kind")
     if kind == "timer":
-        holders.hold_timer(iid, tr.id, tr.node, wait["deadline"])
+        later(wait, lambda: holders.hold_timer(iid, tr.id, tr.node, wait["deadline"]))
     elif kind in ("message", "signal"):
-        holders.hold_subscription(iid, tr.id, tr.node, kind, wait["name"], wait.get("key"))
+        later(wait, lambda: holders.hold_subscription(iid, tr.id, tr.node, kind, wait["name"],
+                                                      wait.get("key")))
     elif kind == "task":
         node = defn.nodes.get(tr.node) if defn is not None else None
         core.inbox[wait["task"]] = Task(wait["task"], iid, tr.id, tr.node,
                                         node.label if node else tr.node,
                                         getattr(node, "assignee", None), wait["created"])
-        holders.hold_task(iid, tr.id, tr.node, wait["task"])
+        later(wait, lambda: holders.hold_task(iid, tr.id, tr.node, wait["task"]))
     elif kind == "ebg":
         for arm in wait["arms"]:
-            if arm["kind"] == "timer":
-                holders.hold_timer(iid, tr.id, arm["node"], arm["deadline"])
-            elif arm["kind"] in ("message", "signal"):
-                holders.hold_subscription(iid, tr.id, arm["node"], arm["kind"], arm["name"],
-                                          arm.get("key"))
+            later(arm, arm_maker(core, iid, tr, arm, arm["node"], "node"))
     for bid, arm in tr.bounds.items():
-        if arm["kind"] == "timer":
-            holders.hold_timer(iid, tr.id, bid, arm["deadline"], "boundary", arm["cycles"])
-        elif arm["kind"] in ("message", "signal"):
-            holders.hold_subscription(iid, tr.id, bid, arm["kind"], arm["name"], arm.get("key"),
-                                      "boundary")
+        if arm["kind"] != "conditional":
+            later(arm, arm_maker(core, iid, tr, arm, bid, "boundary"))
+    return todo
+
+
+def arm_maker(core: Core, iid: str, tr: Track, arm: dict[str, Any], node: str,
+              wait_kind: str) -> Callable[[], Any]:
+    holders = core.holders
+    if arm["kind"] == "timer":
+        return lambda: holders.hold_timer(iid, tr.id, node, arm["deadline"], wait_kind,
+                                          arm.get("cycles"))
+    return lambda: holders.hold_subscription(iid, tr.id, node, arm["kind"], arm["name"],
+                                             arm.get("key"), wait_kind)
 
 
 def rearm_local(core: Core, run: Run, tr: Track) -> None:

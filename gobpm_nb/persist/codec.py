@@ -16,25 +16,25 @@ from ..model.timers import parse_date
 
 SCHEMA = 1
 WAIT_FIELDS = {
-    "timer": {"deadline": "time"},
-    "message": {"name": "str", "key": "str"},
-    "signal": {"name": "str"},
-    "task": {"task": "str", "created": "time"},
+    "timer": {"deadline": "time", "hold": "optint"},
+    "message": {"name": "str", "key": "str", "hold": "optint"},
+    "signal": {"name": "str", "hold": "optint"},
+    "task": {"task": "str", "created": "time", "hold": "optint"},
     "job": {"job": "str"},
     "conditional": {},
     "join": {},
     "ebg": {"arms": "arms"},
 }
 BOUND_FIELDS = {
-    "timer": {"deadline": "time", "cycles": "cycles"},
-    "message": {"name": "str", "key": "str"},
-    "signal": {"name": "str"},
+    "timer": {"deadline": "time", "cycles": "cycles", "hold": "optint"},
+    "message": {"name": "str", "key": "str", "hold": "optint"},
+    "signal": {"name": "str", "hold": "optint"},
     "conditional": {"last": "bool"},
 }
 ARM_FIELDS = {
-    "timer": {"node": "str", "deadline": "time"},
-    "message": {"node": "str", "name": "str", "key": "str"},
-    "signal": {"node": "str", "name": "str"},
+    "timer": {"node": "str", "deadline": "time", "hold": "optint"},
+    "message": {"node": "str", "name": "str", "key": "str", "hold": "optint"},
+    "signal": {"node": "str", "name": "str", "hold": "optint"},
     "conditional": {"node": "str"},
 }
 STATES = {"ready", "running", "waiting", "dehydrated"}
@@ -93,6 +93,7 @@ class _Reader:
             "dict": lambda: isinstance(v, dict),
             "list": lambda: isinstance(v, list),
             "cycles": lambda: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+            "optint": lambda: v is None or (isinstance(v, int) and not isinstance(v, bool)),
             "optstr": lambda: v is None or isinstance(v, str),
             "time": lambda: isinstance(v, str),
             "arms": lambda: isinstance(v, list),
