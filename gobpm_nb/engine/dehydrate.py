@@ -174,10 +174,13 @@ def holds_of(core: Core, iid: str, tr: Track, defn: Any) -> list[tuple[int, Call
                                                       wait.get("key")))
     elif kind == "task":
         node = defn.nodes.get(tr.node) if defn is not None else None
-        core.inbox[wait["task"]] = Task(wait["task"], iid, tr.id, tr.node,
-                                        node.label if node else tr.node,
-                                        getattr(node, "assignee", None), wait["created"])
-        later(wait, lambda: holders.hold_task(iid, tr.id, tr.node, wait["task"]))
+        task = Task(wait["task"], iid, tr.id, tr.node, node.label if node else tr.node,
+                    getattr(node, "assignee", None), wait["created"])
+
+        def inbox_again() -> Any:
+            core.inbox[task.id] = task  # the inbox keeps its order too
+            return holders.hold_task(iid, tr.id, tr.node, task.id)
+        later(wait, inbox_again)
     elif kind == "ebg":
         for arm in wait["arms"]:
             later(arm, arm_maker(core, iid, tr, arm, arm["node"], "node"))
