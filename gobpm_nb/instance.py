@@ -24,12 +24,14 @@ class Instance:
         return self._engine._core.run_of(self.id)
 
     @property
-    def process(self) -> str:
-        return str(self._run.defn.id)
+    def process(self) -> str | None:
+        defn = self._run.defn
+        return str(defn.id) if defn is not None else None
 
     @property
-    def version(self) -> int:
-        return int(self._run.defn.version)
+    def version(self) -> int | None:
+        defn = self._run.defn
+        return int(defn.version) if defn is not None else None
 
     @property
     def state(self) -> str:
@@ -67,5 +69,6 @@ class Instance:
 
     def __repr__(self) -> str:
         run = self._run
-        return f"Instance({self.id!r}, process={run.defn.id!r}, state={run.state!r}, " \
+        pid = run.defn.id if run.defn is not None else None
+        return f"Instance({self.id!r}, process={pid!r}, state={run.state!r}, " \
                f"residency={run.residency!r})"

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import re
 
 from conftest import ended_at, kinds
 
@@ -77,7 +78,8 @@ def test_two_long_timers_release_wake_and_release_again_without_growing():
     for hours in ("PT1H", "PT2H", "PT3H"):
         eng.advance(hours)
         assert inst.residency == "dehydrated"
-        sizes.append(len(eng.store.get(inst.id)))
+        # digits aside (times and the arm order grow), the document has the same size
+        sizes.append(len(re.sub(rb"\d", b"", eng.store.get(inst.id))))
     assert sizes[2] == sizes[1]
     stored = json.loads(eng.store.get(inst.id))
     assert [(t["id"], t["node"]) for t in stored["tracks"]] == [("t3", "wait3")]

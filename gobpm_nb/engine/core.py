@@ -10,6 +10,7 @@ import json
 import logging
 from collections import deque
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from ..errors import CheckpointError, EngineError, ModelError
@@ -17,7 +18,6 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from ..model.timers import add, is_negative, parse_duration
 from .checkpoint import capture
-from .checkpoint import track_doc as track_doc_of
 from .dehydrate import (
     eligible,
     holds_of,
@@ -30,7 +30,7 @@ from .dehydrate import (
 )
 from .holders import Holders, correlation
 from .records import EventView, Hold, Job, JobView, Task, TaskView, Trigger
-from .run import Run
+from .run import Released, Run
 
 log = logging.getLogger("gobpm_nb")
 
@@ -62,11 +62,12 @@ class Core:
             emit(kernel.now, kind, instance, track, node, details)
 
         self.emit = emit_now
-        self.holders = Holders(self.kernel, self.emit, self.deliver)
+        self.runs: dict[str, Any] = {}  # instance id -> Run (resident, finished) or Released
+        self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.dehydrate = dehydrate
         self.min_dehydrate_wait = min_dehydrate_wait
+        self.min_wait = timedelta(microseconds=min_dehydrate_wait)
         self.wake_retry_backoff = wake_retry_backoff
-        self.runs: dict[str, Run] = {}
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
         self.inbox: dict[str, Task] = {}
@@ -75,7 +76,7 @@ class Core:
         self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
         self.seen_messages: set[str] = set()
         self.current: Any = None  # the coroutine running right now
-        self.to_hydrate: list[tuple[dict[str, Any], Run]] = []
+        self.to_hydrate: list[tuple[dict[str, Any], Released]] = []
         self.next_instance = 0
 
     # -- deployment -----------------------------------------------------------------------
@@ -148,14 +149,14 @@ class Core:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
         withdrawn at once, so nothing else can fire for that wait."""
         tr = run.tracks[hold.track]
-        hold.waking = None
+        self.holders.waking.pop(hold, None)
         if hold.wait_kind == "node":
             self.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
             if tr.wait is not None:
                 tr.wait["fired"] = True
             if hold.kind == "task":
-                self.close_task(hold.task or "", "completed")
-                trigger.ref = hold.task
+                self.close_task(hold.key or "", "completed")
+                trigger.ref = hold.key
             self.kernel.resume(tr.coro, trigger)
             return
         boundary = run.defn.nodes[hold.node]
@@ -211,12 +212,12 @@ class Core:
             return
         run.stored = True
         if free:
-            release(self, run, doc)
+            release(self, run)
 
     def meta(self) -> dict[str, str]:
         return {"clock": str(self.kernel.now), "next_instance": str(self.next_instance)}
 
-    def load(self, run: Run) -> dict[str, Any]:
+    def load(self, run: Any) -> dict[str, Any]:
         """Read and check a released instance's checkpoint; raise what went wrong."""
         doc = self.codec.decode(self.store.get(run.id), run.id)
         proc = doc["process"]
@@ -227,20 +228,20 @@ class Core:
         run.defn = defn
         return doc
 
-    def wake(self, run: Run, hold: Hold, trigger: Trigger) -> None:
+    def wake(self, rec: Any, hold: Hold, trigger: Trigger) -> None:
         """A trigger for a released instance: hydrate it, then deliver. A failed wake keeps
         its hold and is retried after ``wake_retry_backoff`` of virtual time."""
         try:
-            doc = self.load(run)
+            doc = self.load(rec)
         except Exception as exc:  # store, codec or registry: the hold stays, we retry
-            hold.waking = trigger
-            self.emit("wake_failed", run.id, hold.track, hold.node,
+            self.holders.waking[hold] = trigger
+            self.emit("wake_failed", rec.id, hold.track, hold.node,
                       {"trigger": hold.kind, "cause": type(exc).__name__})
             self.kernel.call_at(self.kernel.now + self.wake_retry_backoff, self._retry, hold)
             return
-        hold.waking = None
+        self.holders.waking.pop(hold, None)
         node_wake = hold.wait_kind == "node"
-        restore(self, run, doc, woken=hold.track if node_wake else None)
+        run = restore(self, rec, doc, woken=hold.track if node_wake else None)
         self.emit("hydrated", run.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "boundary"})
@@ -250,13 +251,13 @@ class Core:
         tr = run.tracks[hold.track]
         self.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
         if hold.kind == "task":
-            self.close_task(hold.task or "", "completed")
-            trigger.ref = hold.task
+            self.close_task(hold.key or "", "completed")
+            trigger.ref = hold.key
         child = run.new_track(tr.node, (tr.id,), "continuation")
         run.spawn(child, trigger)
 
     def _retry(self, hold: Hold) -> None:
-        trigger = hold.waking
+        trigger = self.holders.waking.get(hold)
         run = self.runs.get(hold.instance)
         if trigger is None or not hold.alive or run is None:
             return
@@ -303,14 +304,12 @@ class Core:
         self.to_hydrate = []
 
     def recover_one(self, iid: str) -> list[tuple[int, Any]]:
-        run = Run(self, iid, None, None)  # type: ignore[arg-type]
-        run.residency = "dehydrated"
-        run.stored = True
+        run = Released(iid, None, None, [])
         self.runs[iid] = run
         try:
             doc = self.codec.decode(self.store.get(iid), iid)
         except CheckpointError as exc:
-            run.state, run.residency = "failed", "finished"
+            self.runs[iid] = self.failed_record(iid)
             self.emit("recovery_failed", iid, None, None, {"field": exc.field})
             log.error("instance %s not recovered: %s", iid, exc)
             return []
@@ -318,22 +317,25 @@ class Core:
         defn = self.definition(proc["id"], proc["version"])
         if defn is not None and defn.signature == proc["signature"]:
             run.defn = defn
-        run.state = doc["state"]
         tracks = [track_from(self, t) for t in doc["tracks"]]
         parked = [t for t in tracks if (t.wait or {}).get("kind") != "join"]
         unholdable = any(unheld(t) is not None for t in parked)
         if unholdable and run.defn is None:
-            run.state, run.residency = "failed", "finished"
+            self.runs[iid] = self.failed_record(iid)
             self.emit("recovery_failed", iid, None, None,
                       {"field": "process", "cause": "version not registered"})
             return []
         stay = run.defn is not None and (not self.dehydrate or unholdable or not all(
-            eligible(self, run, t) for t in parked))
+            eligible(self, run.defn, t) for t in parked))
         if stay:
             self.to_hydrate.append((doc, run))
-        # the records in ``doc`` are the ones the registrations update with their new seqs
-        doc["tracks"] = [track_doc_of(t) for t in tracks]
         return [item for t in parked for item in holds_of(self, iid, t, run.defn)]
+
+    def failed_record(self, iid: str) -> Run:
+        """The record of an instance that could not be recovered: failed, holding nothing."""
+        run = Run(self, iid, None, None)  # type: ignore[arg-type]
+        run.state, run.residency = "failed", "finished"
+        return run
 
     # -- user tasks -----------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:
@@ -343,7 +345,7 @@ class Core:
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         values = json_dict(outputs, f"outputs of task {task_id!r}")
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None
-        if hold is not None and hold.waking is not None:
+        if hold is not None and hold in self.holders.waking:
             raise EngineError(f"task {task_id!r} is already completed; its wake is pending")
         if hold is None:
             how = self.closed_tasks.get(task_id) if isinstance(task_id, str) else None
@@ -499,15 +501,15 @@ class Core:
         """A released instance's checkpoint, read without hydrating it."""
         return self.codec.decode(self.store.get(run.id), run.id)
 
-    def data_of(self, run: Run) -> dict[str, Any]:
+    def data_of(self, run: Any) -> dict[str, Any]:
         if run.residency == "dehydrated":
             return dict(self.peek(run)["data"])
         return run.data_copy()
 
-    def tracks_of(self, run: Run) -> list[Any]:
+    def tracks_of(self, run: Any) -> list[Any]:
         if run.residency == "dehydrated":
             return views_of_dehydrated(run, self.peek(run))
         return [t.view() for t in run.tracks.values()]
 
     def unbounded_cycles(self) -> list[Hold]:
-        return [h for hs in self.holders.by_track.values() for h in hs if h.cycles == -1]
+        return [h for h in self.holders.all() if h.cycles == -1]

@@ -9,14 +9,14 @@ from the store; a node's trigger then travels with a continuation fork, a bounda
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..model import elements as el
 from .records import TERMINAL, Task, Track, TrackView
-from .run import Run
+from .run import Released, Run
 
 if TYPE_CHECKING:
     from .core import Core
@@ -24,15 +24,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("gobpm_nb")
 
 HELD = frozenset({"timer", "message", "signal", "task"})
-US = timedelta(microseconds=1)
 
 
-@dataclass(frozen=True)
 class WaitContext:
     """What a wait node may consult when asked whether it is dehydratable."""
 
-    remaining: timedelta | None
-    min_dehydrate_wait: timedelta
+    __slots__ = ("remaining", "min_dehydrate_wait")
+
+    def __init__(self, remaining: timedelta | None, min_dehydrate_wait: timedelta):
+        self.remaining = remaining
+        self.min_dehydrate_wait = min_dehydrate_wait
 
 
 def unheld(tr: Track) -> str | None:
@@ -51,14 +52,14 @@ def unheld(tr: Track) -> str | None:
     return None
 
 
-def eligible(core: Core, run: Run, tr: Track) -> bool:
-    """The element's permission: its ``dehydratable(ctx)`` capability, if it has one."""
-    node = run.defn.nodes[tr.node]
-    ask = getattr(node, "dehydratable", None)
+def eligible(core: Core, defn: Any, tr: Track) -> bool:
+    """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
+    consulted with how long the track's own timer was when armed."""
+    ask = getattr(defn.nodes[tr.node], "dehydratable", None)
     if ask is None:
         return False
-    remaining = tr.remaining * US if tr.remaining is not None else None
-    return bool(ask(WaitContext(remaining, core.min_dehydrate_wait * US)))
+    remaining = timedelta(microseconds=tr.remaining) if tr.remaining is not None else None
+    return bool(ask(WaitContext(remaining, core.min_wait)))
 
 
 def releasable(core: Core, run: Run, warn: bool = False) -> bool:
@@ -71,7 +72,7 @@ def releasable(core: Core, run: Run, warn: bool = False) -> bool:
             continue
         if tr.state != "waiting" or (tr.wait or {}).get("fired"):
             return False
-        if not eligible(core, run, tr):
+        if not eligible(core, run.defn, tr):
             return False
         missing = unheld(tr)
         if missing is not None:
@@ -91,10 +92,10 @@ def warn_once(run: Run, what: str) -> None:
                     "engine holder", run.id, what)
 
 
-def release(core: Core, run: Run, doc: dict[str, Any]) -> None:
-    """Release every coroutine of a quiet instance; its checkpoint is already stored."""
-    holds = core.holders.of_instance(run.id)
-    run.history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
+def release(core: Core, run: Run) -> None:
+    """Release every coroutine of a quiet instance; its checkpoint is already stored. The
+    instance's record shrinks to a ``Released``: id, history and holders."""
+    history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
     for tr in list(run.tracks.values()):
         if tr.state == "waiting" and (tr.wait or {}).get("kind") != "join":
             if tr.coro is not None:
@@ -104,35 +105,35 @@ def release(core: Core, run: Run, doc: dict[str, Any]) -> None:
     if run.loop is not None and run.loop is not core.current:
         core.kernel.close(run.loop)
     run.loop = None
-    run.tracks = {}
-    run.data = None
-    run.joins = {}
-    run.mailbox.clear()
-    run.residency = "dehydrated"
+    run.residency = "dehydrated"  # the loop sees this and ends
+    core.runs[run.id] = Released(run.id, run.defn, history, run.holds)
+    holds = run.holds
     run.emit("dehydrated", None, None, {
         "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
 
 
-def restore(core: Core, run: Run, doc: dict[str, Any], woken: str | None = None) -> None:
+def restore(core: Core, rec: Released | Run, doc: dict[str, Any],
+            woken: str | None = None) -> Run:
     """Hydrate: rebuild a released instance's live state from its checkpoint. Every parked
     track but ``woken`` gets a coroutine born parked (trigger absent) and keeps its id; the
     holders kept their waits, so nothing registers again."""
     from .run import track_body
 
-    run.data = doc["data"]
+    assert rec.defn is not None, "a wake loads the definition before it restores"
+    run = Run(core, rec.id, rec.defn, doc["data"])
+    run.holds = rec.holds
+    run.stored = rec.stored
+    core.runs[rec.id] = run
     run.seq = dict(doc["seq"])
     run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in doc["joins"].items()}
     run.state = doc["state"]
-    run.tracks = {}
-    for view in run.history:
+    for view in rec.history or ():
         run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,
                                     state=view.state)
     restored = [track_from(core, t) for t in doc["tracks"]]
     for tr in restored:
         run.tracks[tr.id] = tr
     run.tracks = dict(sorted(run.tracks.items(), key=lambda kv: int(kv[0][1:])))
-    run.history = []
-    run.residency = "resident"
     run.start_loop()
     for tr in restored:
         rearm_local(core, run, tr)
@@ -141,11 +142,13 @@ def restore(core: Core, run: Run, doc: dict[str, Any], woken: str | None = None)
         tr.coro = track_body(run, tr, None, parked=True)
         core.kernel.adopt(tr.coro, (run.id, tr.id))
         run.set_state(tr, "waiting")
+    return run
 
 
 def track_from(core: Core, t: dict[str, Any]) -> Track:
     """A track record rebuilt from its checkpoint entry."""
-    tr = Track(t["id"], t["node"], tuple(t["parents"]), t["origin"], t["via"], t["state"])
+    tr = Track(sys.intern(t["id"]), t["node"], tuple(t["parents"]), t["origin"], t["via"],
+               t["state"])
     tr.wait = t["wait"]
     tr.bounds = {b: dict(a) for b, a in t["boundaries"].items()}
     if tr.wait is not None and tr.wait["kind"] == "timer":
@@ -153,17 +156,15 @@ def track_from(core: Core, t: dict[str, Any]) -> Track:
     return tr
 
 
-def holds_of(core: Core, iid: str, tr: Track, defn: Any) -> list[tuple[int, Callable[[], None]]]:
+def holds_of(core: Core, iid: str, tr: Track, defn: Any) -> list[tuple[int, Callable[[], Any]]]:
     """Restart recovery: what re-registers each holder of a parked track, trigger absent, at
     its recorded deadline and key, keyed by the order it was first armed (so subscriptions
     keep their order across a restart). A user task goes back to the inbox with its id."""
     holders = core.holders
-    todo: list[tuple[int, Callable[[], None]]] = []
+    todo: list[tuple[int, Callable[[], Any]]] = []
 
     def later(record: dict[str, Any], make: Callable[[], Any]) -> None:
-        def run() -> None:
-            record["hold"] = make().seq
-        todo.append((record.get("hold") or 0, run))
+        todo.append((record.get("hold") or 0, make))
 
     wait = tr.wait or {}
     kind = wait.get("kind")
@@ -225,9 +226,9 @@ def task_from(run: Run, tr: Track) -> Task:
                 wait.get("created", 0))
 
 
-def views_of_dehydrated(run: Run, doc: dict[str, Any]) -> list[TrackView]:
+def views_of_dehydrated(rec: Released, doc: dict[str, Any]) -> list[TrackView]:
     """A released instance's tracks: history from memory, parked ones from its checkpoint."""
-    views = list(run.history)
+    views = list(rec.history or ())
     views += [TrackView(t["id"], t["node"], t["state"], tuple(t["parents"]), t["origin"])
               for t in doc["tracks"]]
     return sorted(views, key=lambda v: int(v.id[1:]))

@@ -1,15 +1,15 @@
 """The engine's wait holders: the permanent subscribers of every armed wait (ADR-007 §2.4).
 
-A holder is registered when a wait is armed and indexed by (instance, track). Timers live in
-the kernel's one deadline heap; messages are indexed by (name, correlation value) and signals by
-name, in the order they were armed. What a holder does on a trigger is the engine's business:
-it hands the trigger to ``deliver``.
+A holder is registered when a wait is armed and listed on its instance's record, which
+outlives the instance's coroutines. Timers live in the kernel's one deadline heap; messages
+are indexed by (name, correlation value) and signals by name, in the order they were armed.
+What a holder does on a trigger is the engine's business: it hands the trigger to ``deliver``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..kernel import Kernel, to_datetime
@@ -24,15 +24,19 @@ def correlation(value: Any) -> str:
 
 
 class Holders:
-    """Registers, indexes and releases holds; emits ``wait_held`` and ``wait_released``."""
+    """Registers, indexes and releases holds; emits ``wait_held`` and ``wait_released``.
+
+    ``records`` maps instance ids to instance records; each has a ``holds`` list."""
 
     def __init__(self, kernel: Kernel, emit: Callable[..., Any],
-                 deliver: Callable[[Hold, Trigger], None]):
+                 deliver: Callable[[Hold, Trigger], None], records: Mapping[str, Any]):
         self._kernel = kernel
         self._emit = emit
         self._deliver = deliver
-        self._seq = 0
-        self.by_track: dict[tuple[str, str], list[Hold]] = {}
+        self._records = records
+        self._due = self._timer_due  # one bound method shared by every hold
+        #: Holds whose wake failed, with the trigger to retry; skipped by new triggers.
+        self.waking: dict[Hold, Trigger] = {}
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
@@ -40,7 +44,7 @@ class Holders:
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
-        self.by_track.setdefault((hold.instance, hold.track), []).append(hold)
+        self._records[hold.instance].holds.append(hold)
         self.counts[hold.kind] += 1
         self._emit("wait_held", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind})
@@ -48,14 +52,14 @@ class Holders:
 
     def _new(self, instance: str, track: str, kind: str, wait_kind: str, node: str,
              **extra: Any) -> Hold:
-        self._seq += 1
-        return Hold(self._seq, instance, track, kind, wait_kind, node, **extra)
+        return Hold(self._kernel.next_seq(), instance, track, kind, wait_kind, node, self._due,
+                    **extra)
 
     def hold_timer(self, instance: str, track: str, node: str, deadline: int,
                    wait_kind: str = "node", cycles: int | None = None) -> Hold:
         hold = self._new(instance, track, "timer", wait_kind, node, deadline=deadline,
                          cycles=cycles)
-        hold.entry = self._kernel.call_at(deadline, self._timer_due, hold)
+        self._kernel.push(hold)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
@@ -68,76 +72,70 @@ class Holders:
         return self._add(hold)
 
     def hold_task(self, instance: str, track: str, node: str, task: str) -> Hold:
-        hold = self._new(instance, track, "task", "node", node, task=task)
+        hold = self._new(instance, track, "task", "node", node, key=task)
         self.tasks[task] = hold
         return self._add(hold)
 
     # -- releasing ------------------------------------------------------------------------
     def release(self, hold: Hold, reason: str) -> None:
         """Withdraw one hold: its deadline, subscription or task entry goes with it."""
-        if not hold.alive:
+        if hold.fn is None:
             return
-        hold.alive = False
-        if hold.entry is not None:
-            hold.entry.cancel()
-            hold.entry = None
+        hold.cancel()
+        self.waking.pop(hold, None)
         if hold.kind == "message":
             self._unindex(self.messages, (hold.name, hold.key or ""), hold.seq)
         elif hold.kind == "signal":
             self._unindex(self.signals, hold.name, hold.seq)
         elif hold.kind == "task":
-            self.tasks.pop(hold.task or "", None)
-        holds = self.by_track.get((hold.instance, hold.track))
-        if holds is not None:
-            holds.remove(hold)
-            if not holds:
-                del self.by_track[(hold.instance, hold.track)]
+            self.tasks.pop(hold.key or "", None)
+        self._records[hold.instance].holds.remove(hold)
         self.counts[hold.kind] -= 1
         self._emit("wait_released", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind, "reason": reason})
 
     @staticmethod
-    def _unindex(index: dict, key: Any, seq: int) -> None:
+    def _unindex(index: dict, key: Any, order: int) -> None:
         bucket = index.get(key)
         if bucket is not None:
-            bucket.pop(seq, None)
+            bucket.pop(order, None)
             if not bucket:
                 del index[key]
 
     def release_waits(self, instance: str, track: str, reason: str,
-                      keep: Hold | None = None, firing: Hold | None = None) -> None:
+                      firing: Hold | None = None) -> None:
         """Withdraw every hold a track owns; ``firing`` is released as "fired"."""
-        for hold in list(self.by_track.get((instance, track), ())):
-            if hold is keep:
-                continue
+        for hold in self.of_track(instance, track):
             self.release(hold, "fired" if hold is firing else reason)
 
     def of_track(self, instance: str, track: str) -> list[Hold]:
-        return list(self.by_track.get((instance, track), ()))
+        return [h for h in self._records[instance].holds if h.track == track]
 
     def of_instance(self, instance: str) -> list[Hold]:
-        return [h for (i, _), hs in self.by_track.items() if i == instance for h in hs]
+        return list(self._records[instance].holds)
+
+    def all(self) -> Iterator[Hold]:
+        for record in self._records.values():
+            yield from record.holds
 
     # -- triggers -------------------------------------------------------------------------
     def _timer_due(self, hold: Hold) -> None:
-        hold.entry = None
-        if hold.alive:
+        if hold.fn is not None:
             self._deliver(hold, Trigger("timer", hold.node, hold.wait_kind, hold.track))
 
     def first_message(self, name: str, key: str) -> Hold | None:
         bucket = self.messages.get((name, key))
         if not bucket:
             return None
-        return next((h for h in bucket.values() if h.waking is None), None)
+        return next((h for h in bucket.values() if h not in self.waking), None)
 
     def signal_holds(self, name: str) -> list[Hold]:
         return list(self.signals.get(name, {}).values())
 
     # -- views ----------------------------------------------------------------------------
     def views(self, instance: str | None = None) -> list[HoldView]:
-        holds = sorted((h for hs in self.by_track.values() for h in hs
-                        if instance is None or h.instance == instance), key=lambda h: h.seq)
-        return [view(h) for h in holds]
+        holds = self.all() if instance is None else iter(self._records[instance].holds)
+        return [view(h) for h in sorted(holds, key=lambda h: h.seq)]
 
 
 def shown(key: str) -> str:
@@ -151,6 +149,6 @@ def view(h: Hold) -> HoldView:
     if h.kind in ("message", "signal"):
         keys = (h.name or "",) + ((shown(h.key),) if h.key is not None else ())
     elif h.kind == "task":
-        keys = (h.task or "",)
-    deadline = to_datetime(h.deadline) if h.deadline is not None else None
+        keys = (h.key or "",)
+    deadline = to_datetime(h.at) if h.kind == "timer" else None
     return HoldView(h.instance, h.track, h.kind, h.wait_kind, h.node, deadline, keys)

@@ -94,29 +94,43 @@ class Track:
         return f"Track({self.id}, {self.node}, {self.state})"
 
 
-class Hold:
-    """One registered wait holder. ``alive`` turns False when it is released."""
+class Hold(Deadline):
+    """One registered wait holder. A timer's holder is itself its entry in the kernel's
+    deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
+    from the kernel's one counter for every kind, so it is also the order holds were armed in.
+    A hold is alive until it is released (``fn`` is cleared then)."""
 
-    __slots__ = ("seq", "instance", "track", "kind", "wait_kind", "node", "deadline", "name",
-                 "key", "task", "entry", "alive", "cycles", "waking")
+    __slots__ = ("instance", "track", "kind", "wait_kind", "node", "name", "key", "cycles")
 
     def __init__(self, seq: int, instance: str, track: str, kind: str, wait_kind: str,
-                 node: str, *, deadline: int | None = None, name: str | None = None,
-                 key: str | None = None, task: str | None = None, cycles: int | None = None):
-        self.seq = seq
-        self.cycles = cycles  # repetitions left after this one; -1 unbounded; None: no cycle
+                 node: str, fire: Any, *, deadline: int | None = None, name: str | None = None,
+                 key: str | None = None, cycles: int | None = None):
+        super().__init__(deadline if deadline is not None else 0, seq, fire, None)
+        self.arg = self
         self.instance = instance
         self.track = track
         self.kind = kind
         self.wait_kind = wait_kind
         self.node = node
-        self.deadline = deadline
-        self.name = name
-        self.key = key
-        self.task = task
-        self.entry: Deadline | None = None
-        self.alive = True
-        self.waking: Trigger | None = None  # a trigger whose wake failed and will be retried
+        self.name = name  # message or signal name
+        self.key = key  # message correlation value (index form), or the task id
+        self.cycles = cycles  # repetitions left after this one; -1 unbounded; None: no cycle
+
+    @property
+    def alive(self) -> bool:
+        return self.fn is not None
+
+    @property
+    def order(self) -> int:
+        return self.seq
+
+    @property
+    def deadline(self) -> int | None:
+        return self.at if self.kind == "timer" else None
+
+    @property
+    def task(self) -> str | None:
+        return self.key if self.kind == "task" else None
 
     def __repr__(self) -> str:
         return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"

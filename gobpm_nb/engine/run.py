@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +37,30 @@ class Incident(Exception):
         super().__init__(f"{node}: {cause}")
 
 
+class Released:
+    """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
+    tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
+
+    __slots__ = ("id", "defn", "history", "holds")
+    residency = "dehydrated"
+    state = "active"
+    stored = True
+
+    def __init__(self, iid: str, defn: Definition | None, history: list[Any] | None,
+                 holds: list[Any]):
+        self.id = iid
+        self.defn = defn
+        self.history = history or None
+        self.holds = holds
+
+
 class Run:
     """One instance's record. While resident it holds live tracks and data; while dehydrated
     only its terminal tracks (history) stay here and the rest lives in the store."""
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "conditionals", "warned",
-                 "history", "stored")
+                 "history", "stored", "holds")
 
     def __init__(self, core: Core, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -63,6 +81,7 @@ class Run:
         self.warned: set[str] | None = None  # elements already warned about, once each
         self.history: list[Any] = []  # views of terminal tracks, kept while dehydrated
         self.stored = False  # whether the store holds a checkpoint of this instance
+        self.holds: list[Any] = []  # this instance's engine holders, in the order armed
 
     # -- facts ----------------------------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -78,7 +97,7 @@ class Run:
     def new_track(self, node: str, parents: tuple[str, ...], origin: str,
                   via: str | None = None) -> Track:
         self.seq["track"] += 1
-        tr = Track(f"t{self.seq['track']}", node, parents, origin, via)
+        tr = Track(sys.intern(f"t{self.seq['track']}"), node, parents, origin, via)
         self.tracks[tr.id] = tr
         self.emit("track_state", tr.id, node,
                   {"state": "ready", "origin": origin, "parents": len(parents)})

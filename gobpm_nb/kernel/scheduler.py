@@ -59,10 +59,29 @@ class Kernel:
 
     def call_at(self, at: int, fn: Callback, arg: Any = None) -> Deadline:
         """Run ``fn(arg)`` as an event at virtual time ``at`` (never earlier than now)."""
+        return self.schedule(Deadline(at, 0, None, None), fn, arg)
+
+    def schedule(self, entry: Deadline, fn: Callback, arg: Any = None) -> Deadline:
+        """Put a prepared entry (its ``at`` set) on the deadline heap to run ``fn(arg)``."""
         self._seq += 1
-        entry = Deadline(max(at, self.now), self._seq, fn, arg)
+        if entry.at < self.now:
+            entry.at = self.now
+        entry.seq = self._seq
+        entry.fn = fn
+        entry.arg = arg
         heapq.heappush(self._heap, entry)
         return entry
+
+    def push(self, entry: Deadline) -> None:
+        """Put an entry whose ``at``, ``seq``, ``fn`` and ``arg`` are set on the heap."""
+        if entry.at < self.now:
+            entry.at = self.now
+        heapq.heappush(self._heap, entry)
+
+    def next_seq(self) -> int:
+        """A number from the kernel's one sequence (what orders events at one time)."""
+        self._seq += 1
+        return self._seq
 
     # -- coroutines -----------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], owner: Any, value: Any = None) -> None:
