@@ -47,7 +47,7 @@ def capture(run: Run, now: int) -> dict[str, Any]:
         "state": run.state,
         "data": copy.deepcopy(run.data),
         "seq": dict(run.seq),
-        "tracks": [track_doc(t, {(h.node, h.wait_kind): h.order
+        "tracks": [track_doc(t, {(h.node, h.wait_kind): h.seq
                                  for h in run.core.holders.of_track(run.id, t.id)})
                    for t in run.tracks.values() if t.state not in TERMINAL],
         "joins": {g: {f: list(ts) for f, ts in flows.items()}

@@ -304,7 +304,7 @@ class Core:
         self.to_hydrate = []
 
     def recover_one(self, iid: str) -> list[tuple[int, Any]]:
-        run = Released(iid, None, None, [])
+        run = Released(iid, None, None, ())
         self.runs[iid] = run
         try:
             doc = self.codec.decode(self.store.get(iid), iid)

@@ -106,7 +106,7 @@ def release(core: Core, run: Run) -> None:
         core.kernel.close(run.loop)
     run.loop = None
     run.residency = "dehydrated"  # the loop sees this and ends
-    core.runs[run.id] = Released(run.id, run.defn, history, run.holds)
+    core.runs[run.id] = Released(run.id, run.defn, history, tuple(run.holds))
     holds = run.holds
     run.emit("dehydrated", None, None, {
         "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
@@ -121,7 +121,7 @@ def restore(core: Core, rec: Released | Run, doc: dict[str, Any],
 
     assert rec.defn is not None, "a wake loads the definition before it restores"
     run = Run(core, rec.id, rec.defn, doc["data"])
-    run.holds = rec.holds
+    run.holds = list(rec.holds)
     run.stored = rec.stored
     core.runs[rec.id] = run
     run.seq = dict(doc["seq"])

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..kernel import Kernel, to_datetime
-from .records import Hold, HoldView, Trigger
+from .records import Hold, HoldView, SubscriptionHold, TaskHold, TimerHold, Trigger
 
 KINDS = ("timer", "message", "signal", "task")
 
@@ -37,6 +37,8 @@ class Holders:
         self._due = self._timer_due  # one bound method shared by every hold
         #: Holds whose wake failed, with the trigger to retry; skipped by new triggers.
         self.waking: dict[Hold, Trigger] = {}
+        #: (kind, wait kind, node) tuples shared by every hold armed at the same place.
+        self._sites: dict[tuple[str, str, str], tuple[str, str, str]] = {}
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
@@ -44,27 +46,32 @@ class Holders:
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
-        self._records[hold.instance].holds.append(hold)
+        record = self._records[hold.instance]
+        if isinstance(record.holds, tuple):  # a released instance keeps a compact tuple
+            record.holds += (hold,)
+        else:
+            record.holds.append(hold)
         self.counts[hold.kind] += 1
         self._emit("wait_held", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind})
         return hold
 
-    def _new(self, instance: str, track: str, kind: str, wait_kind: str, node: str,
-             **extra: Any) -> Hold:
-        return Hold(self._kernel.next_seq(), instance, track, kind, wait_kind, node, self._due,
-                    **extra)
+    def _site(self, kind: str, wait_kind: str, node: str) -> tuple[str, str, str]:
+        return self._sites.setdefault((kind, wait_kind, node), (kind, wait_kind, node))
 
     def hold_timer(self, instance: str, track: str, node: str, deadline: int,
                    wait_kind: str = "node", cycles: int | None = None) -> Hold:
-        hold = self._new(instance, track, "timer", wait_kind, node, deadline=deadline,
-                         cycles=cycles)
+        hold = TimerHold(self._kernel.next_seq(), instance, track,
+                         self._site("timer", wait_kind, node), self._due, deadline)
+        hold.cycles = cycles
         self._kernel.push(hold)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
                           key: str | None = None, wait_kind: str = "node") -> Hold:
-        hold = self._new(instance, track, kind, wait_kind, node, name=name, key=key)
+        hold = SubscriptionHold(self._kernel.next_seq(), instance, track,
+                                self._site(kind, wait_kind, node), self._due)
+        hold.name, hold.key = name, key
         if kind == "message":
             self.messages.setdefault((name, key or ""), {})[hold.seq] = hold
         else:
@@ -72,7 +79,9 @@ class Holders:
         return self._add(hold)
 
     def hold_task(self, instance: str, track: str, node: str, task: str) -> Hold:
-        hold = self._new(instance, track, "task", "node", node, key=task)
+        hold = TaskHold(self._kernel.next_seq(), instance, track,
+                        self._site("task", "node", node), self._due)
+        hold.key = task
         self.tasks[task] = hold
         return self._add(hold)
 
@@ -89,7 +98,11 @@ class Holders:
             self._unindex(self.signals, hold.name, hold.seq)
         elif hold.kind == "task":
             self.tasks.pop(hold.key or "", None)
-        self._records[hold.instance].holds.remove(hold)
+        record = self._records[hold.instance]
+        if isinstance(record.holds, tuple):
+            record.holds = tuple(h for h in record.holds if h is not hold)
+        else:
+            record.holds.remove(hold)
         self.counts[hold.kind] -= 1
         self._emit("wait_released", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind, "reason": reason})

@@ -98,31 +98,39 @@ class Hold(Deadline):
     """One registered wait holder. A timer's holder is itself its entry in the kernel's
     deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
     from the kernel's one counter for every kind, so it is also the order holds were armed in.
-    A hold is alive until it is released (``fn`` is cleared then)."""
+    A hold is alive until it is released (``fn`` is cleared then). Each kind keeps only the
+    fields it needs; the others read as None."""
 
-    __slots__ = ("instance", "track", "kind", "wait_kind", "node", "name", "key", "cycles")
+    __slots__ = ("instance", "track", "site")
+    name: str | None = None  # message or signal name
+    key: str | None = None  # message correlation value (index form), or the task id
+    cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
 
-    def __init__(self, seq: int, instance: str, track: str, kind: str, wait_kind: str,
-                 node: str, fire: Any, *, deadline: int | None = None, name: str | None = None,
-                 key: str | None = None, cycles: int | None = None):
-        super().__init__(deadline if deadline is not None else 0, seq, fire, None)
+    def __init__(self, seq: int, instance: str, track: str, site: tuple[str, str, str],
+                 fire: Any, deadline: int = 0):
+        super().__init__(deadline, seq, fire, None)
         self.arg = self
         self.instance = instance
         self.track = track
-        self.kind = kind
-        self.wait_kind = wait_kind
-        self.node = node
-        self.name = name  # message or signal name
-        self.key = key  # message correlation value (index form), or the task id
-        self.cycles = cycles  # repetitions left after this one; -1 unbounded; None: no cycle
+        self.site = site  # (kind, wait kind, node), one tuple shared by holds at one place
+
+    @property
+    def kind(self) -> str:
+        """timer | message | signal | task"""
+        return self.site[0]
+
+    @property
+    def wait_kind(self) -> str:
+        """node | boundary"""
+        return self.site[1]
+
+    @property
+    def node(self) -> str:
+        return self.site[2]
 
     @property
     def alive(self) -> bool:
         return self.fn is not None
-
-    @property
-    def order(self) -> int:
-        return self.seq
 
     @property
     def deadline(self) -> int | None:
@@ -134,6 +142,18 @@ class Hold(Deadline):
 
     def __repr__(self) -> str:
         return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"
+
+
+class TimerHold(Hold):
+    __slots__ = ("cycles",)
+
+
+class SubscriptionHold(Hold):
+    __slots__ = ("name", "key")
+
+
+class TaskHold(Hold):
+    __slots__ = ("key",)
 
 
 class Trigger:

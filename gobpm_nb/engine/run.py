@@ -47,7 +47,7 @@ class Released:
     stored = True
 
     def __init__(self, iid: str, defn: Definition | None, history: list[Any] | None,
-                 holds: list[Any]):
+                 holds: tuple[Any, ...]):
         self.id = iid
         self.defn = defn
         self.history = history or None
