@@ -1,0 +1,221 @@
+"""Timer throughput: gobpm_nb's engine timer path against SimPy timeouts, in one run.
+
+gobpm_nb: a process ``start -> ten timer_catch nodes -> end`` (durations PT1M..PT50M, varied
+per node; all below ``min_dehydrate_wait`` so every instance stays resident), N instances
+started with ``eng.start``; only ``eng.run()`` is timed (start-up is reported on its own line).
+The engine is the default ``Engine()``: facts on, ``keep_facts`` at its default, so every fact
+is still emitted.
+
+SimPy: N processes, each yielding ten ``env.timeout(...)`` of the same durations (in minutes);
+only ``env.run()`` is timed.
+
+Throughput is timer firings (engine) and timeouts (SimPy) per wall-clock second. The script
+checks that both sides did all the work (every instance finished, the expected facts were
+emitted, the clocks ended where they must) and exits non-zero if not; it never asserts on
+timing.
+
+    python benchmarks/timer_throughput.py                 # N=100,000
+    python benchmarks/timer_throughput.py --n 20000 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import gobpm_nb as bpm
+
+#: Minutes of the ten timers, in node order: varied, all below one hour.
+DURATIONS_MIN = (7, 23, 1, 41, 15, 50, 3, 32, 11, 28)
+TARGET = 0.30
+KEEP_FACTS_DEFAULT = 100_000  # Engine(keep_facts=...) default
+
+
+def build_process() -> bpm.Process:
+    """start -> timer t0 -> ... -> timer t9 -> end."""
+    p = bpm.Process("timer_bench")
+    p.start("start")
+    timers = [p.timer_catch(f"wait{i}", duration=f"PT{m}M")
+              for i, m in enumerate(DURATIONS_MIN)]
+    p.end("end")
+    p.flow("start", *timers, "end")
+    return p.validate()
+
+
+def facts_per_instance(process: bpm.Process, sample: int = 3) -> tuple[int, Counter[str]]:
+    """Run ``sample`` instances on a fresh engine that keeps every fact: facts per instance,
+    by kind. The benchmark engine keeps only the newest facts, so this is what its total
+    fact count is checked against."""
+    eng = bpm.Engine(keep_facts=None)
+    for _ in range(sample):
+        eng.start(process)
+    eng.run()
+    kinds = Counter(f.kind for f in eng.facts)
+    total = sum(kinds.values())
+    if total % sample or any(v % sample for v in kinds.values()):
+        fail(f"{sample} identical instances emitted uneven facts: {dict(kinds)}")
+    return total // sample, Counter({k: v // sample for k, v in kinds.items()})
+
+
+def git_head() -> str | None:
+    """The commit the engine was measured at (None outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10, cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def fail(msg: str) -> None:
+    print(f"VERIFY FAILED: {msg}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall seconds (perf_counter), CPU seconds of this process, and fn's result."""
+    gc.collect()
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    result = fn()
+    wall = time.perf_counter() - t0
+    return wall, time.process_time() - c0, result
+
+
+def bench_engine(n: int, process: bpm.Process) -> dict[str, Any]:
+    per_instance, kinds = facts_per_instance(process)
+    if kinds["timer_fired"] != len(DURATIONS_MIN):
+        fail(f"one instance fired {kinds['timer_fired']} timers, "
+             f"expected {len(DURATIONS_MIN)}")
+
+    eng = bpm.Engine()  # defaults: facts on, keep_facts=100_000, min_dehydrate_wait=PT1H
+    begin = eng.now
+
+    def start_all() -> None:
+        start = eng.start
+        for _ in range(n):
+            start(process)
+
+    setup_s, _, _ = timed(start_all)
+    run_s, run_cpu_s, events = timed(eng.run)
+
+    stats = eng.stats()
+    firings = n * len(DURATIONS_MIN)
+    if stats["instances"]["finished"] != n:
+        fail(f"engine finished {stats['instances']} instances, expected {n} finished")
+    if stats["coroutines"] or any(stats["holds"].values()) or stats["pending_events"]:
+        fail(f"engine not idle after run(): {stats}")
+    if stats["facts"] != n * per_instance:
+        fail(f"engine emitted {stats['facts']} facts, expected {n} x {per_instance}")
+    if eng.now - begin != timedelta(minutes=sum(DURATIONS_MIN)):
+        fail(f"engine clock ended at {eng.now}, expected start + {sum(DURATIONS_MIN)} min")
+    # The log keeps only the newest keep_facts facts (all instance completions here, as
+    # every instance finishes at the same virtual instant), so timer_fired facts are checked
+    # through the total: n x (facts of one instance, 10 of them timer_fired).
+    retained = len(eng.facts)
+    if retained != min(stats["facts"], KEEP_FACTS_DEFAULT):
+        fail(f"fact log retained {retained} facts, expected min(total, {KEEP_FACTS_DEFAULT})")
+    return {
+        "setup_s": setup_s,
+        "run_s": run_s,
+        "run_cpu_s": run_cpu_s,
+        "firings": firings,
+        "firings_per_s": firings / run_s,
+        "kernel_events": events,
+        "facts": stats["facts"],
+        "facts_per_instance": per_instance,
+        "facts_per_s": stats["facts"] / run_s,
+        "timer_fired_per_instance": kinds["timer_fired"],
+        "facts_retained": retained,
+        "timer_fired": n * kinds["timer_fired"],
+    }
+
+
+def bench_simpy(n: int) -> dict[str, Any]:
+    import simpy
+
+    env = simpy.Environment()
+    done = [0]
+
+    def proc(env: simpy.Environment):
+        timeout = env.timeout
+        for m in DURATIONS_MIN:
+            yield timeout(m)
+        done[0] += 1
+
+    def start_all() -> None:
+        process = env.process
+        for _ in range(n):
+            process(proc(env))
+
+    setup_s, _, _ = timed(start_all)
+    run_s, run_cpu_s, _ = timed(env.run)
+    if done[0] != n:
+        fail(f"simpy finished {done[0]} processes, expected {n}")
+    if env.now != sum(DURATIONS_MIN):
+        fail(f"simpy clock ended at {env.now}, expected {sum(DURATIONS_MIN)}")
+    timeouts = n * len(DURATIONS_MIN)
+    return {"setup_s": setup_s, "run_s": run_s, "run_cpu_s": run_cpu_s, "timeouts": timeouts,
+            "timeouts_per_s": timeouts / run_s, "version": simpy.__version__}
+
+
+def table(n: int, e: dict[str, Any], s: dict[str, Any], ratio: float) -> str:
+    rows = [
+        ("", "gobpm_nb", "simpy"),
+        ("timers fired", f"{e['firings']:,}", f"{s['timeouts']:,}"),
+        ("start-up s", f"{e['setup_s']:.3f}", f"{s['setup_s']:.3f}"),
+        ("run wall s", f"{e['run_s']:.3f}", f"{s['run_s']:.3f}"),
+        ("run cpu s", f"{e['run_cpu_s']:.3f}", f"{s['run_cpu_s']:.3f}"),
+        ("firings/s", f"{e['firings_per_s']:,.0f}", f"{s['timeouts_per_s']:,.0f}"),
+        ("kernel events", f"{e['kernel_events']:,}", "-"),
+        ("facts emitted", f"{e['facts']:,}", "-"),
+        ("facts/s", f"{e['facts_per_s']:,.0f}", "-"),
+    ]
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    w2 = max(len(r[2]) for r in rows)
+    lines = [f"timer throughput, N={n:,} instances x {len(DURATIONS_MIN)} timers "
+             f"(PT{min(DURATIONS_MIN)}M..PT{max(DURATIONS_MIN)}M)"]
+    lines += [f"{a:<{w0}}  {b:>{w1}}  {c:>{w2}}" for a, b, c in rows]
+    lines.append(f"engine/simpy throughput ratio: {ratio:.2f}")
+    lines.append(f"ratio={ratio:.2f} target>={TARGET:.2f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--n", type=int, default=100_000, help="instances / processes (100000)")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
+    args = ap.parse_args(argv)
+    if args.n < 1:
+        ap.error("--n must be >= 1")
+
+    process = build_process()
+    engine = bench_engine(args.n, process)
+    gc.collect()  # the engine's garbage is gone before SimPy is timed
+    simpy_ = bench_simpy(args.n)
+    ratio = engine["firings_per_s"] / simpy_["timeouts_per_s"]
+    print(table(args.n, engine, simpy_, ratio))
+    if args.json:
+        doc = {"n": args.n, "durations_min": list(DURATIONS_MIN), "engine": engine,
+               "simpy": simpy_, "ratio": ratio, "target": TARGET,
+               "git": git_head(), "python": platform.python_version(),
+               "platform": platform.platform()}
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
