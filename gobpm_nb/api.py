@@ -46,7 +46,7 @@ class Engine:
             raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
         self._log = FactLog(keep_facts)
         self.store = store if store is not None else MemoryStore()
-        self._core = Core(now=to_us(begin), emit=self._log.emit, dehydrate=bool(dehydrate),
+        self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),
                           wake_retry_backoff=backoff // timedelta(microseconds=1),
                           store=self.store, codec=codec)

@@ -8,7 +8,7 @@ trigger reached a parked track or arrived with a continuation fork after a wake.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..kernel import to_datetime, to_us
@@ -19,11 +19,15 @@ from .records import TERMINAL, Track, Trigger
 from .run import PARK, Incident, Run
 
 Result = Any  # list of flows | PARK | None
+ONE_US = timedelta(microseconds=1)
 
 
 # -- leaving --------------------------------------------------------------------------------
-def outgoing(run: Run, node: el.Element) -> list[el.Flow]:
+def outgoing(run: Run, node: el.Element) -> Any:
     """Every outgoing flow whose condition holds (all of them when none has one)."""
+    plain = run.defn.plain.get(node.id)
+    if plain is not None:
+        return plain
     flows = [f for f in run.defn.outgoing[node.id]
              if f.condition is None or check(run, node.id, f.condition)]
     if not flows:
@@ -77,6 +81,8 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None) -> tuple[int,
     """The absolute deadline of a timer armed now, and for a cycle the repetitions left after
     it (-1: unbounded). ``cycles`` is what was left when re-arming a cycle."""
     spec = run.defn.timers[node_id]
+    if type(spec) is timedelta:  # the common case first: exact in microseconds
+        return run.core.kernel.now + spec // ONE_US, None
     now = to_datetime(run.core.kernel.now)
     if isinstance(spec, Cycle):
         first = cycles is None

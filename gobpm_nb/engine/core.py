@@ -50,18 +50,14 @@ def json_dict(value: Any, what: str) -> dict[str, Any]:
 class Core:
     """Everything the engine does, below the facade that wires store, facts and widgets."""
 
-    def __init__(self, *, now: int, emit: Callable[..., Any], dehydrate: bool,
+    def __init__(self, *, now: int, facts: Any, dehydrate: bool,
                  min_dehydrate_wait: int, wake_retry_backoff: int, store: Any, codec: Any):
         self.kernel = Kernel(now)
         self.store = store
         self.codec = codec
-        kernel = self.kernel
-
-        def emit_now(kind: str, instance: str | None, track: str | None, node: str | None,
-                     details: dict[str, Any] | None = None) -> None:
-            emit(kernel.now, kind, instance, track, node, details)
-
-        self.emit = emit_now
+        facts.clock = self.kernel
+        #: emit(kind, instance, track, node, details): a fact at the current virtual time
+        self.emit: Callable[..., Any] = facts.emit
         self.runs: dict[str, Any] = {}  # instance id -> Run (resident, finished) or Released
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.dehydrate = dehydrate
@@ -157,7 +153,10 @@ class Core:
             if hold.kind == "task":
                 self.close_task(hold.key or "", "completed")
                 trigger.ref = hold.key
-            self.kernel.resume(tr.coro, trigger)
+            if trigger.kind == "timer":  # only ever delivered inside a kernel event
+                self.kernel.resume_within(tr.coro, trigger)  # the timer's event fires it
+            else:
+                self.kernel.resume(tr.coro, trigger)
             return
         boundary = run.defn.nodes[hold.node]
         if getattr(boundary, "interrupting", True):
@@ -254,7 +253,8 @@ class Core:
             self.close_task(hold.key or "", "completed")
             trigger.ref = hold.key
         child = run.new_track(tr.node, (tr.id,), "continuation")
-        run.spawn(child, trigger)
+        # a timer's event fires its wait at once, resident or woken: the same order either way
+        run.spawn(child, trigger, within=trigger.kind == "timer")
 
     def _retry(self, hold: Hold) -> None:
         trigger = self.holders.waking.get(hold)

@@ -103,11 +103,16 @@ class Run:
                   {"state": "ready", "origin": origin, "parents": len(parents)})
         return tr
 
-    def spawn(self, tr: Track, trigger: Trigger | None = None) -> None:
-        """Give a track its coroutine; it enters its node (with ``trigger`` if one is in hand)."""
+    def spawn(self, tr: Track, trigger: Trigger | None = None, within: bool = False) -> None:
+        """Give a track its coroutine; it enters its node (with ``trigger`` if one is in hand)
+        in an event of its own, or ``within`` the event running now."""
         tr.coro = track_body(self, tr, trigger)
         self.running += 1
-        self.core.kernel.spawn(tr.coro, (self.id, tr.id), None)
+        if within:
+            self.core.kernel.adopt(tr.coro, (self.id, tr.id))
+            self.core.kernel.resume_within(tr.coro, None)
+        else:
+            self.core.kernel.spawn(tr.coro, (self.id, tr.id), None)
 
     def start_loop(self) -> None:
         self.loop = loop_body(self)

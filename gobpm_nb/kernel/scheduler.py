@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .traps import PASS, SUSPEND
+from .traps import PASS, RESUMED, SUSPEND
 
 Callback = Callable[[Any], Any]
 
@@ -50,6 +50,7 @@ class Kernel:
         self._heap: list[Deadline] = []
         #: Every live coroutine and its owner tag, in the order they were spawned.
         self.live: dict[Coroutine[Any, Any, Any], Any] = {}
+        self._send_cb = self._send  # one bound method for every resume
 
     # -- scheduling -----------------------------------------------------------------------
     def call_soon(self, fn: Callback, arg: Any = None) -> None:
@@ -94,7 +95,7 @@ class Kernel:
             coro.close()
             raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
         self.live[coro] = owner
-        self.call_soon(self._send, (coro, value))
+        self.call_soon(self._send_cb, (coro, value))
 
     def adopt(self, coro: Coroutine[Any, Any, Any], owner: Any) -> None:
         """Register a coroutine born suspended: it runs only when someone resumes it."""
@@ -105,7 +106,13 @@ class Kernel:
 
     def resume(self, coro: Coroutine[Any, Any, Any], value: Any = None) -> None:
         """Schedule a suspended coroutine to continue with ``value``."""
-        self.call_soon(self._send, (coro, value))
+        self._seq += 1
+        self._ready.append((self._seq, self._send_cb, (coro, value)))
+
+    def resume_within(self, coro: Coroutine[Any, Any, Any], value: Any) -> None:
+        """Continue a suspended coroutine as part of the event running now (a timer's event
+        runs the woken wait's fire path itself)."""
+        self._send((coro, value))
 
     def close(self, coro: Coroutine[Any, Any, Any]) -> None:
         """End a coroutine where it stands; a pending resume of it becomes a no-op."""
@@ -117,7 +124,7 @@ class Kernel:
         if coro not in self.live:
             return  # closed while a resume was queued
         try:
-            trap = coro.send(value)
+            trap = coro.send(RESUMED if value is None else value)
         except StopIteration:
             self.live.pop(coro, None)
             return
@@ -125,7 +132,8 @@ class Kernel:
             self.live.pop(coro, None)
             raise
         if trap is PASS:
-            self.call_soon(self._send, (coro, None))
+            self._seq += 1
+            self._ready.append((self._seq, self._send_cb, (coro, None)))
         elif trap is not SUSPEND:
             self.close(coro)
             raise TypeError(f"a kernel coroutine awaited {trap!r}, which is not a kernel trap")
@@ -156,7 +164,7 @@ class Kernel:
             fn, arg = entry.fn, entry.arg  # type: ignore[assignment]
         else:
             return None
-        owner = self.live.get(arg[0]) if fn == self._send else None
+        owner = self.live.get(arg[0]) if fn == self._send_cb else None
         fn(arg)
         return self.now, fn, arg, owner
 

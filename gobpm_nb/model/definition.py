@@ -26,6 +26,7 @@ class Definition:
     incoming: MappingProxyType  # id -> tuple[Flow, ...]
     boundaries: MappingProxyType  # activity id -> tuple[Boundary, ...]
     timers: MappingProxyType  # element id -> parsed duration / date / Cycle
+    plain: MappingProxyType  # element id -> its outgoing flows, when none has a condition
     start: str
     signature: str
     version: int = field(default=0, compare=False)
@@ -104,6 +105,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         incoming=freeze({k: tuple(v) for k, v in incoming.items()}),
         boundaries=freeze({k: tuple(v) for k, v in boundaries.items()}),
         timers=freeze(timers), start=starts[0],
+        plain=freeze({k: tuple(v) for k, v in outgoing.items()
+                      if v and all(f.condition is None for f in v)}),
         signature=signature_of(pid, elements, flows))
 
 

@@ -10,11 +10,13 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from ..kernel.clock import iso, to_datetime
 
 log = logging.getLogger("gobpm_nb")
+NO_DETAILS: Any = MappingProxyType({})
 
 
 class Fact:
@@ -30,7 +32,7 @@ class Fact:
         self.instance = instance
         self.track = track
         self.node = node
-        self.details = details if details is not None else {}
+        self.details = details if details is not None else NO_DETAILS
 
     @property
     def at(self) -> datetime:
@@ -39,7 +41,7 @@ class Fact:
 
     def as_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "at": iso(self.t), "kind": self.kind, "instance": self.instance,
-                "track": self.track, "node": self.node, "details": self.details}
+                "track": self.track, "node": self.node, "details": dict(self.details)}
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
@@ -58,17 +60,19 @@ class Fact:
 class FactLog:
     """Keeps the newest ``keep`` facts (None: all) and calls every subscriber with each one."""
 
-    def __init__(self, keep: int | None = 100_000):
+    def __init__(self, keep: int | None = 100_000, clock: Any = None):
         if keep is not None and keep < 0:
             raise ValueError(f"keep_facts must be None or >= 0, got {keep!r}")
         self._facts: deque[Fact] = deque(maxlen=keep)
         self._subscribers: list[Callable[[Fact], Any]] = []
         self.seq = 0
+        self.clock = clock  # anything with ``now`` in virtual microseconds
 
-    def emit(self, t: int, kind: str, instance: str | None, track: str | None,
+    def emit(self, kind: str, instance: str | None, track: str | None,
              node: str | None, details: dict[str, Any] | None = None) -> Fact:
+        """Record a fact at the clock's current time and hand it to every subscriber."""
         self.seq += 1
-        fact = Fact(self.seq, t, kind, instance, track, node, details)
+        fact = Fact(self.seq, self.clock.now, kind, instance, track, node, details)
         self._facts.append(fact)
         if self._subscribers:
             for fn in tuple(self._subscribers):
