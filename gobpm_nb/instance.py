@@ -29,6 +29,12 @@ class Instance:
         return str(defn.id) if defn is not None else None
 
     @property
+    def definition(self) -> Any:
+        """The immutable process definition this instance is pinned to (None only for a
+        recovered instance whose version has not been deployed again yet)."""
+        return self._run.defn
+
+    @property
     def version(self) -> int | None:
         defn = self._run.defn
         return int(defn.version) if defn is not None else None
