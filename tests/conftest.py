@@ -1,23 +1,17 @@
+import sys
+from pathlib import Path
+
 import pytest
 
 import gobpm_nb as bpm
+
+sys.path.insert(0, str(Path(__file__).parent / "scenarios"))
+from recovery_processes import approval  # noqa: E402, F401  (shared with the crash script)
 
 
 @pytest.fixture
 def eng():
     return bpm.Engine(dehydrate=False)
-
-
-def approval():
-    p = bpm.Process("approval")
-    p.start("start")
-    p.user_task("approve", assignee="alice")
-    p.timer_boundary("late", attached_to="approve", duration="PT24H", interrupting=True)
-    p.end("done")
-    p.end("escalated")
-    p.flow("start", "approve", "done")
-    p.flow("late", "escalated")
-    return p.validate()
 
 
 def ended_at(inst):

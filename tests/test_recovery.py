@@ -11,8 +11,7 @@ import pytest
 import gobpm_nb as bpm
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-sys.path.insert(0, str(SCENARIOS))
-from recovery_processes import approval, timer  # noqa: E402
+from recovery_processes import approval, timer  # noqa: E402  (conftest puts it on the path)
 
 
 def facts(eng, kind):

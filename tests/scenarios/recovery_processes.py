@@ -21,4 +21,4 @@ def approval():
     p.end("escalated")
     p.flow("start", "approve", "done")
     p.flow("late", "escalated")
-    return p
+    return p.validate()
