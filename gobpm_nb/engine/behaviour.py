@@ -340,12 +340,11 @@ def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
         arm_boundary(run, tr, b, None)
 
 
-def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None,
-                 deadline: int | None = None) -> None:
+def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> None:
+    """Arm one boundary; ``cycles`` is what a cycle timer had left when it re-arms."""
     holders = run.core.holders
     if isinstance(b, el.TimerBoundary):
-        if deadline is None:
-            deadline, cycles = deadline_of(run, b.id, cycles)
+        deadline, cycles = deadline_of(run, b.id, cycles)
         tr.bounds[b.id] = {"kind": "timer", "deadline": deadline, "cycles": cycles}
         holders.hold_timer(run.id, tr.id, b.id, deadline, "boundary", cycles)
     elif isinstance(b, el.MessageBoundary):
