@@ -241,3 +241,16 @@ def test_a_message_for_a_wake_in_retry_is_not_delivered_twice():
     assert eng.publish_message("m", key=1, payload={"n": 2}) is None
     eng.run()
     assert inst.state == "completed" and inst.data["n"] == 1
+
+
+def test_reading_a_released_instance_from_a_failing_store_raises_a_typed_error():
+    """inst.data of a released instance whose store fails raises EngineError naming it."""
+    store = FlakyStore(0)
+    eng = bpm.Engine(store=store)
+    inst = eng.start(catch("timer_catch", duration="PT2H"))
+    eng.advance("PT1M")
+    store.failures = 1
+    import pytest
+    with pytest.raises(bpm.EngineError, match="'i1'"):
+        inst.data
+    assert inst.data == {} and inst.residency == "dehydrated"

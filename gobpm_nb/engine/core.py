@@ -497,9 +497,14 @@ class Core:
         return EventView(when, getattr(fn, "__name__", "event").strip("_"), None, None, None)
 
     # -- reading --------------------------------------------------------------------------
-    def peek(self, run: Run) -> dict[str, Any]:
+    def peek(self, run: Any) -> dict[str, Any]:
         """A released instance's checkpoint, read without hydrating it."""
-        return self.codec.decode(self.store.get(run.id), run.id)
+        try:
+            raw = self.store.get(run.id)
+        except Exception as exc:  # the store's own failure, named for the reader
+            raise EngineError(f"checkpoint of instance {run.id!r} cannot be read from the "
+                              f"store ({type(exc).__name__})") from exc
+        return self.codec.decode(raw, run.id)
 
     def data_of(self, run: Any) -> dict[str, Any]:
         if run.residency == "dehydrated":
