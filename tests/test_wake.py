@@ -1,5 +1,6 @@
 """Waking released instances: messages, signals, tasks, gateways, boundaries, failures."""
 
+import pytest
 from conftest import approval, ended_at, kinds, left
 
 import gobpm_nb as bpm
@@ -250,7 +251,6 @@ def test_reading_a_released_instance_from_a_failing_store_raises_a_typed_error()
     inst = eng.start(catch("timer_catch", duration="PT2H"))
     eng.advance("PT1M")
     store.failures = 1
-    import pytest
     with pytest.raises(bpm.EngineError, match="'i1'"):
-        inst.data
+        _ = inst.data
     assert inst.data == {} and inst.residency == "dehydrated"
