@@ -18,3 +18,16 @@ def test_timer_throughput_benchmark_runs(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^ratio=\d+\.\d\d target>=0\.30$", proc.stdout, re.MULTILINE), proc.stdout
     assert out.exists()
+
+
+MEMORY_SCRIPT = SCRIPT.parent / "memory.py"
+
+
+def test_memory_benchmark_runs():
+    pytest.importorskip("simpy")
+    proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "300"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^sqlite_vs_simpy=\d+\.\d\d target<=0\.50$", proc.stdout,
+                     re.MULTILINE), proc.stdout
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout

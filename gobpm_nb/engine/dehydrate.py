@@ -112,7 +112,7 @@ def release(core: Core, run: Run) -> None:
         "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
 
 
-def restore(core: Core, rec: Released | Run, doc: dict[str, Any],
+def restore(core: Core, rec: Released, doc: dict[str, Any],
             woken: str | None = None) -> Run:
     """Hydrate: rebuild a released instance's live state from its checkpoint. Every parked
     track but ``woken`` gets a coroutine born parked (trigger absent) and keeps its id; the

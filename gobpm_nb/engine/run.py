@@ -41,7 +41,7 @@ class Released:
     """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
     tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
 
-    __slots__ = ("id", "defn", "history", "holds")
+    __slots__ = ("id", "defn", "history", "_holds")
     residency = "dehydrated"
     state = "active"
     stored = True
@@ -53,6 +53,16 @@ class Released:
         self.history = history or None
         self.holds = holds
 
+    @property
+    def holds(self) -> tuple[Any, ...]:
+        """Its holders, in the order armed (one is kept bare: the common case, and cheaper)."""
+        held = self._holds
+        return held if type(held) is tuple else (held,)
+
+    @holds.setter
+    def holds(self, holds: tuple[Any, ...]) -> None:
+        self._holds = holds[0] if len(holds) == 1 else holds
+
 
 class Run:
     """One instance's record. While resident it holds live tracks and data; while dehydrated
@@ -60,7 +70,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "conditionals", "warned",
-                 "history", "stored", "holds")
+                 "stored", "holds")
 
     def __init__(self, core: Core, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -79,7 +89,6 @@ class Run:
         self.running = 0  # tracks ready or running
         self.conditionals = 0  # armed conditional waits and boundaries
         self.warned: set[str] | None = None  # elements already warned about, once each
-        self.history: list[Any] = []  # views of terminal tracks, kept while dehydrated
         self.stored = False  # whether the store holds a checkpoint of this instance
         self.holds: list[Any] = []  # this instance's engine holders, in the order armed
 

@@ -52,7 +52,7 @@ class SQLiteStore:
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA cache_size=-512")  # KiB: reads are one row at a time
+        self._db.execute("PRAGMA cache_size=-256")  # KiB: reads are one row at a time
         self._db.execute("CREATE TABLE IF NOT EXISTS checkpoints "
                          "(instance TEXT PRIMARY KEY, doc BLOB NOT NULL)")
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
