@@ -63,18 +63,21 @@ class FactLog:
     def __init__(self, keep: int | None = 100_000, clock: Any = None):
         if keep is not None and keep < 0:
             raise ValueError(f"keep_facts must be None or >= 0, got {keep!r}")
-        self._facts: deque[Fact] = deque(maxlen=keep)
+        #: raw (seq, t, kind, instance, track, node, details) tuples: cheap to keep; Fact
+        #: objects are made when someone reads them or subscribes
+        self._facts: deque[tuple[Any, ...]] = deque(maxlen=keep)
         self._subscribers: list[Callable[[Fact], Any]] = []
         self.seq = 0
         self.clock = clock  # anything with ``now`` in virtual microseconds
 
     def emit(self, kind: str, instance: str | None, track: str | None,
-             node: str | None, details: dict[str, Any] | None = None) -> Fact:
+             node: str | None, details: dict[str, Any] | None = None) -> None:
         """Record a fact at the clock's current time and hand it to every subscriber."""
         self.seq += 1
-        fact = Fact(self.seq, self.clock.now, kind, instance, track, node, details)
-        self._facts.append(fact)
+        raw = (self.seq, self.clock.now, kind, instance, track, node, details)
+        self._facts.append(raw)
         if self._subscribers:
+            fact = Fact(*raw)
             for fn in tuple(self._subscribers):
                 try:
                     fn(fact)
@@ -82,8 +85,7 @@ class FactLog:
                     log.exception("fact subscriber %r raised; it is detached", fn)
                     self.unsubscribe(fn)
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s", fact)
-        return fact
+            log.debug("%s", Fact(*raw))
 
     def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
         self._subscribers.append(fn)
@@ -94,7 +96,7 @@ class FactLog:
             self._subscribers.remove(fn)
 
     def snapshot(self) -> list[Fact]:
-        return list(self._facts)
+        return [Fact(*raw) for raw in self._facts]
 
     def count(self) -> int:
         return len(self._facts)
