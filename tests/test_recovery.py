@@ -187,3 +187,30 @@ def test_subscriptions_keep_their_order_across_a_restart(tmp_path):
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[late, early])
     assert eng2.publish_message("m", key=1) == "b-early"
     assert eng2.publish_message("m", key=1) == "a-late"
+
+
+def test_waits_no_holder_keeps_come_back_resident_after_recovery(tmp_path):
+    """A worker job and a conditional catch are rebuilt resident: the job keeps its id."""
+    p = bpm.Process("mixed")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.service_task("charge", topic="pay")
+    p.conditional_catch("until", condition="paid == True")
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "fork", "charge", "join", "e")
+    p.flow("fork", "until", "join")
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    inst = eng.start(p, {"paid": False})
+    eng.advance("PT1M")
+    assert inst.residency == "resident"
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
+    again = eng2.instance(inst.id)
+    assert again.residency == "resident" and eng2.stats()["coroutines"] == 3
+    (job,) = eng2.fetch_jobs("pay", "w")
+    assert job.id == "i1:charge:1"
+    eng2.complete_job(job.id, {"paid": True})
+    eng2.run()
+    assert again.state == "completed"
