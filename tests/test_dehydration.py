@@ -207,3 +207,13 @@ def test_a_custom_wait_node_without_the_capability_stays_resident():
     inst = eng.start(p)
     eng.advance("P1D")
     assert inst.residency == "resident" and len(eng.tasks()) == 1
+
+
+def test_released_data_keeps_the_order_its_fields_arrived_in():
+    """Releasing and waking an instance does not reorder its data fields."""
+    eng = bpm.Engine()
+    inst = eng.start(timer_process("PT2H"), {"zeta": 1, "alpha": {"y": 1, "x": 2}})
+    eng.advance("PT1M")
+    assert list(inst.data) == ["zeta", "alpha"] and list(inst.data["alpha"]) == ["y", "x"]
+    eng.run()
+    assert list(inst.data) == ["zeta", "alpha"]

@@ -214,3 +214,25 @@ def test_waits_no_holder_keeps_come_back_resident_after_recovery(tmp_path):
     eng2.complete_job(job.id, {"paid": True})
     eng2.run()
     assert again.state == "completed"
+
+
+def test_an_overdue_hold_shows_its_recorded_deadline_and_each_instance_one_recovered_fact(
+        tmp_path):
+    """After recovery an overdue timer's hold keeps its recorded deadline; one fact each."""
+    db = tmp_path / "run.db"
+    store = FailingReads(db)
+    eng = bpm.Engine(store=store)
+    eng.start(timer("PT2H"))
+    eng.start(timer("PT5M"), key="short")
+    eng.advance("PT1M")
+    store.broken = True
+    eng.advance("PT3H")
+    eng.start(timer("P1D"))
+    eng.advance("PT1M")
+    store.broken = False
+    store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), timer("PT5M"),
+                                                              timer("P1D")])
+    due = [h.deadline for h in eng2.holders() if h.instance == "i1"]
+    assert due == [at("2026-01-01T02:00:00")]
+    assert sorted(f.instance for f in facts(eng2, "recovered")) == ["i1", "i2"]

@@ -116,7 +116,8 @@ def enter_message(run: Run, tr: Track, node: Any) -> Result:
     key = key_of(run, node)
     buffered = run.core.take_buffered(node.message, key)
     if buffered is not None:
-        run.emit("message_correlated", tr.id, node.id, {"message": node.message, "buffered": True})
+        run.emit("message_correlated", tr.id, node.id,
+                 {"message": node.message, "fields": len(buffered), "buffered": True})
         return fire_pass(run, tr, node, Trigger("message", node.id, "node", tr.id, buffered))
     tr.wait = {"kind": "message", "name": node.message, "key": key}
     run.core.holders.hold_subscription(run.id, tr.id, node.id, "message", node.message, key)

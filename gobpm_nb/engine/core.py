@@ -293,8 +293,9 @@ class Core:
             pending.extend(self.recover_one(iid))
         for _, register in sorted(pending, key=lambda item: item[0]):
             register()
+        waking = {id(run) for _, run in self.to_hydrate}
         for iid, run in self.runs.items():
-            if run.residency == "dehydrated":
+            if run.residency == "dehydrated" and id(run) not in waking:
                 self.emit("recovered", iid, None, None, {
                     "waits": len(self.holders.of_instance(iid)), "residency": "dehydrated"})
         for doc, run in self.to_hydrate:

@@ -74,9 +74,9 @@ class Kernel:
         return entry
 
     def push(self, entry: Deadline) -> None:
-        """Put an entry whose ``at``, ``seq``, ``fn`` and ``arg`` are set on the heap."""
-        if entry.at < self.now:
-            entry.at = self.now
+        """Put an entry whose ``at``, ``seq``, ``fn`` and ``arg`` are set on the heap. An
+        entry already overdue keeps its ``at`` and runs at the next chance, the clock
+        staying where it is."""
         heapq.heappush(self._heap, entry)
 
     def next_seq(self) -> int:

@@ -67,7 +67,17 @@ def export(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(doc: dict[str, Any]) -> bytes:
-    return json.dumps(export(doc), sort_keys=True, separators=(",", ":")).encode()
+    return json.dumps(canonical(export(doc)), separators=(",", ":")).encode()
+
+
+def canonical(obj: Any, inside_data: bool = False) -> Any:
+    """The document with its own keys sorted, so that equal documents encode to equal bytes;
+    instance data keeps the order its fields arrived in, released or not."""
+    if isinstance(obj, dict) and not inside_data:
+        return {k: canonical(obj[k], k == "data") for k in sorted(obj)}
+    if isinstance(obj, list) and not inside_data:
+        return [canonical(v) for v in obj]
+    return obj
 
 
 class _Reader:
