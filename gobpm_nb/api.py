@@ -177,6 +177,14 @@ class Engine:
                 "jobs": len(core.jobs), "facts": self._log.seq,
                 "pending_events": core.kernel.pending()}
 
+    def dashboard(self) -> Any:
+        """A live dashboard widget: step/run/advance/play controls, publish and complete
+        forms, counters, the holder table, the fact timeline and the selected instance's
+        lineage and process views. Its controls call only this public API."""
+        from .ui import dashboard
+
+        return dashboard(self)
+
     def __repr__(self) -> str:
         s = self.stats()
         return f"Engine(now={self.now.isoformat()}, instances={s['instances']}, " \

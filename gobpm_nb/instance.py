@@ -62,6 +62,19 @@ class Instance:
     def holds(self) -> list[HoldView]:
         return self._engine._core.holders.views(self.id)
 
+    def lineage(self) -> Any:
+        """A live widget of this instance's lineage: every track, its parent links and how
+        each came to be (fork, join, continuation, boundary fork)."""
+        from .ui import lineage_view
+
+        return lineage_view(self._engine, self.id)
+
+    def process_view(self) -> Any:
+        """A live widget of this instance's process graph: tokens, armed holds, path taken."""
+        from .ui import process_view
+
+        return process_view(self._engine, self.id)
+
     def checkpoint(self) -> dict[str, Any]:
         """The JSON-able checkpoint document, as the store holds it."""
         return self._engine._checkpoint(self.id)

@@ -1,0 +1,385 @@
+"""Plain-data projections of an engine: lineage, process state, dashboard rows.
+
+Everything here is built from the public engine API only — ``engine.instance(iid)`` and its
+``tracks``, ``definition``, ``state``, ``residency`` and ``holds()``; ``engine.holders()``,
+``engine.facts``, ``engine.stats()``, ``engine.tasks()``, ``engine.instances()`` and
+``engine.now`` — the same calls a user types in a cell. Reading never changes residency: a
+dehydrated instance's tracks come from its checkpoint, without hydrating it.
+
+The results are tuples of named tuples and plain dicts, ordered by ids or by definition order
+(never by hash order), so two runs of the same cells give equal projections. The DOT builder
+(``gobpm_nb.render.dot``) and the widgets (``gobpm_nb.ui.views``) read these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+#: Track states in the order the engine lists them.
+TRACK_STATES = ("ready", "running", "waiting", "dehydrated", "merged", "completed", "withdrawn",
+                "cancelled", "failed")
+#: States of a track that may still stand somewhere (a token); see :func:`standing`.
+LIVE_STATES = frozenset({"ready", "running", "waiting", "dehydrated"})
+#: How a child track came to be (its ``origin``) -> the edge label in the lineage.
+EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
+               "boundary": "boundary fork"}
+#: Hold kinds in a fixed order.
+HOLD_KINDS = ("timer", "message", "signal", "task")
+#: Residencies in a fixed order.
+RESIDENCIES = ("resident", "dehydrated", "finished")
+
+#: Newest facts the dashboard's timeline carries.
+FACT_TAIL = 200
+#: Rows of the dashboard's holder table (the counters carry the totals).
+HOLD_ROWS = 200
+#: Instance ids the dashboard offers (the newest; the selected one is always kept).
+INSTANCE_ROWS = 1000
+
+
+# -- small formatting helpers ------------------------------------------------------------
+def when(value: datetime | None) -> str | None:
+    """A datetime as ISO 8601 text in UTC ending in ``Z`` (None stays None)."""
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def short_details(details: Mapping[str, Any], limit: int = 120) -> str:
+    """Fact details as one short line: ``key=value`` pairs in the engine's order."""
+    parts = []
+    for key, value in details.items():
+        if isinstance(value, list | tuple):
+            text = "+".join(str(v) for v in value)
+        else:
+            text = str(value)
+        parts.append(f"{key}={text}")
+    line = ", ".join(parts)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def track_number(tid: str) -> tuple[int, str]:
+    """Sort key of a track id: ``t2`` before ``t10``; anything else after, by text."""
+    if tid[:1] == "t" and tid[1:].isdigit():
+        return int(tid[1:]), ""
+    return 1 << 62, tid
+
+
+def standing(views: Sequence[Any]) -> set[str]:
+    """Ids of the tracks that stand on a node now (the tokens): ready, running or waiting
+    ones, and dehydrated ones that have not woken yet. A dehydrated track that woke keeps its
+    state as history and its continuation fork (a child of origin ``continuation``) carries
+    on; it stands nowhere any more."""
+    woke = {p for v in views if v.origin == "continuation" for p in v.parents}
+    return {v.id for v in views if v.state in LIVE_STATES
+            and not (v.state == "dehydrated" and v.id in woke)}
+
+
+# -- lineage ------------------------------------------------------------------------------
+class TrackRow(NamedTuple):
+    """One track: id, the node it stands on (or ended at), that node's label, its state,
+    its parents, how it came to be, and whether it stands there now (a token)."""
+
+    id: str
+    node: str
+    label: str
+    state: str
+    parents: tuple[str, ...]
+    origin: str
+    standing: bool
+
+
+class LineageEdge(NamedTuple):
+    """A parent link: ``parent`` -> ``child``, labelled by the child's origin."""
+
+    parent: str
+    child: str
+    origin: str
+    label: str
+
+
+class Lineage(NamedTuple):
+    """Every track of one instance as a graph of parent links."""
+
+    instance: str
+    process: str | None
+    version: int | None
+    state: str
+    residency: str
+    tracks: tuple[TrackRow, ...]
+    edges: tuple[LineageEdge, ...]
+
+
+def _label_of(definition: Any, node: str) -> str:
+    if definition is None:
+        return node
+    element = definition.nodes.get(node)
+    return str(element.label) if element is not None else node
+
+
+def lineage(engine: Any, iid: str) -> Lineage:
+    """The lineage of instance ``iid``: tracks in id order, edges in (child, parent) order."""
+    inst = engine.instance(iid)
+    definition = inst.definition
+    views = sorted(inst.tracks, key=lambda v: track_number(v.id))
+    live = standing(views)
+    rows = tuple(TrackRow(v.id, v.node, _label_of(definition, v.node), v.state,
+                          tuple(v.parents), v.origin, v.id in live) for v in views)
+    edges = tuple(LineageEdge(parent, row.id, row.origin, EDGE_LABELS.get(row.origin, row.origin))
+                  for row in rows for parent in row.parents)
+    return Lineage(inst.id, inst.process, inst.version, inst.state, inst.residency, rows, edges)
+
+
+# -- the path taken ---------------------------------------------------------------------
+class PathTracker:
+    """The nodes one instance has left (``node_left`` facts) and entered (``node_entered``).
+
+    Built from a log snapshot (``engine.facts``) and then, in a live widget, fed each new
+    fact from a subscription, so keeping it current costs nothing per refresh. Fed every
+    fact, it equals a fresh tracker over the log for as long as the log keeps its oldest
+    facts (``keep_facts=None``, or fewer facts than it keeps); after the log has dropped
+    some, the live tracker still remembers what they said.
+    """
+
+    __slots__ = ("instance", "left", "entered")
+
+    def __init__(self, instance: str, facts: Iterable[Any] = ()) -> None:
+        self.instance = instance
+        self.left: set[str] = set()
+        self.entered: set[str] = set()
+        for fact in facts:
+            if fact.instance == instance:
+                self.feed(fact)
+
+    def feed(self, fact: Any) -> None:
+        """Take in one fact of this instance."""
+        kind = fact.kind
+        if kind == "node_left":
+            self.left.add(fact.node)
+        elif kind == "node_entered":
+            self.entered.add(fact.node)
+
+
+def path_taken(engine: Any, iid: str) -> frozenset[str]:
+    """The nodes instance ``iid`` has left, as far as ``engine.facts`` still holds them."""
+    return frozenset(PathTracker(iid, engine.facts).left)
+
+
+# -- the process view -------------------------------------------------------------------
+class ProcessNode(NamedTuple):
+    """One element of the definition, as the process view draws it."""
+
+    id: str
+    kind: str
+    label: str
+    detail: str  # what the element waits for or does, e.g. "user · alice", "PT24H"
+    attached_to: str | None  # boundaries only
+    interrupting: bool | None  # boundaries only
+    terminate: bool  # terminate end events
+
+
+class ProcessFlow(NamedTuple):
+    id: str
+    source: str
+    target: str
+    label: str  # the condition's text, "default", or ""
+
+
+class Token(NamedTuple):
+    """A live track standing on a node."""
+
+    track: str
+    node: str
+    state: str
+
+
+class HoldRow(NamedTuple):
+    """An armed hold, with its deadline as ISO text and its keys as strings."""
+
+    instance: str
+    track: str
+    kind: str
+    wait_kind: str
+    node: str
+    deadline: str | None
+    keys: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"instance": self.instance, "track": self.track, "kind": self.kind,
+                "wait_kind": self.wait_kind, "node": self.node, "deadline": self.deadline,
+                "keys": list(self.keys)}
+
+
+class ProcessState(NamedTuple):
+    """The process graph of one instance with its tokens, armed holds and path taken."""
+
+    instance: str
+    process: str | None
+    version: int | None
+    state: str
+    residency: str
+    nodes: tuple[ProcessNode, ...]  # definition order
+    flows: tuple[ProcessFlow, ...]  # definition order
+    tokens: tuple[Token, ...]  # track order
+    ended: tuple[Token, ...]  # terminal tracks, track order
+    holds: tuple[HoldRow, ...]  # armed order
+    path: tuple[str, ...]  # nodes left, definition order
+    entered: tuple[str, ...]  # nodes entered, definition order
+
+
+def _detail(element: Any) -> str:
+    kind = element.kind
+    timer = getattr(element, "timer", None)
+    if timer is not None:
+        return f"{timer.kind} {timer.text}" if timer.kind != "duration" else str(timer.text)
+    if kind == "user_task":
+        return f"user · {element.assignee}" if element.assignee else "user"
+    if kind == "service_task":
+        return f"service · {element.topic}" if element.topic else "service"
+    if kind == "script_task":
+        return "script"
+    if kind in ("receive_task", "message_catch", "message_throw", "message_boundary"):
+        key = getattr(element, "key", None)
+        return f"{element.message} · {key.describe()}" if key is not None else str(element.message)
+    if kind in ("signal_catch", "signal_throw", "signal_boundary"):
+        return str(element.signal)
+    if kind in ("conditional_catch", "conditional_boundary"):
+        return element.condition.describe() if element.condition is not None else ""
+    if kind == "error_boundary":
+        return str(element.error) if element.error else "any error"
+    if kind == "end" and element.error:
+        return f"error {element.error}"
+    return ""
+
+
+def hold_row(view: Any) -> HoldRow:
+    return HoldRow(view.instance, view.track, view.kind, view.wait_kind, view.node,
+                   when(view.deadline), tuple(str(k) for k in view.keys))
+
+
+def definition_graph(definition: Any) -> tuple[tuple[ProcessNode, ...], tuple[ProcessFlow, ...]]:
+    """The nodes and flows of a definition, in definition order."""
+    nodes = []
+    for element in definition.nodes.values():
+        boundary = hasattr(element, "attached_to")
+        nodes.append(ProcessNode(
+            str(element.id), str(element.kind), str(element.label), _detail(element),
+            str(element.attached_to) if boundary else None,
+            bool(element.interrupting) if boundary else None,
+            bool(getattr(element, "terminate", False))))
+    defaults = {}
+    for element in definition.nodes.values():
+        if getattr(element, "default", None):
+            defaults[element.id] = element.default
+    flows = []
+    for f in definition.flows:
+        if f.condition is not None:
+            label = f.condition.describe()
+        elif defaults.get(f.source) == f.target:
+            label = "default"
+        else:
+            label = ""
+        flows.append(ProcessFlow(str(f.id), str(f.source), str(f.target), label))
+    return tuple(nodes), tuple(flows)
+
+
+def process_state(engine: Any, iid: str, path: PathTracker | None = None) -> ProcessState:
+    """The process view of instance ``iid``. ``path`` (a live tracker of this instance)
+    saves reading ``engine.facts``; without it the log is read here."""
+    inst = engine.instance(iid)
+    definition = inst.definition
+    if path is None or path.instance != iid:
+        path = PathTracker(iid, engine.facts)
+    views = sorted(inst.tracks, key=lambda v: track_number(v.id))
+    live = standing(views)
+    tokens = tuple(Token(v.id, v.node, v.state) for v in views if v.id in live)
+    ended = tuple(Token(v.id, v.node, v.state) for v in views if v.id not in live)
+    holds = tuple(hold_row(h) for h in inst.holds())
+    if definition is None:
+        nodes: tuple[ProcessNode, ...] = ()
+        flows: tuple[ProcessFlow, ...] = ()
+        order: list[str] = sorted(path.left | path.entered)
+    else:
+        nodes, flows = definition_graph(definition)
+        order = [n.id for n in nodes]
+    return ProcessState(
+        inst.id, inst.process, inst.version, inst.state, inst.residency, nodes, flows,
+        tokens, ended, holds,
+        tuple(n for n in order if n in path.left),
+        tuple(n for n in order if n in path.entered))
+
+
+# -- the dashboard ------------------------------------------------------------------------
+def fact_row(fact: Any) -> dict[str, Any]:
+    """One fact as the dashboard's timeline shows it (details as a short line)."""
+    return {"seq": fact.seq, "at": when(fact.at), "kind": fact.kind, "instance": fact.instance,
+            "track": fact.track, "node": fact.node, "details": short_details(fact.details)}
+
+
+def task_row(task: Any) -> dict[str, Any]:
+    return {"id": task.id, "instance": task.instance, "node": task.node,
+            "assignee": task.assignee}
+
+
+def counters(stats: Mapping[str, Any]) -> dict[str, int]:
+    """Instances by residency, live coroutines, armed holds, open tasks — in that order."""
+    residency = stats["instances"]
+    out = {name: int(residency.get(name, 0)) for name in RESIDENCIES}
+    out["coroutines"] = int(stats["coroutines"])
+    out["holds"] = int(sum(stats["holds"].values()))
+    out["tasks"] = int(stats["tasks"])
+    return out
+
+
+def instance_ids(engine: Any) -> list[str]:
+    """Ids of every instance, in start order."""
+    return [i.id for i in engine.instances()]
+
+
+def offered_ids(ids: Sequence[str], selected: str, limit: int = INSTANCE_ROWS) -> list[str]:
+    """The ids the dashboard offers: the newest ``limit`` in start order, with ``selected``
+    kept in front when it is older than those."""
+    offered = list(ids[-limit:]) if limit and len(ids) > limit else list(ids)
+    if selected and selected not in offered and selected in ids:
+        offered.insert(0, selected)
+    return offered
+
+
+def choose(ids: Sequence[str], selected: str, known: Any = None) -> str:
+    """The instance the dashboard shows: ``selected`` when it exists, else the first one
+    started, else ``""``. ``known`` (a container of ids) speeds up the membership test."""
+    if selected and selected in (ids if known is None else known):
+        return selected
+    return ids[0] if ids else ""
+
+
+class DashboardState(NamedTuple):
+    """Everything the dashboard shows except the two graphs (built from ``selected``)."""
+
+    clock: str
+    counters: dict[str, int]
+    tasks: list[dict[str, Any]]
+    holds: list[dict[str, Any]]
+    facts: list[dict[str, Any]]
+    instances: list[str]
+    selected: str
+
+
+def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | None = None,
+                    stats: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None,
+                    known: Any = None) -> DashboardState:
+    """The dashboard's rows. A caller that already holds a log snapshot (``facts``),
+    ``engine.stats()`` or the instance ids may pass them in; the result is the same."""
+    log = engine.facts if facts is None else facts
+    all_ids = instance_ids(engine) if ids is None else ids
+    chosen = choose(all_ids, selected, known)
+    return DashboardState(
+        clock=when(engine.now) or "",
+        counters=counters(engine.stats() if stats is None else stats),
+        tasks=[task_row(t) for t in engine.tasks()],
+        holds=[hold_row(h).as_dict() for h in engine.holders()[:HOLD_ROWS]],
+        facts=[fact_row(f) for f in log[-FACT_TAIL:]],
+        instances=offered_ids(all_ids, chosen),
+        selected=chosen,
+    )

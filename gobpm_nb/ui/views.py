@@ -1,0 +1,478 @@
+"""Widgets bound to a live engine: a lineage view, a process view and a dashboard.
+
+``lineage_view(engine, iid)``, ``process_view(engine, iid)`` and ``dashboard(engine)`` (also
+reachable as ``inst.lineage()``, ``inst.process_view()`` and ``eng.dashboard()``) return
+anywidget objects whose synced traits are rebuilt from projections
+(:mod:`gobpm_nb.observe.projections`) and DOT (:mod:`gobpm_nb.render.dot`). A widget never
+reaches into the engine: it reads the public API, and the dashboard's controls call the
+public API — the same calls a user types in a cell.
+
+How updates flow:
+
+- Each widget subscribes to the engine's facts. The subscriber is tiny: it keeps the newest
+  facts (the dashboard's timeline, so no rebuild reads the whole log), feeds the facts of the
+  shown instance to its path tracker, and on every ``STRIDE``-th fact pokes a
+  :class:`~gobpm_nb.ui.coalesce.Coalescer`. The coalescer rebuilds the traits at most once
+  per ``INTERVAL`` (50 ms) of wall time while the engine runs, and a rebuild that took ``c``
+  seconds is followed by at least ``BUDGET * c`` seconds without one, so refreshing takes no
+  more than about ``1/BUDGET`` of the wall time however big the engine is, and its cost never
+  grows with the number of events. Only changed traits are sent, all in one message.
+- A rebuild during a run reads the engine in the middle of an event; it is a preview. The
+  exact view comes from the final flush at a quiet point: after every dashboard command,
+  after every notebook cell (an IPython ``post_run_cell`` hook flushes every live widget),
+  after each tick of play, and whenever ``widget.refresh()`` is called.
+
+Everything is shown as text: names, ids and data go through the DOT quoting of
+:mod:`gobpm_nb.render.dot` and the front end writes only ``textContent``.
+
+The engine holds each widget through its subscription until ``widget.close()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from ..observe.projections import (
+    FACT_TAIL,
+    PathTracker,
+    dashboard_state,
+    instance_ids,
+    lineage,
+    process_state,
+)
+from ..render.dot import lineage_dot, lineage_legend, process_dot, process_legend, svg
+from .coalesce import Coalescer
+from .widgets import Command, DashboardWidget, GraphWidget
+
+#: Wall seconds between two rebuilds while the engine runs.
+INTERVAL = 0.05
+#: Facts between two looks at the wall clock by the fact subscriber.
+STRIDE = 16  # a power of two
+#: A rebuild that took c seconds is followed by at least BUDGET * c seconds without one.
+BUDGET = 20.0
+#: Wall seconds between two steps of play.
+TICK = 0.1
+
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _iid(instance: Any) -> str:
+    """An instance id from an id or an ``Instance`` handle."""
+    return instance if isinstance(instance, str) else str(instance.id)
+
+
+class _Live:
+    """What every bound widget shares: the subscription, coalescing and flushing.
+
+    The subscriber keeps a short tail of the newest facts (the dashboard's timeline; its
+    last fact tells whether anything happened since the last rebuild) and feeds the facts of
+    one instance to a :class:`PathTracker` (the process views' path taken), so a rebuild
+    never has to read the whole fact log.
+    """
+
+    _engine: Any
+    _tail: deque[Any]
+    _tracker: PathTracker | None
+    _synced: tuple[int, Any] | None
+    _quiet_until: float
+    _coalescer: Coalescer
+    _unsubscribe: Callable[[], None] | None
+    _closed: bool
+
+    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None) -> None:
+        self._engine = engine
+        log = engine.facts if tail > 1 or tracked else ()
+        if tail > 1 and log and engine.stats()["facts"] > len(log):
+            tail = min(tail, len(log))  # the log is full: it keeps no more than this
+        self._tail = deque(log[-tail:] if log else (), maxlen=tail)
+        self._tracker = PathTracker(tracked, log) if tracked else None
+        self._synced = None
+        self._quiet_until = 0.0
+        self._coalescer = Coalescer(self._pushed, interval=INTERVAL)
+        self._unsubscribe = None
+        self._closed = False
+        self._subscribe()
+        _LIVE.add(self)
+        _install_cell_hook()
+        self.refresh()
+
+    def _subscribe(self) -> None:
+        """(Re)subscribe with a subscriber made for what this widget tracks now. It runs for
+        every fact the engine emits, so it does as little as possible: keep the fact, feed
+        the tracked instance's path, and poke the coalescer every ``STRIDE`` facts."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._closed:
+            return
+        append = self._tail.append
+        poke = self._coalescer.poke
+        stride = STRIDE - 1
+        if self._tracker is None:
+
+            def on_fact(fact: Any) -> None:
+                append(fact)
+                if not fact.seq & stride:
+                    poke()
+
+        else:
+            iid = self._tracker.instance
+            feed = self._tracker.feed
+
+            def on_fact(fact: Any) -> None:
+                append(fact)
+                if fact.instance == iid:
+                    feed(fact)
+                if not fact.seq & stride:
+                    poke()
+
+        self._unsubscribe = self._engine.subscribe(on_fact)
+
+    def _track(self, iid: str) -> PathTracker:
+        """The path tracker of ``iid``, started from the log when ``iid`` is new to it."""
+        if self._tracker is None or self._tracker.instance != iid:
+            self._tracker = PathTracker(iid, self._engine.facts)
+            self._subscribe()
+        return self._tracker
+
+    # -- refreshing -----------------------------------------------------------------------
+    def _key(self) -> tuple[int, Any]:
+        return (self._tail[-1].seq if self._tail else 0), self._engine.now
+
+    def _pushed(self) -> None:
+        """The coalescer's push: a preview rebuild, unless the budget says wait."""
+        if time.monotonic() >= self._quiet_until:
+            self._sync(final=False)
+
+    def _sync(self, final: bool) -> None:
+        if self._closed:
+            return
+        t0 = time.monotonic()
+        key = self._key()
+        try:
+            self._update()
+            self._synced = key
+        except Exception as exc:  # never into the engine's fact stream or the comm
+            if final:  # mid-event reads may fail harmlessly; the final flush reports
+                self._failed(exc)
+        finally:
+            self._quiet_until = t0 + BUDGET * (time.monotonic() - t0)
+
+    def refresh(self) -> None:
+        """Rebuild every trait from the engine now (exact: call it at a quiet point)."""
+        self._sync(final=True)
+
+    def flush(self) -> None:
+        """Rebuild now if the engine changed since the last rebuild (facts or clock)."""
+        if not self._closed and self._key() != self._synced:
+            self._sync(final=True)
+
+    def _detach(self) -> None:
+        self._closed = True
+        unsubscribe = getattr(self, "_unsubscribe", None)  # None when __init__ failed early
+        self._unsubscribe = None
+        if unsubscribe is not None:
+            unsubscribe()
+        _LIVE.discard(self)
+
+    def _update(self) -> None:
+        raise NotImplementedError
+
+    def _failed(self, exc: Exception) -> None:
+        raise NotImplementedError
+
+
+class LineageView(_Live, GraphWidget):
+    """Every track of one instance as a graph of parent links, kept live."""
+
+    def __init__(self, engine: Any, instance: Any) -> None:
+        iid = _iid(instance)
+        engine.instance(iid)  # an unknown id fails here, with the engine's message
+        super().__init__(title=f"lineage of {iid}", legend=lineage_legend())
+        self._iid = iid
+        self._summary = ""
+        self._bind(engine)
+
+    def _update(self) -> None:
+        view = lineage(self._engine, self._iid)
+        self.dot = lineage_dot(view)
+        self._summary = f"tracks={len(view.tracks)}, state={view.state!r}, " \
+                        f"residency={view.residency!r}"
+
+    def _failed(self, exc: Exception) -> None:
+        self.title = f"lineage of {self._iid}: cannot read it ({type(exc).__name__}: {exc})"
+
+    def _repr_fields(self) -> list[str]:
+        return [repr(self._iid), self._summary]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
+
+    def close(self) -> None:
+        self._detach()
+        super().close()
+
+
+class ProcessView(_Live, GraphWidget):
+    """The process graph of one instance with tokens, armed holds and the path taken."""
+
+    def __init__(self, engine: Any, instance: Any) -> None:
+        iid = _iid(instance)
+        engine.instance(iid)
+        super().__init__(title=f"process view of {iid}", legend=process_legend())
+        self._iid = iid
+        self._summary = ""
+        self._bind(engine, tracked=iid)
+
+    def _update(self) -> None:
+        view = process_state(self._engine, self._iid, self._track(self._iid))
+        self.dot = process_dot(view)
+        self._summary = f"process={view.process!r}, tokens={len(view.tokens)}, " \
+                        f"holds={len(view.holds)}"
+
+    def _failed(self, exc: Exception) -> None:
+        self.title = f"process view of {self._iid}: cannot read it " \
+                     f"({type(exc).__name__}: {exc})"
+
+    def _repr_fields(self) -> list[str]:
+        return [repr(self._iid), self._summary]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
+
+    def close(self) -> None:
+        self._detach()
+        super().close()
+
+
+class Dashboard(_Live, DashboardWidget):
+    """Controls and live state of one engine; every control is a public API call."""
+
+    def __init__(self, engine: Any) -> None:
+        super().__init__()
+        self._ids: list[str] = []
+        self._known: set[str] = set()
+        self._syncing = False
+        self._speed = 3600.0
+        self._play_task: asyncio.Task[None] | None = None
+        for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
+                         ("play", self._play), ("pause", self._pause),
+                         ("publish", self._publish), ("complete", self._complete),
+                         ("select", self._select)):
+            self.on_command(kind, self._then_refresh(fn))
+        self.observe(self._selected_changed, names="selected")
+        self._bind(engine, tail=FACT_TAIL)
+
+    # -- building the traits --------------------------------------------------------------
+    def _update(self) -> None:
+        eng = self._engine
+        stats = eng.stats()
+        total = sum(stats["instances"].values())
+        if total != len(self._ids):  # instances are never removed: a new count, new ids
+            self._ids = instance_ids(eng)
+            self._known = set(self._ids)
+        state = dashboard_state(eng, self.selected, facts=list(self._tail), stats=stats,
+                                ids=self._ids, known=self._known)
+        lineage_text = process_text = ""
+        if state.selected:
+            lineage_text = lineage_dot(lineage(eng, state.selected))
+            process_text = process_dot(process_state(eng, state.selected,
+                                                     self._track(state.selected)))
+        self._syncing = True
+        try:
+            with self.hold_sync():
+                self.clock = state.clock
+                self.counters = state.counters
+                self.tasks = state.tasks
+                self.holds = state.holds
+                self.facts = state.facts
+                self.instances = state.instances
+                self.selected = state.selected
+                self.lineage_dot = lineage_text
+                self.process_dot = process_text
+        finally:
+            self._syncing = False
+
+    def _failed(self, exc: Exception) -> None:
+        self.error = f"cannot read the engine: {type(exc).__name__}: {exc}"
+
+    def _selected_changed(self, _change: Any) -> None:
+        if not self._syncing and not self._closed:
+            self.refresh()
+
+    # -- commands: public engine API only ---------------------------------------------------
+    def _then_refresh(self, fn: Callable[[Command], object]) -> Callable[[Command], object]:
+        def handler(command: Command) -> object:
+            try:
+                return fn(command)
+            finally:
+                self.refresh()
+
+        return handler
+
+    def _step(self, _command: Command) -> None:
+        self._engine.step()
+
+    def _run(self, _command: Command) -> None:
+        self._engine.run()
+
+    def _advance(self, command: Command) -> None:
+        duration = command.get("duration")
+        if not isinstance(duration, str) or not duration.strip():
+            raise ValueError(f"advance needs an ISO 8601 duration such as 'PT1H', "
+                             f"got {duration!r}")
+        self._engine.advance(duration.strip())
+
+    def _publish(self, command: Command) -> None:
+        name = command.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"publish needs a message name, got {name!r}")
+        key = command.get("key")
+        payload = command.get("payload")
+        if payload is not None and not isinstance(payload, dict):
+            raise ValueError(f"publish payload must be a JSON object, got {payload!r}")
+        self._engine.publish_message(name.strip(), key=key if key not in ("", None) else None,
+                                     payload=payload or None)
+
+    def _complete(self, command: Command) -> None:
+        task = command.get("task")
+        if not isinstance(task, str) or not task:
+            raise ValueError(f"complete needs a task id, got {task!r}")
+        outputs = command.get("outputs")
+        if outputs is not None and not isinstance(outputs, dict):
+            raise ValueError(f"task outputs must be a JSON object, got {outputs!r}")
+        self._engine.complete_task(task, outputs or {})
+
+    def _select(self, command: Command) -> None:
+        iid = command.get("instance")
+        if not isinstance(iid, str):
+            raise ValueError(f"select needs an instance id, got {iid!r}")
+        self._engine.instance(iid)  # unknown: the engine's error goes to the error trait
+
+    # -- play: virtual time moved from the Jupyter kernel's event loop ----------------------
+    def _play(self, command: Command) -> None:
+        speed = command.get("speed", self._speed)
+        if isinstance(speed, bool) or not isinstance(speed, int | float) or \
+                not math.isfinite(speed) or speed <= 0:
+            raise ValueError(f"play speed must be a positive number of virtual seconds per "
+                             f"wall second, got {speed!r}")
+        self._speed = float(speed)
+        if self._play_task is not None and not self._play_task.done():
+            self.playing = True
+            return  # already playing: the new speed applies from the next tick
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.playing = False
+            raise RuntimeError("play needs a running asyncio event loop (a Jupyter kernel "
+                               "has one); call step, run or advance instead") from None
+        self.playing = True
+        self._play_task = loop.create_task(self._play_loop())
+
+    def _pause(self, _command: Command) -> None:
+        self.playing = False
+        task, self._play_task = self._play_task, None
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def _play_loop(self) -> None:
+        try:
+            while self.playing and not self._closed:
+                await asyncio.sleep(TICK)
+                if not self.playing:
+                    break
+                try:
+                    self._engine.advance(timedelta(seconds=self._speed * TICK))
+                except Exception as exc:
+                    self.error = f"play stopped: {type(exc).__name__}: {exc}"
+                    break
+                finally:
+                    self.refresh()
+        finally:
+            self.playing = False
+
+    # -- display ----------------------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _with_svg(super()._repr_mimebundle_(**kwargs), self.lineage_dot)
+
+    def close(self) -> None:
+        self._pause({"kind": "pause"})
+        self._detach()
+        super().close()
+
+
+def _with_svg(bundle: Any, dot: str) -> Any:
+    """Add the static SVG of ``dot`` to a display bundle (``data`` or ``(data, metadata)``)
+    where the ``dot`` program exists, for viewers without a live kernel."""
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    if isinstance(data, dict) and dot:
+        try:
+            image = svg(dot)
+        except Exception:  # a static fallback must never break display
+            image = None
+        if image:
+            data["image/svg+xml"] = image
+    return bundle
+
+
+# -- the public constructors ------------------------------------------------------------------
+def lineage_view(engine: Any, instance: Any) -> LineageView:
+    """A live lineage graph of one instance (an id or an ``Instance``)."""
+    return LineageView(engine, instance)
+
+
+def process_view(engine: Any, instance: Any) -> ProcessView:
+    """A live process view of one instance: tokens, armed holds, path taken."""
+    return ProcessView(engine, instance)
+
+
+def dashboard(engine: Any) -> Dashboard:
+    """A live dashboard of the engine, with controls that call its public API."""
+    return Dashboard(engine)
+
+
+def dashboard_traits(engine: Any, selected: str = "") -> dict[str, Any]:
+    """What a dashboard showing ``selected`` must hold, built from scratch (for tests and
+    for comparing a live widget with a fresh projection)."""
+    state = dashboard_state(engine, selected)
+    lineage_text = process_text = ""
+    if state.selected:
+        lineage_text = lineage_dot(lineage(engine, state.selected))
+        process_text = process_dot(process_state(engine, state.selected))
+    return {"clock": state.clock, "counters": state.counters, "tasks": state.tasks,
+            "holds": state.holds, "facts": state.facts, "instances": state.instances,
+            "selected": state.selected, "lineage_dot": lineage_text,
+            "process_dot": process_text}
+
+
+def flush_all() -> None:
+    """Bring every live widget up to date (what runs after each notebook cell)."""
+    for widget in list(_LIVE):
+        with contextlib.suppress(Exception):
+            widget.flush()
+
+
+def _after_cell(result: Any = None) -> None:
+    flush_all()
+
+
+def _install_cell_hook() -> None:
+    """Register :func:`flush_all` after every cell, once, when running under IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets brings IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    callbacks = shell.events.callbacks.get("post_run_cell", [])
+    if _after_cell not in callbacks:
+        shell.events.register("post_run_cell", _after_cell)

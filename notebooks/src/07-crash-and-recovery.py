@@ -1,0 +1,232 @@
+# %% [markdown]
+# # 7. Crash and recovery with `SQLiteStore`
+#
+# Dehydration and restart recovery are one mechanism at two levels. A released instance is
+# already nothing but its checkpoint and its holders; with a **durable** store
+# (`SQLiteStore`: WAL, one transaction per checkpoint) the engine writes a checkpoint at
+# *every* quiet point, resident instances included. If the process dies,
+# `Engine.recover(store, processes=[...])` in a new process rebuilds every instance from
+# the store:
+#
+# - the virtual clock resumes at the latest time the store recorded;
+# - each waiting track keeps its id and **re-arms** its wait — *trigger absent*: no
+#   continuation fork, because nothing has happened to it yet;
+# - every deadline is the **recorded** one, never recomputed from the restore time — an
+#   escalation "24 h after the task was created" stays 24 h after the task was created, no
+#   matter how often the engine restarts; an overdue timer fires once;
+# - tasks keep their ids, and subscriptions keep the order they were armed in.
+#
+# > **Spec:** ADR-007 "In-Memory Long Waits", §2.3 *The wake is a continuation fork* —
+# > "Trigger-present continues; trigger-absent re-arms"; §2.6 *One model, two residency
+# > levels* — "restart recovery is hydration whose trigger is 'the engine started'"; §2.4 —
+# > "A boundary's deadline is durable state, not a value to recompute"; §2.5 *Effects and
+# > idempotency on wake* — "an overdue deadline collapses to a single firing".
+# > "Dehydratable waits": *exec.WaitHolders* — "the engine surrenders a hold only once a
+# > wake has actually succeeded".
+#
+# We work in a temporary folder, so nothing is left behind.
+
+# %%
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import gobpm_nb as bpm
+
+home = os.getcwd()
+workdir = tempfile.mkdtemp(prefix="gobpm-recovery-")
+os.chdir(workdir)
+
+
+def show_holders(eng):
+    for h in eng.holders():
+        deadline = f"{h.deadline:%m-%d %H:%M}" if h.deadline else "-"
+        print(f"{h.instance} {h.track} {h.kind:7} {h.wait_kind:8} {h.node:8} {deadline}")
+
+# %% [markdown]
+# ## The processes, in a module both sides import
+#
+# The process that crashes and the one that recovers must deploy the same definitions (a
+# checkpoint names its process, version and a signature of the graph).
+
+# %%
+# %%writefile procs.py
+import gobpm_nb as bpm
+
+
+def reminder():
+    p = bpm.Process("reminder")
+    p.start("start")
+    p.timer_catch("wait", duration="PT2H")
+    p.end("sent")
+    p.flow("start", "wait", "sent")
+    return p
+
+
+def approval():
+    p = bpm.Process("approval")
+    p.start("start")
+    p.user_task("approve", assignee="alice")
+    p.timer_boundary("late", attached_to="approve", duration="PT24H")
+    p.end("approved")
+    p.end("escalated")
+    p.flow("start", "approve", "approved")
+    p.flow("late", "escalated")
+    return p
+
+
+def payment():
+    p = bpm.Process("payment")
+    p.start("start")
+    p.message_catch("paid", message="payment", key="order")
+    p.end("booked")
+    p.flow("start", "paid", "booked")
+    return p
+
+
+def pickup():
+    p = bpm.Process("pickup")
+    p.start("start")
+    p.timer_catch("courier", duration="PT20M")
+    p.end("picked_up")
+    p.flow("start", "courier", "picked_up")
+    return p
+
+
+ALL = [reminder(), approval(), payment(), pickup()]
+
+# %% [markdown]
+# ## A process that dies
+#
+# `crash.py` starts a reminder (a two-hour timer), an approval (a task with a 24-hour
+# escalation), a payment wait, and at 00:30 a courier pickup whose twenty-minute timer is
+# too short to release. At 00:35 it dies with `os._exit`: no cleanup, no close, nothing
+# flushed — as if the machine lost power.
+
+# %%
+# %%writefile crash.py
+import os
+
+import gobpm_nb as bpm
+from procs import approval, payment, pickup, reminder
+
+eng = bpm.Engine(store=bpm.SQLiteStore("run.db"))
+eng.start(reminder(), {"to": "ada"})
+eng.start(approval(), {"amount": 120})
+eng.start(payment(), {"order": "o-1"})
+eng.advance("PT30M")
+eng.start(pickup(), {"parcel": "p-9"})
+eng.advance("PT5M")
+print("dying at", eng.now.isoformat(), eng.stats()["instances"])
+for h in eng.holders():
+    deadline = h.deadline.isoformat() if h.deadline else "-"
+    print(" ", h.instance, h.track, h.kind, h.wait_kind, h.node, deadline)
+os._exit(1)
+
+# %%
+died = subprocess.run([sys.executable, "crash.py"], capture_output=True, text=True)
+print("exit code", died.returncode)
+print(died.stdout, died.stderr, sep="")
+
+# %% [markdown]
+# ## Recovery in a fresh engine
+#
+# The store holds one checkpoint per unfinished instance and a little metadata (the clock
+# of its last write, the next instance number, the deployed process signatures). The last
+# write happened at 00:30, when the pickup instance reached its first quiet point — nothing
+# changed between then and the crash — so that is where the clock resumes.
+
+# %%
+from procs import ALL
+
+store = bpm.SQLiteStore("run.db")
+print(store.ids(), store.meta()["next_instance"])
+eng = bpm.Engine.recover(store, processes=ALL)
+print(eng.now)
+print(eng.stats())
+for f in eng.facts:
+    if f.kind == "recovered":
+        print(f.kind, f.instance, f.details)
+
+# %% [markdown]
+# ## Trigger absent: every wait re-armed, at its recorded deadline
+#
+# Each track has its old id and no new child: recovery re-armed the waits, it did not fire
+# them. The reminder is still due at 02:00, the escalation at 00:00 the next day — 24 hours
+# after the task was created, not after the restart. The task has its old id. The pickup
+# instance could not be released before the crash, so it comes back resident, with its
+# coroutines.
+
+# %%
+show_holders(eng)
+for i in eng.instances():
+    print(i.id, i.process, i.residency, [(t.id, t.node, t.state) for t in i.tracks])
+print([(t.id, t.assignee, f"{t.created:%m-%d %H:%M}") for t in eng.tasks()])
+
+# %% [markdown]
+# Now time moves on in the new engine. Each timer fires at its recorded time; the payment
+# arrives and finds its subscription; the approval escalates at 00:00 on day two.
+
+# %%
+print(eng.publish_message("payment", key="o-1", payload={"amount": 75}))
+eng.advance("P1D")
+for f in eng.facts:
+    if f.kind in ("timer_fired", "hydrated", "instance_completed"):
+        print(f"{f.at:%m-%d %H:%M} {f.kind:18} {f.instance} {f.node or ''} {f.details}")
+for i in eng.instances():
+    print(i.id, i.state, i.data, [t.node for t in i.tracks if t.state == "completed"])
+print("a new instance gets the id", eng.start(ALL[0], {"to": "cy"}).id)  # numbering goes on
+store.close()
+
+# %% [markdown]
+# ## A wake that fails keeps its hold; an overdue timer fires once
+#
+# A store can fail. Here its reads fail from 00:01 on (think of a disk that went away):
+# at 02:00 the reminder's wake cannot load the checkpoint. The engine keeps the hold, emits
+# `wake_failed` and retries every `wake_retry_backoff` (15 s) of virtual time — it never
+# drops the wait. At 03:00 another instance is started (writes still work), then the
+# process is lost. The recovered clock starts at 03:01; the reminder's deadline is behind
+# it, so the timer fires once, at once.
+
+# %%
+class FlakyDisk(bpm.SQLiteStore):
+    """A durable store whose reads fail while ``broken`` is set."""
+
+    broken = False
+
+    def get(self, instance):
+        if self.broken:
+            raise OSError("read error")
+        return super().get(instance)
+
+
+flaky = FlakyDisk("flaky.db")
+eng = bpm.Engine(store=flaky)
+eng.start(ALL[0], {"to": "bob"})
+eng.advance("PT1M")
+flaky.broken = True
+eng.advance("PT3H")
+failed = [f for f in eng.facts if f.kind == "wake_failed"]
+print(len(failed), "failed wakes, first", failed[0].at.time(), "last", failed[-1].at.time(),
+      failed[0].details)
+print(eng.instance("i1").residency)
+show_holders(eng)
+eng.start(ALL[1], {"amount": 9})
+eng.advance("PT1M")
+flaky.close()  # the engine is dropped here, as if its process had died
+
+# %%
+eng = bpm.Engine.recover(bpm.SQLiteStore("flaky.db"), processes=ALL)
+print(eng.now)
+eng.advance("PT1H")
+for f in eng.facts:
+    if f.instance == "i1" and f.kind in ("timer_fired", "hydrated", "instance_completed"):
+        print(f"{f.at:%m-%d %H:%M} {f.kind:18} {f.details}")
+print(eng.instance("i1").state, eng.instance("i2").residency)
+eng.store.close()
+
+# %%
+os.chdir(home)
+shutil.rmtree(workdir)
