@@ -10,6 +10,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -19,25 +20,31 @@ log = logging.getLogger("gobpm_nb")
 NO_DETAILS: Any = MappingProxyType({})
 
 
-class Fact:
-    """One thing the engine did: ``(seq, at, kind, instance, track, node, details)``."""
+class Fact(tuple):
+    """One thing the engine did: ``(seq, at, kind, instance, track, node, details)``.
 
-    __slots__ = ("seq", "t", "kind", "instance", "track", "node", "details")
+    A fact is the raw tuple the log keeps, seen through named fields, so handing one to a
+    subscriber or a reader costs one C-level call."""
 
-    def __init__(self, seq: int, t: int, kind: str, instance: str | None, track: str | None,
-                 node: str | None, details: dict[str, Any] | None):
-        self.seq = seq
-        self.t = t
-        self.kind = kind
-        self.instance = instance
-        self.track = track
-        self.node = node
-        self.details = details if details is not None else NO_DETAILS
+    __slots__ = ()
+
+    seq: int = property(itemgetter(0))  # type: ignore[assignment]
+    t: int = property(itemgetter(1))  # type: ignore[assignment]
+    kind: str = property(itemgetter(2))  # type: ignore[assignment]
+    instance: str | None = property(itemgetter(3))  # type: ignore[assignment]
+    track: str | None = property(itemgetter(4))  # type: ignore[assignment]
+    node: str | None = property(itemgetter(5))  # type: ignore[assignment]
+
+    @property
+    def details(self) -> Any:
+        """Names and counts; an empty mapping when there are none."""
+        details = self[6]
+        return details if details is not None else NO_DETAILS
 
     @property
     def at(self) -> datetime:
         """When it happened, in virtual time."""
-        return to_datetime(self.t)
+        return to_datetime(self[1])
 
     def as_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "at": iso(self.t), "kind": self.kind, "instance": self.instance,
@@ -49,12 +56,15 @@ class Fact:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Fact) and self.as_dict() == other.as_dict()
 
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
     def __hash__(self) -> int:
         return hash((self.seq, self.kind))
 
     def __repr__(self) -> str:
         where = "/".join(x for x in (self.instance, self.track, self.node) if x)
-        return f"Fact({self.seq}, {iso(self.t)}, {self.kind}, {where}, {self.details})"
+        return f"Fact({self.seq}, {iso(self.t)}, {self.kind}, {where}, {dict(self.details)})"
 
 
 class FactLog:
@@ -77,7 +87,7 @@ class FactLog:
         raw = (self.seq, self.clock.now, kind, instance, track, node, details)
         self._facts.append(raw)
         if self._subscribers:
-            fact = Fact(*raw)
+            fact = Fact(raw)
             for fn in tuple(self._subscribers):
                 try:
                     fn(fact)
@@ -85,7 +95,7 @@ class FactLog:
                     log.exception("fact subscriber %r raised; it is detached", fn)
                     self.unsubscribe(fn)
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s", Fact(*raw))
+            log.debug("%s", Fact(raw))
 
     def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
         self._subscribers.append(fn)
@@ -96,7 +106,7 @@ class FactLog:
             self._subscribers.remove(fn)
 
     def snapshot(self) -> list[Fact]:
-        return [Fact(*raw) for raw in self._facts]
+        return [Fact(raw) for raw in self._facts]
 
     def count(self) -> int:
         return len(self._facts)
