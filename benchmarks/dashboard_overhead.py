@@ -29,27 +29,16 @@ import sys
 import time
 from typing import Any
 
+from timer_throughput import DURATIONS_MIN, build_process  # the same workload
+
 import gobpm_nb as bpm
 from gobpm_nb.observe.projections import PathTracker, process_state
 from gobpm_nb.render.dot import process_dot
 from gobpm_nb.ui import dashboard_traits
 
-#: Minutes of the ten timers, in node order: varied, all below one hour.
-DURATIONS_MIN = (7, 23, 1, 41, 15, 50, 3, 32, 11, 28)
 TARGET = 0.80
 TRAITS = ("clock", "counters", "tasks", "holds", "facts", "instances", "selected",
           "lineage_dot", "process_dot")
-
-
-def build_process() -> bpm.Process:
-    """start -> timer wait0 -> ... -> timer wait9 -> end."""
-    p = bpm.Process("timer_bench")
-    p.start("start")
-    timers = [p.timer_catch(f"wait{i}", duration=f"PT{m}M")
-              for i, m in enumerate(DURATIONS_MIN)]
-    p.end("end")
-    p.flow("start", *timers, "end")
-    return p.validate()
 
 
 def process_nodes(process: bpm.Process) -> list[str]:

@@ -154,15 +154,6 @@ def run_child(mode: str, n: int) -> dict[str, Any]:
     return json.loads(lines[-1])
 
 
-def git_head() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10, cwd=Path(__file__).resolve().parent)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
 def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -207,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sqlite_vs_simpy={shown} target<={TARGET:.2f}")
     print(f"all_completed={str(all_completed).lower()}")
     if args.json:
+        from timer_throughput import git_head  # the parent only: a simpy child stays clean
+
         doc = {"n": args.n, "batch": BATCH, "modes": results, "sqlite_vs_simpy": sqlite_ratio,
                "target": TARGET, "all_completed": all_completed, "git": git_head(),
                "python": platform.python_version(), "platform": platform.platform()}

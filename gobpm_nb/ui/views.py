@@ -190,7 +190,24 @@ class _Live:
         raise NotImplementedError
 
 
-class LineageView(_Live, GraphWidget):
+class _InstanceGraph(_Live, GraphWidget):
+    """A live graph of one instance: its repr names the instance, its static fallback is SVG."""
+
+    _iid: str
+    _summary: str
+
+    def _repr_fields(self) -> list[str]:
+        return [repr(self._iid), self._summary]
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
+
+    def close(self) -> None:
+        self._detach()
+        super().close()
+
+
+class LineageView(_InstanceGraph):
     """Every track of one instance as a graph of parent links, kept live."""
 
     def __init__(self, engine: Any, instance: Any) -> None:
@@ -210,18 +227,9 @@ class LineageView(_Live, GraphWidget):
     def _failed(self, exc: Exception) -> None:
         self.title = f"lineage of {self._iid}: cannot read it ({type(exc).__name__}: {exc})"
 
-    def _repr_fields(self) -> list[str]:
-        return [repr(self._iid), self._summary]
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
-
-    def close(self) -> None:
-        self._detach()
-        super().close()
 
 
-class ProcessView(_Live, GraphWidget):
+class ProcessView(_InstanceGraph):
     """The process graph of one instance with tokens, armed holds and the path taken."""
 
     def __init__(self, engine: Any, instance: Any) -> None:
@@ -242,15 +250,6 @@ class ProcessView(_Live, GraphWidget):
         self.title = f"process view of {self._iid}: cannot read it " \
                      f"({type(exc).__name__}: {exc})"
 
-    def _repr_fields(self) -> list[str]:
-        return [repr(self._iid), self._summary]
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
-
-    def close(self) -> None:
-        self._detach()
-        super().close()
 
 
 class Dashboard(_Live, DashboardWidget):
