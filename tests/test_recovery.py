@@ -236,3 +236,26 @@ def test_an_overdue_hold_shows_its_recorded_deadline_and_each_instance_one_recov
     due = [h.deadline for h in eng2.holders() if h.instance == "i1"]
     assert due == [at("2026-01-01T02:00:00")]
     assert sorted(f.instance for f in facts(eng2, "recovered")) == ["i1", "i2"]
+
+
+def test_a_message_buffered_with_a_ttl_survives_a_restart(tmp_path):
+    """A message accepted with a time-to-live is a trigger: after recovery it still waits
+    for its subscription, and it still expires at its recorded time."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.publish_message("paid", key="o-1", payload={"sum": 3}, ttl="PT2H", message_id="m-1")
+    eng.publish_message("paid", key="o-2", ttl="PT1H")
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db))
+    assert eng2.publish_message("paid", key="o-1", ttl="PT1H", message_id="m-1") is None
+    waiting = bpm.Process("pay")
+    waiting.start("s")
+    waiting.message_catch("w", message="paid", key="order")
+    waiting.end("e")
+    waiting.flow("s", "w", "e")
+    eng2.advance("PT90M")
+    assert [f.details["reason"] for f in facts(eng2, "message_dropped")] == [
+        "duplicate message id", "ttl expired"]
+    inst = eng2.start(waiting, {"order": "o-1"})
+    eng2.run()
+    assert inst.state == "completed" and inst.data["sum"] == 3

@@ -214,7 +214,10 @@ class Core:
             release(self, run)
 
     def meta(self) -> dict[str, str]:
-        return {"clock": str(self.kernel.now), "next_instance": str(self.next_instance)}
+        """What the store records beside each checkpoint: the clock, the instance counter,
+        and the buffered messages as they stand."""
+        return {"clock": str(self.kernel.now), "next_instance": str(self.next_instance),
+                "buffer": self.buffer_rows()}
 
     def load(self, run: Any) -> dict[str, Any]:
         """Read and check a released instance's checkpoint; raise what went wrong."""
@@ -284,6 +287,10 @@ class Core:
         for key, value in meta.items():
             if key.startswith("process:"):
                 self.signatures[key.split(":", 1)[1]] = json.loads(value)
+        for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
+            self.buffer_message(name, ckey, expiry, values, message_id)
+            if message_id is not None:
+                self.seen_messages.add(message_id)
 
     def recover(self) -> None:
         """Rebuild every stored instance, trigger absent: each wait registers its holder at
@@ -439,31 +446,48 @@ class Core:
         if expiry is not None:
             if message_id is not None:
                 self.seen_messages.add(message_id)
-            entry = [expiry, values, None]
-            entry[2] = self.kernel.call_at(expiry, self._expire, (name, ckey, entry))
-            self.buffer.setdefault((name, ckey), deque()).append(entry)
+            self.buffer_message(name, ckey, expiry, values, message_id)
             self.emit("message_buffered", None, None, None, {"message": name})
+            self.save_buffer()
             return None
         self.emit("message_dropped", None, None, None, {"message": name,
                                                         "reason": "no subscriber"})
         return None
 
+    def buffer_message(self, name: str, ckey: str, expiry: int, values: dict[str, Any],
+                       message_id: str | None) -> None:
+        entry = [expiry, values, None, message_id]
+        entry[2] = self.kernel.call_at(expiry, self._expire, (name, ckey, entry))
+        self.buffer.setdefault((name, ckey), deque()).append(entry)
+
+    def save_buffer(self) -> None:
+        """A durable store records buffered messages at once (a message accepted with a ttl is
+        a trigger: it must survive a restart). Taking one out is recorded with the
+        checkpoint of the instance that took it."""
+        if self.store.durable:
+            self.store.set_meta({"buffer": self.buffer_rows()})
+
+    def buffer_rows(self) -> str:
+        return json.dumps([[name, ckey, e[0], e[1], e[3]]
+                           for (name, ckey), queue in self.buffer.items() for e in queue])
+
     def _expire(self, item: tuple[str, str, list[Any]]) -> None:
         name, ckey, entry = item
         queue = self.buffer.get((name, ckey))
-        if queue is not None and entry in queue:
+        if queue is not None and any(e is entry for e in queue):
             queue.remove(entry)
             if not queue:
                 del self.buffer[(name, ckey)]
             self.emit("message_dropped", None, None, None, {"message": name,
                                                             "reason": "ttl expired"})
+            self.save_buffer()
 
     def take_buffered(self, name: str, ckey: str) -> dict[str, Any] | None:
         """A buffered message waiting for this subscription, taken out of the buffer."""
         queue = self.buffer.get((name, ckey))
         if not queue:
             return None
-        expiry, values, deadline = queue.popleft()
+        expiry, values, deadline, _ = queue.popleft()
         deadline.cancel()
         if not queue:
             del self.buffer[(name, ckey)]
