@@ -243,10 +243,10 @@ class Core:
             return
         self.holders.waking.pop(hold, None)
         node_wake = hold.wait_kind == "node"
-        run = restore(self, rec, doc, woken=hold.track if node_wake else None)
-        self.emit("hydrated", run.id, hold.track, hold.node, {
+        self.emit("hydrated", rec.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "boundary"})
+        run = restore(self, rec, doc, woken=hold.track if node_wake else None)
         if not node_wake:
             self.apply(run, hold, trigger)
             return
