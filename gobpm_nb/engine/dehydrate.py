@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..model import elements as el
 from .records import TERMINAL, Task, Track, TrackView
 from .run import Released, Run
 
@@ -216,14 +215,6 @@ def rearm_local(core: Core, run: Run, tr: Track) -> None:
         node = run.defn.nodes[tr.node]
         core.jobs[wait["job"]] = Job(wait["job"], getattr(node, "topic", "") or "", run.id,
                                      tr.id, tr.node)
-
-
-def task_from(run: Run, tr: Track) -> Task:
-    wait = tr.wait or {}
-    node = run.defn.nodes[tr.node]
-    assert isinstance(node, el.UserTask)
-    return Task(wait["task"], run.id, tr.id, node.id, node.label, node.assignee,
-                wait.get("created", 0))
 
 
 def views_of_dehydrated(rec: Released, doc: dict[str, Any]) -> list[TrackView]:

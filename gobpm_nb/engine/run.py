@@ -157,11 +157,9 @@ class Run:
         if tr.coro is not None and tr.coro is not self.core.current:
             self.core.kernel.close(tr.coro)
         self.drop_waits(tr, reason)
-        was_running = tr.state in ("ready", "running")
-        if was_running:
+        if tr.state in ("ready", "running"):
             self.running -= 1
         tr.coro = None
-        tr.state = "waiting"  # so end bookkeeping below does not count it twice
         self.set_state(tr, state)
 
     def drop_waits(self, tr: Track, reason: str) -> None:
@@ -218,11 +216,7 @@ class Run:
             details["error"] = exc.error
         self.emit("incident", tr.id, exc.node, details)
         if tr.state not in TERMINAL:
-            self.drop_waits(tr, "withdrawn")
-            if tr.state in ("ready", "running"):
-                self.running -= 1
-            tr.state = "waiting"
-            self.set_state(tr, "failed")
+            self.stop_track(tr, "failed", "withdrawn")
         self.finish("failed", tr, details)
 
     # -- data -----------------------------------------------------------------------------

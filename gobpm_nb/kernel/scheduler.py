@@ -144,13 +144,6 @@ class Kernel:
         while heap and heap[0].fn is None:
             heapq.heappop(heap)
 
-    def next_time(self) -> int | None:
-        """The virtual time of the next event, or None when nothing is scheduled."""
-        if self._ready:
-            return self.now
-        self._drop_cancelled()
-        return self._heap[0].at if self._heap else None
-
     def step(self) -> tuple[int, Callback, Any, Any] | None:
         """Run one event, moving the clock to the next deadline if nothing is ready now.
         Returns (time, callback, argument, owner of the coroutine it resumed, if any)."""
@@ -197,6 +190,3 @@ class Kernel:
         """Events waiting in the ready queue and the deadline heap (cancelled ones included)."""
         return len(self._ready) + len(self._heap)
 
-    def deadlines(self) -> list[Deadline]:
-        """Live deadline entries (not cancelled)."""
-        return [d for d in self._heap if d.fn is not None]

@@ -108,9 +108,3 @@ class FactLog:
     def snapshot(self) -> list[Fact]:
         return [Fact(raw) for raw in self._facts]
 
-    def count(self) -> int:
-        return len(self._facts)
-
-    def mark(self) -> tuple[int, int]:
-        """What to compare to tell whether anything was emitted since."""
-        return self.seq, len(self._facts)
