@@ -160,22 +160,10 @@ class Core:
             return
         boundary = run.defn.nodes[hold.node]
         if getattr(boundary, "interrupting", True):
-            self.withdraw(run, tr, firing=hold)
+            run.withdraw(tr, "cancelled", firing=hold)
         else:
             self.holders.release(hold, "fired")
         run.post(("boundary", tr.id, hold.node, trigger))
-
-    def withdraw(self, run: Run, tr: Any, firing: Hold | None = None) -> None:
-        """Withdraw at once everything that could still fire for a track (it is being
-        interrupted): its holds, its task, its job."""
-        self.holders.release_waits(run.id, tr.id, "cancelled", firing=firing)
-        wait = tr.wait or {}
-        if wait.get("kind") == "task":
-            self.close_task(wait["task"], "cancelled")
-        if wait.get("kind") == "job":
-            self.jobs.pop(wait["job"], None)
-        if tr.wait is not None:
-            tr.wait["fired"] = True
 
     def close_task(self, task_id: str, how: str) -> None:
         if self.inbox.pop(task_id, None) is not None:

@@ -162,14 +162,22 @@ class Run:
         tr.coro = None
         self.set_state(tr, state)
 
+    def withdraw(self, tr: Track, reason: str, firing: Any = None) -> None:
+        """Withdraw at once everything outside the instance that could still fire for a
+        track: its holds (``firing`` is released as fired), its task, its job."""
+        self.core.holders.release_waits(self.id, tr.id, reason, firing=firing)
+        wait = tr.wait
+        if wait is not None:
+            if wait.get("kind") == "job":
+                self.core.jobs.pop(wait["job"], None)
+            if wait.get("kind") == "task":
+                self.core.close_task(wait["task"], reason)
+            wait["fired"] = True
+
     def drop_waits(self, tr: Track, reason: str) -> None:
-        """Withdraw a track's holds, its task or job, and its conditional arms."""
-        self.core.holders.release_waits(self.id, tr.id, reason)
+        """Withdraw everything a track owns: holds, task or job, conditional arms, join."""
+        self.withdraw(tr, reason)
         wait = tr.wait or {}
-        if wait.get("kind") == "job":
-            self.core.jobs.pop(wait["job"], None)
-        if wait.get("kind") == "task":
-            self.core.close_task(wait["task"], reason)
         if wait.get("kind") == "conditional":
             self.conditionals -= 1
         for arm in (wait.get("arms") or ()):
