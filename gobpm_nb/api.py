@@ -1,23 +1,39 @@
-"""``Engine``: the public facade. It wires the core to its store, its fact log and widgets."""
+"""``Engine``: the public facade. It wires the core to its store, its fact log and widgets.
+
+Every public command (``deploy``, ``start``, ``step``, ``run``, ``advance``,
+``publish_message``, ``broadcast_signal``, ``complete_task``, ``fetch_jobs``,
+``complete_job``, ``fail_job``) ends the same way, whether it returned or raised: the store
+records the clock and counters (durable stores), and every watcher added with
+``after_each_command`` is called, so live widgets show the exact state the command left.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import logging
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from .engine.checkpoint import capture
+from .engine.checkpoint import read as read_checkpoint
+from .engine.checkpoint import views as track_views
 from .engine.core import Core
-from .engine.records import EventView, HoldView, JobView, TaskView
-from .errors import EngineError, ModelError
+from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
+from .engine.run import Run
+from .errors import EngineError, GobpmError, ModelError
 from .instance import Instance
 from .kernel import to_datetime, to_us
-from .model import Process
+from .model import Definition, Process
 from .model.timers import add, is_negative, parse_date, parse_duration
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
+OPTIONS = ("min_dehydrate_wait", "wake_retry_backoff", "dehydrate", "keep_facts")
+STORE_METHODS = ("put", "get", "delete", "record", "journal", "set_meta", "meta", "ids")
+log = logging.getLogger("gobpm_nb")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _span(value: Any, what: str) -> timedelta:
@@ -30,41 +46,105 @@ def _span(value: Any, what: str) -> timedelta:
     return span
 
 
+def _check_store(store: Any) -> None:
+    missing = [m for m in STORE_METHODS if not callable(getattr(store, m, None))]
+    if missing or not hasattr(store, "durable"):
+        raise EngineError(f"store {store!r} is not a checkpoint store (it lacks "
+                          f"{', '.join(missing) or 'durable'})")
+
+
+def command(fn: F) -> F:
+    """A public command: it ends by recording the clock and telling the watchers."""
+    @functools.wraps(fn)
+    def run(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            self._settle()
+    return run  # type: ignore[return-value]
+
+
 class Engine:
     """A deterministic BPMN engine on a virtual clock. Nothing runs until step/run/advance."""
 
     def __init__(self, store: Any = None, start: str | datetime = DEFAULT_START, *,
                  min_dehydrate_wait: Any = "PT1H", wake_retry_backoff: Any = "PT15S",
                  dehydrate: bool = True, keep_facts: int | None = 100_000):
+        store = store if store is not None else MemoryStore()
+        _check_store(store)
+        if len(store.ids()) or store.meta():
+            raise EngineError("the store already holds an engine's instances or versions; use "
+                              "Engine.recover(store, processes=[...]) to continue them")
+        self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts)
+
+    def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,
+              dehydrate: Any, keep_facts: Any) -> None:
         try:
             begin = parse_date(start, "start")
         except ModelError as exc:
             raise EngineError(str(exc)) from None
         min_wait = _span(min_dehydrate_wait, "min_dehydrate_wait")
         backoff = _span(wake_retry_backoff, "wake_retry_backoff")
+        if backoff <= timedelta(0):
+            raise EngineError(f"wake_retry_backoff {wake_retry_backoff!r} must be longer than "
+                              "zero")
         if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
             raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
         self._log = FactLog(keep_facts)
-        self.store = store if store is not None else MemoryStore()
+        self._watchers: list[Callable[[], Any]] = []
+        self.store = store
         self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),
                           wake_retry_backoff=backoff // timedelta(microseconds=1),
-                          store=self.store, codec=codec)
+                          store=store, codec=codec)
 
     @classmethod
-    def recover(cls, store: Any, processes: Any = (), **options: Any) -> Engine:
-        """Restart recovery from a durable store, in a fresh engine. The clock resumes at the
-        latest time the store recorded; each waiting track keeps its id and re-arms at its
-        recorded deadline (an overdue timer fires once); tasks keep their ids. Instances whose
-        process version is not among ``processes`` stay released until it is deployed."""
+    def recover(cls, store: Any, processes: Iterable[Process] = (), **options: Any) -> Engine:
+        """Restart recovery from a store, in a fresh engine. The clock resumes where the
+        store recorded it at the end of the last command; each waiting track keeps its id
+        and re-arms at its recorded deadline (an overdue timer fires once); tasks keep their
+        ids; triggers accepted but not yet checkpointed are delivered once. Instances whose
+        process version is not among ``processes`` stay dehydrated until it is deployed."""
+        _check_store(store)
+        if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
+                not all(isinstance(p, Process) for p in processes):
+            raise EngineError(f"processes must be a list of Process, got {processes!r}")
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
+                              "the clock resumes where the store recorded it")
         meta = store.meta()
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
-        eng = cls(store=store, start=start, **options)
-        eng._core.load_registry()
+        eng = cls.__new__(cls)
+        settings = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
+                    "dehydrate": True, "keep_facts": 100_000} | options
+        eng._open(store, start, **settings)
+        core = eng._core
+        core.load_registry(meta)
+        core.journal.load(meta)
         for p in processes:
-            eng._core.deploy(p)
-        eng._core.recover()
+            core.deploy(p)
+        core.residency.recover()
+        core.journal.replay()
+        eng._settle()
         return eng
+
+    # -- commands end here ----------------------------------------------------------------
+    def after_each_command(self, fn: Callable[[], Any]) -> Callable[[], None]:
+        """Call ``fn()`` at the end of every public command (after the store recorded it);
+        returns the callable that stops it. A watcher that raises is logged and removed."""
+        self._watchers.append(fn)
+        return lambda: self._watchers.remove(fn) if fn in self._watchers else None
+
+    def _settle(self) -> None:
+        self._core.journal.settle()
+        for fn in tuple(self._watchers):
+            try:
+                fn()
+            except Exception:
+                log.exception("command watcher %r raised; it is removed", fn)
+                if fn in self._watchers:
+                    self._watchers.remove(fn)
 
     # -- clock and running ----------------------------------------------------------------
     @property
@@ -72,23 +152,42 @@ class Engine:
         """The virtual clock, a timezone-aware datetime."""
         return to_datetime(self._core.kernel.now)
 
+    @command
     def step(self) -> EventView | None:
         """Run one scheduler event (moving the clock to the next deadline if nothing is
         ready now) and return what it was; None when nothing is scheduled at all."""
         event = self._core.kernel.step()
-        return None if event is None else self._core.describe(event)
+        return None if event is None else self._describe(event)
 
+    def _describe(self, event: tuple[int, str, Any]) -> EventView:
+        at, kind, subject = event
+        when = to_datetime(at)
+        if kind in ("track", "loop"):
+            _, iid, tid = subject
+            rec = self._core.runs.get(iid)
+            tracks = rec.tracks if isinstance(rec, Run) else {}
+            node = tracks[tid].node if tid in tracks else None
+            return EventView(when, kind, iid, tid, node)
+        if kind == "timer":
+            return EventView(when, kind, subject.instance, subject.track, subject.node)
+        if kind == "retry":
+            return EventView(when, kind, subject, None, None)
+        return EventView(when, kind, None, None, None)
+
+    @command
     def run(self, until: str | datetime | None = None) -> int:
         """Run until nothing is scheduled, or up to virtual time ``until`` (the clock then
-        stands at ``until``). Returns the number of events run."""
-        kernel = self._core.kernel
+        stands at ``until``). Returns the number of events run. Without ``until``, raises
+        EngineError when an unbounded cycle timer is armed, or when only retries of failing
+        wakes are left (they would go on for ever)."""
+        kernel, core = self._core.kernel, self._core
         if until is None:
-            endless = self._core.unbounded_cycles()
+            endless = core.unbounded_cycles()
             if endless:
                 h = endless[0]
                 raise EngineError(f"run() would never end: the unbounded cycle timer {h.node!r} "
                                   f"of instance {h.instance!r} is armed; give run(until=...)")
-            return kernel.run()
+            return self._run_out()
         try:
             limit = to_us(parse_date(until, "until"))
         except ModelError as exc:
@@ -100,6 +199,21 @@ class Engine:
         kernel.jump(limit)
         return count
 
+    def _run_out(self) -> int:
+        """Run until nothing is scheduled. When only retries of failing wakes are left, give
+        them one more round each time; a round in which none of them succeeds raises."""
+        kernel, residency = self._core.kernel, self._core.residency
+        count = kernel.run(idle="retry")
+        while residency.pending and kernel.only("retry"):
+            stuck = residency.waking()
+            count += kernel.run(until=kernel.next_at())
+            if residency.waking() == stuck and kernel.only("retry"):
+                raise EngineError(f"run() would never end: the wakes of {', '.join(stuck)} "
+                                  "keep failing (see the wake_failed facts); give "
+                                  "run(until=...)")
+            count += kernel.run(idle="retry")
+        return count
+
     def advance(self, duration: str | timedelta) -> int:
         """Move virtual time forward by an ISO 8601 duration or timedelta, running every
         event that falls due on the way."""
@@ -107,13 +221,20 @@ class Engine:
         return self.run(until=add(self.now, span))
 
     # -- instances ------------------------------------------------------------------------
+    @command
     def deploy(self, process: Process) -> int:
         """Deploy a process (``start`` does this too); return its version."""
+        if not isinstance(process, Process):
+            raise EngineError(f"deploy needs a Process, got {type(process).__name__}")
+        process.validate()
         return self._core.deploy(process).version
 
+    @command
     def start(self, process: Process, data: dict[str, Any] | None = None,
               key: str | None = None) -> Instance:
-        """Schedule a new instance; ``key`` gives its id (default i1, i2…)."""
+        """Schedule a new instance; ``key`` gives its id (default i1, i2…). Nothing runs
+        until step/run/advance; on a durable store the instance is recorded before this
+        returns."""
         return Instance(self, self._core.start(process, data, key))
 
     def instance(self, iid: str) -> Instance:
@@ -123,18 +244,63 @@ class Engine:
     def instances(self) -> list[Instance]:
         return [Instance(self, i) for i in self._core.runs]
 
-    def _checkpoint(self, iid: str) -> dict[str, Any]:
-        run = self._core.run_of(iid)
-        if run.residency == "dehydrated":
-            return codec.export(self._core.peek(run))
-        return codec.export(capture(run, self._core.kernel.now))
+    def describe_instance(self, iid: str) -> InstanceView:
+        """An instance's id, process, version, state and residency (reading never wakes it)."""
+        rec = self._core.run_of(iid)
+        defn = rec.defn
+        return InstanceView(rec.id, defn.id if defn is not None else None,
+                            defn.version if defn is not None else None, rec.state,
+                            rec.residency)
+
+    def definition_of(self, iid: str) -> Definition | None:
+        """The definition an instance is pinned to (None for a recovered instance whose
+        version is not deployed yet)."""
+        return self._core.run_of(iid).defn
+
+    def instance_data(self, iid: str) -> dict[str, Any]:
+        """A copy of an instance's data (read from its checkpoint while dehydrated)."""
+        rec = self._core.run_of(iid)
+        if isinstance(rec, Run):
+            return rec.data_copy()
+        return dict(self._stored(iid).data)
+
+    def instance_tracks(self, iid: str) -> list[TrackView]:
+        """Every track of an instance, terminal ones included, with its lineage."""
+        rec = self._core.run_of(iid)
+        if isinstance(rec, Run):
+            return [t.view() for t in rec.tracks.values()]
+        return track_views(rec.history, self._stored(iid))
+
+    def checkpoint(self, iid: str) -> dict[str, Any]:
+        """An instance's JSON-able checkpoint document, as the store holds (or would hold) it."""
+        rec = self._core.run_of(iid)
+        if isinstance(rec, Run):
+            if rec.defn is None:
+                raise EngineError(f"instance {iid!r} was not recovered; it has no checkpoint")
+            return capture(rec, self._core.kernel.now)
+        return codec.decode(self._read(iid), iid)
+
+    def _read(self, iid: str) -> bytes:
+        try:
+            raw: bytes = self.store.get(iid)
+        except Exception as exc:  # the store's own failure, named for the reader
+            raise EngineError(f"checkpoint of instance {iid!r} cannot be read from the "
+                              f"store ({type(exc).__name__})") from exc
+        return raw
+
+    def _stored(self, iid: str) -> Any:
+        return read_checkpoint(codec.decode(self._read(iid), iid), iid)
 
     # -- triggers -------------------------------------------------------------------------
+    @command
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
                         message_id: str | None = None, ttl: Any = None) -> str | None:
-        """Correlate a message by name and key; returns the instance it reached, if any."""
+        """Correlate a message by name and key; returns the instance it reached, if any.
+        On a durable store, a message that returned an instance (or was buffered) has been
+        recorded and survives a crash."""
         return self._core.publish_message(name, key, payload, message_id, ttl)
 
+    @command
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
         """Deliver a signal to every waiting subscriber; returns how many there were."""
         return self._core.broadcast_signal(name, payload)
@@ -142,22 +308,30 @@ class Engine:
     def tasks(self) -> list[TaskView]:
         return self._core.tasks()
 
+    @command
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         self._core.complete_task(task_id, outputs)
 
+    @command
     def fetch_jobs(self, topic: str, worker: str = "worker", max_jobs: int | None = None
                    ) -> list[JobView]:
         return self._core.fetch_jobs(topic, worker, max_jobs)
 
+    @command
     def complete_job(self, job_id: str, outputs: dict[str, Any] | None = None) -> None:
         self._core.complete_job(job_id, outputs)
 
+    @command
     def fail_job(self, job_id: str, error: str) -> None:
         self._core.fail_job(job_id, error)
 
     # -- observing ------------------------------------------------------------------------
-    def holders(self) -> list[HoldView]:
-        return self._core.holders.views()
+    def holders(self, instance: str | None = None) -> list[HoldView]:
+        """Every engine holder (or one instance's), in the order armed. A hold whose trigger
+        came while its instance's wake is pending reads ``state="waking"``."""
+        if instance is not None:
+            self._core.run_of(instance)
+        return self._core.holders.views(instance)
 
     @property
     def facts(self) -> list[Fact]:
@@ -170,8 +344,8 @@ class Engine:
     def stats(self) -> dict[str, Any]:
         core = self._core
         residency = {"resident": 0, "dehydrated": 0, "finished": 0}
-        for run in core.runs.values():
-            residency[run.residency] += 1
+        for rec in core.runs.values():
+            residency[rec.residency] += 1
         return {"instances": residency, "coroutines": len(core.kernel.live),
                 "holds": dict(core.holders.counts), "tasks": len(core.inbox),
                 "jobs": len(core.jobs), "facts": self._log.seq,
@@ -189,3 +363,6 @@ class Engine:
         s = self.stats()
         return f"Engine(now={self.now.isoformat()}, instances={s['instances']}, " \
                f"coroutines={s['coroutines']})"
+
+
+__all__ = ["Engine", "GobpmError"]

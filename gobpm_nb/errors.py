@@ -24,3 +24,7 @@ class CheckpointError(GobpmError):
         self.instance = instance
         self.field = field
         super().__init__(f"checkpoint of instance {instance!r}: field {field!r}: {why}")
+
+
+class StoreError(GobpmError):
+    """A store cannot be opened: names the path and why."""

@@ -1,4 +1,8 @@
-"""The ``Instance`` handle: reads the current state of one instance, never changes it."""
+"""The ``Instance`` handle: reads the current state of one instance, never changes it.
+
+It goes through the engine's public reading methods only, so it stays valid across
+dehydration, wake and recovery, and reading never changes residency.
+"""
 
 from __future__ import annotations
 
@@ -20,47 +24,41 @@ class Instance:
         self.id = iid
 
     @property
-    def _run(self) -> Any:
-        return self._engine._core.run_of(self.id)
-
-    @property
     def process(self) -> str | None:
-        defn = self._run.defn
-        return str(defn.id) if defn is not None else None
+        return self._engine.describe_instance(self.id).process
 
     @property
     def definition(self) -> Any:
         """The immutable process definition this instance is pinned to (None only for a
         recovered instance whose version has not been deployed again yet)."""
-        return self._run.defn
+        return self._engine.definition_of(self.id)
 
     @property
     def version(self) -> int | None:
-        defn = self._run.defn
-        return int(defn.version) if defn is not None else None
+        return self._engine.describe_instance(self.id).version
 
     @property
     def state(self) -> str:
         """active | completed | terminated | failed"""
-        return str(self._run.state)
+        return self._engine.describe_instance(self.id).state
 
     @property
     def residency(self) -> str:
         """resident | dehydrated | finished"""
-        return str(self._run.residency)
+        return self._engine.describe_instance(self.id).residency
 
     @property
     def data(self) -> dict[str, Any]:
         """A copy of the instance data (read from the checkpoint while dehydrated)."""
-        return self._engine._core.data_of(self._run)
+        return self._engine.instance_data(self.id)
 
     @property
     def tracks(self) -> list[TrackView]:
         """Every track, terminal ones included, with its lineage."""
-        return self._engine._core.tracks_of(self._run)
+        return self._engine.instance_tracks(self.id)
 
     def holds(self) -> list[HoldView]:
-        return self._engine._core.holders.views(self.id)
+        return self._engine.holders(self.id)
 
     def lineage(self) -> Any:
         """A live widget of this instance's lineage: every track, its parent links and how
@@ -77,7 +75,7 @@ class Instance:
 
     def checkpoint(self) -> dict[str, Any]:
         """The JSON-able checkpoint document, as the store holds it."""
-        return self._engine._checkpoint(self.id)
+        return self._engine.checkpoint(self.id)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Instance) and other.id == self.id and \
@@ -87,7 +85,6 @@ class Instance:
         return hash(self.id)
 
     def __repr__(self) -> str:
-        run = self._run
-        pid = run.defn.id if run.defn is not None else None
-        return f"Instance({self.id!r}, process={pid!r}, state={run.state!r}, " \
-               f"residency={run.residency!r})"
+        v = self._engine.describe_instance(self.id)
+        return f"Instance({self.id!r}, process={v.process!r}, state={v.state!r}, " \
+               f"residency={v.residency!r})"

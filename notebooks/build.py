@@ -19,6 +19,7 @@ recorded) and writes the executed notebook. Everything that would differ between
 fixed here, so building twice gives byte-identical files:
 
 - cell ids are derived from the notebook name and the cell's position;
+- consecutive stream outputs of one stream are merged (where the kernel cut them is timing);
 - no execution timestamps are written (``record_timing=False``);
 - each widget view's ``model_id`` (a random uuid made by ipywidgets) is replaced by a
   name derived from the notebook and the output's position. No widget state is stored, so the
@@ -106,12 +107,28 @@ def settle(nb: nbformat.NotebookNode, stem: str) -> None:
     """Replace what differs from one execution to the next (see the module docstring)."""
     views = 0
     for cell in nb.cells:
+        if "outputs" in cell:
+            cell["outputs"] = merge_streams(cell["outputs"])
         for output in cell.get("outputs", []):
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is not None:
                 views += 1
                 view["model_id"] = f"{stem[:2]}-widget-{views:02d}"
     nb.metadata.pop("widgets", None)
+
+
+def merge_streams(outputs: list) -> list:
+    """One output per run of stdout (or stderr) text: how the kernel cut a stream into
+    messages depends on when it flushed, which is timing, not content."""
+    merged: list = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if output.get("output_type") == "stream" and last is not None and \
+                last.get("output_type") == "stream" and last["name"] == output["name"]:
+            last["text"] += output["text"]
+        else:
+            merged.append(output)
+    return merged
 
 
 def build(source: Path) -> tuple[Path, float, int]:

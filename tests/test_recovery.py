@@ -30,7 +30,7 @@ def test_crash_recovery_in_a_separate_process_fires_the_timer_at_its_recorded_de
                          env={"PYTHONPATH": str(SCENARIOS), "PATH": ""})
     assert out.stdout.startswith("3 holds")
     eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), approval()])
-    assert eng.now == at("2026-01-01T00:00:00")
+    assert eng.now == at("2026-01-01T00:30:00")  # where the last command left it
     assert [f.instance for f in facts(eng, "recovered")] == ["i1", "i2"]
     assert eng.stats()["coroutines"] == 0
     assert [t.id for t in eng.tasks()] == ["i2:approve:1"]
@@ -66,19 +66,19 @@ def test_an_overdue_timer_fires_exactly_once_after_recovery(tmp_path):
     store.broken = True
     eng.advance("PT3H")
     assert facts(eng, "wake_failed")
-    eng.start(timer("P1D"))  # its checkpoint records the clock at 03:01
+    eng.start(timer("P1D"))
     eng.advance("PT1M")
     store.broken = False
     store.close()
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), timer("P1D")])
-    assert eng2.now == at("2026-01-01T03:01:00")
+    assert eng2.now == at("2026-01-01T03:02:00")  # recorded at the end of the last command
     eng2.advance("PT1H")
     assert eng2.instance("i1").state == "completed"
     assert len([f for f in facts(eng2, "timer_fired") if f.instance == "i1"]) == 1
 
 
 def test_a_boundary_restores_at_its_recorded_deadline_not_at_restore_time(tmp_path):
-    """The 24 h escalation recovered at 10:00 still fires at 24:00, not at 34:00."""
+    """The 24 h escalation recovered at 10:01 still fires at 24:00, not at 34:01."""
     db = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     eng.start(approval())
@@ -87,7 +87,7 @@ def test_a_boundary_restores_at_its_recorded_deadline_not_at_restore_time(tmp_pa
     eng.advance("PT1M")
     eng.store.close()
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[approval(), timer("P2D")])
-    assert eng2.now == at("2026-01-01T10:00:00")
+    assert eng2.now == at("2026-01-01T10:01:00")
     late = [h for h in eng2.holders() if h.node == "late"]
     assert late[0].deadline == at("2026-01-02T00:00:00")
     eng2.advance("PT14H")
@@ -106,7 +106,7 @@ def test_one_corrupt_record_fails_only_its_instance(tmp_path):
     eng.store.close()
     with sqlite3.connect(db) as raw:
         raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i2'",
-                    (b'{"schema": 1, "instance": "i2"}',))
+                    (b'{"schema": 2, "instance": "i2"}',))
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
     (bad,) = facts(eng2, "recovery_failed")
     assert bad.instance == "i2" and bad.details == {"field": "process"}

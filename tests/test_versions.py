@@ -1,5 +1,9 @@
 """Deployment: versions, and refusing invalid processes and bad starts."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from conftest import snapshot
 
@@ -65,4 +69,200 @@ def test_the_public_surface():
     """The package exports exactly its public names."""
     assert sorted(bpm.__all__) == ["CheckpointError", "Engine", "EngineError", "Fact",
                                    "GobpmError", "Instance", "MemoryStore", "ModelError",
-                                   "Process", "SQLiteStore"]
+                                   "Process", "SQLiteStore", "StoreError"]
+
+
+def cell(ns, src, name):
+    """Run ``src`` in ``ns`` the way a notebook runs a cell: compiled under its own file name."""
+    exec(compile(src, name, "exec"), ns)
+    return ns
+
+
+def notebook():
+    return {"__name__": "__main__"}
+
+
+CALC = """
+import gobpm_nb as bpm
+
+def compute(d):
+    return {"v": 1}
+
+def build():
+    p = bpm.Process("calc")
+    p.start("s")
+    p.script_task("x", fn=compute)
+    p.end("e")
+    p.flow("s", "x", "e")
+    return p
+"""
+
+FIXED = """
+def compute(d):
+    return {"v": 2}
+"""
+
+
+def test_rerun_cell_with_fixed_function_deploys_next_version():
+    """Re-running a cell with a fixed function deploys version 2, which runs the fixed code."""
+    ns = cell(notebook(), CALC, "<cell-1>")
+    eng = bpm.Engine()
+    a = eng.start(ns["build"]())
+    eng.run()
+    cell(ns, FIXED, "<cell-2>")
+    b = eng.start(ns["build"]())
+    eng.run()
+    cell(ns, "\n" + FIXED, "<cell-3>")
+    c = eng.start(ns["build"]())
+    eng.run()
+    assert (a.version, b.version, c.version) == (1, 2, 2)
+    assert (a.data, b.data, c.data) == ({"v": 1}, {"v": 2}, {"v": 2})
+
+
+RICH = """
+import functools
+import gobpm_nb as bpm
+
+def shout(word, *, suffix="!"):
+    return word.upper() + suffix
+
+def make_scale(factor):
+    def scale(x):
+        return x * factor
+    return scale
+
+class Settings:
+    pass
+
+def compute(d, bonus=1, *, cap=100, settings=Settings()):
+    scale = make_scale(3)
+    picks = [n for n in d["items"] if n in {"a", "b", "c", "d", "e"}]
+    total = sum(map(lambda n: len(n) + bonus, picks))
+    return {"total": min(scale(total), cap), "loud": shout(d["word"])}
+
+def make_walk():
+    def walk(d):
+        return walk({"n": d["n"] - 1}) if d["n"] > 0 else {}
+    return walk
+
+class Doubler:
+    def __call__(self, d):
+        return {"twice": d["total"] * 2}
+
+class Rules:
+    def big(self, d):
+        return d["total"] > 10
+
+def build():
+    p = bpm.Process("rich")
+    p.start("s")
+    p.script_task("x", fn=compute)
+    p.service_task("y", fn=functools.partial(shout, "hi", suffix="?"))
+    p.service_task("z", fn=Doubler())
+    p.script_task("w", fn=make_walk())
+    p.exclusive_gateway("gw", default="c")
+    p.end("a")
+    p.end("b")
+    p.end("c")
+    p.flow("s", "x", "y", "z", "w", "gw")
+    p.flow("gw", "a", condition=lambda d: d["total"] > 3)
+    p.flow("gw", "b", condition=Rules().big)
+    p.flow("gw", "c")
+    return p
+"""
+
+
+def signature(src, name="<cell-1>"):
+    return cell(notebook(), src, name)["build"]().definition().signature
+
+
+@pytest.mark.parametrize("old, new", [
+    ('shout(d["word"])}', 'shout(d["word"]).lower()}'),
+    ("make_scale(3)", "make_scale(4)"),
+    ("min(scale(total), cap)", "max(scale(total), cap)"),
+    ("bonus=1", "bonus=2"),
+    ("cap=100", "cap=99"),
+    ("len(n) + bonus", "len(n) * bonus"),
+    ("[n for n in", "[n.strip() for n in"),
+    ('"d", "e"}', '"d", "f"}'),
+    ('"hi", suffix="?"', '"ho", suffix="?"'),
+    ('suffix="?"', 'suffix="."'),
+    ('d["total"] * 2', 'd["total"] * 3'),
+    ('d["n"] - 1', 'd["n"] - 2'),
+    ('d["total"] > 10', 'd["total"] > 11'),
+    ('d["total"] > 3', 'd["total"] > 4'),
+], ids=["body", "constant", "name-used", "default", "keyword-default", "nested-lambda",
+        "comprehension", "frozenset-constant", "partial-argument", "partial-keyword",
+        "callable-instance", "recursive-closure", "bound-method", "flow-lambda-condition"])
+def test_a_changed_function_changes_the_signature(old, new):
+    """One changed detail of any callable in the graph gives a different signature."""
+    assert RICH.count(old) == 1
+    assert signature(RICH) == signature(RICH, "<cell-2>")
+    assert signature(RICH.replace(old, new)) != signature(RICH)
+
+
+def test_identical_rerun_of_a_cell_reuses_the_version():
+    """The same cell run again, under a new file name and moved down a line, is the same."""
+    first = cell(notebook(), RICH, "<cell-1>")
+    second = cell(notebook(), "\n" + RICH, "<cell-2>")
+    assert first["compute"] is not second["compute"]
+    assert first["compute"].__code__.co_firstlineno != second["compute"].__code__.co_firstlineno
+    eng = bpm.Engine()
+    versions = [eng.start(ns["build"]()).version for ns in (first, second)]
+    assert versions == [1, 1]
+
+
+def scaled(factor):
+    """A process whose script task multiplies by ``factor``, a value in its closure."""
+    def scale(d):
+        return {"v": d["n"] * factor}
+    p = bpm.Process("scale")
+    p.start("s")
+    p.script_task("x", fn=scale)
+    p.end("e")
+    p.flow("s", "x", "e")
+    return p
+
+
+def test_a_changed_closure_value_deploys_the_next_version():
+    """A function closing over a different value is version 2; the same value reuses 1."""
+    eng = bpm.Engine()
+    a = eng.start(scaled(2), data={"n": 5})
+    b = eng.start(scaled(2), data={"n": 5})
+    c = eng.start(scaled(3), data={"n": 5})
+    eng.run()
+    assert (a.version, b.version, c.version) == (1, 1, 2)
+    assert (a.data["v"], c.data["v"]) == (10, 15)
+
+
+def test_a_changed_lambda_condition_on_a_flow_deploys_the_next_version():
+    """A flow whose lambda condition changed is version 2 and routes by the new condition."""
+    def gated(limit_src):
+        p = bpm.Process("gate")
+        p.start("s")
+        p.exclusive_gateway("gw", default="low")
+        p.end("high")
+        p.end("low")
+        p.flow("s", "gw")
+        p.flow("gw", "high", condition=cell({}, f"f = lambda d: d['n'] > {limit_src}",
+                                            "<cell>")["f"])
+        p.flow("gw", "low")
+        return p
+    eng = bpm.Engine()
+    a = eng.start(gated("3"), data={"n": 5})
+    b = eng.start(gated("9"), data={"n": 5})
+    eng.run()
+    assert (a.version, b.version) == (1, 2)
+    assert (a.tracks[0].node, b.tracks[0].node) == ("high", "low")
+
+
+def test_function_signatures_are_the_same_across_processes_and_hash_seeds():
+    """Fresh interpreters with different PYTHONHASHSEED give this process's signature."""
+    script = RICH + "\nprint(build().definition().signature)\n"
+    outs = set()
+    for seed in ("1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, check=True, timeout=60)
+        outs.add(done.stdout.strip())
+    assert outs == {signature(RICH)}

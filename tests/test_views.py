@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -500,3 +501,25 @@ def test_widget_state_is_the_same_across_hash_seeds(tmp_path):
     assert outs[0] == outs[1]
     state = json.loads(outs[0])
     assert state["counters"]["resident"] + state["counters"]["dehydrated"] == 2
+
+
+def test_every_command_ends_with_the_exact_widget_state_outside_a_notebook(live):
+    """Without any cell hook or refresh, each command leaves the traits at its final state."""
+    eng, inst, board, lin, pv = live
+    eng.advance("PT25H")
+    assert traits(board) == dashboard_traits(eng, "i1")
+    assert lin.dot == render.lineage_dot(proj.lineage(eng, "i1"))
+    for _ in range(3):  # a teacher's loop: each hour's end is what shows
+        time.sleep(views_module.INTERVAL)
+        eng.advance("PT1H")
+        assert board.clock == eng.now.isoformat().replace("+00:00", "Z")
+        assert traits(board) == dashboard_traits(eng, "i1")
+
+
+def test_a_closed_widget_is_no_longer_told_about_commands(live):
+    """close() stops the command watch too: the engine forgets the widget."""
+    eng, inst, board, lin, pv = live
+    lin.close()
+    before = lin.dot
+    eng.advance("PT25H")
+    assert lin.dot == before

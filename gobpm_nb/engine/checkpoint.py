@@ -1,55 +1,168 @@
-"""Capturing an instance's checkpoint: only what re-entering nodes cannot re-derive.
+"""An instance's checkpoint: only what re-entering nodes cannot re-derive.
 
-Identity, process id and version, data, id counters, the live tracks (position, state,
-lineage, what each waits for with recorded deadlines, correlation keys, task and job ids, the
-armed boundaries with their recorded deadlines) and the open joins.
+Identity, process id, version and signature, data, id counters, the live tracks (position,
+state, lineage, what each waits for with recorded deadlines, correlation keys, task and job
+ids, the armed boundaries with their recorded deadlines, and the order each holder was armed
+in) and the open joins. ``capture`` writes the JSON document (times as ISO 8601 text);
+``read`` checks every field of one and rebuilds the tracks; ``check_against`` checks that
+what it names exists in the process definition it claims.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+import sys
+from typing import Any, NamedTuple
 
-from .records import TERMINAL, Track
+from ..errors import CheckpointError
+from ..kernel import iso
+from ..model import Definition
+from ..model import elements as el
+from .reader import Reader
+from .records import Track, TrackView
 from .run import Run
+from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, TERMINAL
+from .waits import BOUNDARY_KINDS, GatewayWait, TimerWait, read_wait, wait_doc
+
+SCHEMA = 2
 
 
-def track_doc(tr: Track, holds: dict[tuple[str, str], int] | None = None) -> dict[str, Any]:
-    """A live track's entry. ``holds`` maps (node, wait kind) to the order its holder was
-    armed in, which recovery keeps so that subscriptions stay in order across a restart."""
-    seq = holds or {}
-    wait = None
-    if tr.wait is not None:
-        wait = {k: v for k, v in tr.wait.items() if k != "fired"}
-        if "arms" in wait:
-            wait["arms"] = [dict(a, hold=seq.get((a["node"], "node")))
-                            for a in wait["arms"] if a["kind"] != "conditional"] + \
-                           [dict(a) for a in wait["arms"] if a["kind"] == "conditional"]
-        elif wait["kind"] in ("timer", "message", "signal", "task"):
-            wait["hold"] = seq.get((tr.node, "node"))
-    bounds = {}
-    for b, arm in sorted(tr.bounds.items()):
-        bounds[b] = dict(arm)
-        if arm["kind"] != "conditional":
-            bounds[b]["hold"] = seq.get((b, "boundary"))
-    return {"id": tr.id, "node": tr.node, "state": tr.state, "parents": list(tr.parents),
-            "origin": tr.origin, "via": tr.via, "wait": wait, "boundaries": bounds}
+class Image(NamedTuple):
+    """A checkpoint read back: everything ``restore`` needs, checked."""
+
+    instance: str
+    process: dict[str, Any]  # id, version, signature
+    at: int
+    state: str
+    data: dict[str, Any]
+    seq: dict[str, int]
+    tracks: list[Track]
+    joins: dict[str, dict[str, list[str]]]
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
-    """The checkpoint document of a resident instance, deadlines in virtual microseconds."""
+    """The checkpoint document of a resident instance."""
     return {
-        "schema": 1,
+        "schema": SCHEMA,
         "instance": run.id,
         "process": {"id": run.defn.id, "version": run.defn.version,
                     "signature": run.defn.signature},
-        "at": now,
+        "at": iso(now),
         "state": run.state,
         "data": copy.deepcopy(run.data),
         "seq": dict(run.seq),
         "tracks": [track_doc(t, {(h.node, h.wait_kind): h.seq
-                                 for h in run.core.holders.of_track(run.id, t.id)})
+                                 for h in run.holds if h.track == t.id})
                    for t in run.tracks.values() if t.state not in TERMINAL],
         "joins": {g: {f: list(ts) for f, ts in flows.items()}
                   for g, flows in run.joins.items()},
     }
+
+
+def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
+    """A live track's entry; ``orders`` maps (node, wait kind) to its holder's number."""
+    return {"id": tr.id, "node": tr.node, "state": tr.state, "parents": list(tr.parents),
+            "origin": tr.origin, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE),
+            "boundaries": {b: wait_doc(w, orders, BOUNDARY)
+                           for b, w in sorted(tr.bounds.items())}}
+
+
+def read(doc: dict[str, Any], instance: str) -> Image:
+    """Check a decoded document field by field; CheckpointError names what is wrong."""
+    r = Reader(instance)
+    schema = r.get(doc, "schema", "int", "")
+    if schema != SCHEMA:
+        raise r.fail("schema", f"version {schema} is not supported (expected {SCHEMA})")
+    proc = r.get(doc, "process", "dict", "")
+    process = {"id": r.get(proc, "id", "str", "process"),
+               "version": r.get(proc, "version", "int", "process"),
+               "signature": r.get(proc, "signature", "str", "process")}
+    seq = r.get(doc, "seq", "dict", "")
+    tracks = [read_track(r, t, f"tracks[{i}]")
+              for i, t in enumerate(r.get(doc, "tracks", "list", ""))]
+    joins = r.get(doc, "joins", "dict", "")
+    for g, flows in joins.items():
+        if not isinstance(flows, dict) or not all(
+                isinstance(ts, list) and all(isinstance(x, str) for x in ts)
+                for ts in flows.values()):
+            raise r.fail(f"joins.{g}", "is not a map of flow ids to track ids")
+    return Image(instance, process, r.get(doc, "at", "time", ""), r.get(doc, "state", "str", ""),
+                 r.get(doc, "data", "dict", ""),
+                 {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")},
+                 tracks, joins)
+
+
+def read_track(r: Reader, t: Any, path: str) -> Track:
+    fields = {k: r.get(t, k, "str", path) for k in ("id", "node", "state", "origin")}
+    if fields["state"] not in LIVE:
+        raise r.fail(f"{path}.state", f"{fields['state']!r} is not a live track state")
+    if fields["origin"] not in ORIGINS:
+        raise r.fail(f"{path}.origin", f"unknown origin {fields['origin']!r}")
+    parents = r.get(t, "parents", "list", path)
+    if not all(isinstance(p, str) for p in parents):
+        raise r.fail(f"{path}.parents", "holds something that is not a track id")
+    tr = Track(sys.intern(fields["id"]), fields["node"], tuple(parents), fields["origin"],
+               r.get(t, "via", "optstr", path), fields["state"])
+    wait = t.get("wait")
+    tr.wait = None if wait is None else read_wait(r, wait, f"{path}.wait", tr.node)
+    bounds = r.get(t, "boundaries", "dict", path)
+    tr.bounds = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
+                 for b, a in sorted(bounds.items())}
+    return tr
+
+
+def check_against(image: Image, defn: Definition) -> None:
+    """Everything the document names exists where it says in ``defn``: track nodes, the
+    kind of wait each node has, gateway arms, boundaries, joins and parents."""
+    r = Reader(image.instance)
+    nodes = defn.nodes
+    ids = {t.id for t in image.tracks}
+    for i, tr in enumerate(image.tracks):
+        path = f"tracks[{i}]"
+        node = nodes.get(tr.node)
+        if node is None:
+            raise r.fail(f"{path}.node", f"{tr.node!r} is not a node of {defn.id!r}")
+        check_wait(r, tr, node, defn, f"{path}.wait")
+        guards = {b.id for b in defn.boundaries.get(tr.node, ())}
+        for bid in tr.bounds:
+            if bid not in guards:
+                raise r.fail(f"{path}.boundaries.{bid}",
+                             f"is not a boundary of {tr.node!r} in {defn.id!r}")
+    for g, flows in image.joins.items():
+        if not isinstance(nodes.get(g), el.ParallelGateway):
+            raise r.fail(f"joins.{g}", f"{g!r} is not a parallel gateway of {defn.id!r}")
+        for f, waiting in flows.items():
+            if any(t not in ids for t in waiting):
+                raise r.fail(f"joins.{g}.{f}", "names a track that is not in the checkpoint")
+
+
+KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveTask),
+                "signal": el.SignalCatch, "task": el.UserTask, "job": el.ServiceTask,
+                "conditional": el.ConditionalCatch, "join": el.ParallelGateway,
+                "gateway": el.EventGateway}
+
+
+def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:
+    w = tr.wait
+    if w is None:
+        return
+    if not isinstance(node, KIND_OF_WAIT[w.kind]):  # type: ignore[arg-type]
+        raise r.fail(f"{path}.kind", f"a {w.kind} wait cannot be at {node.kind} {tr.node!r}")
+    if isinstance(w, GatewayWait):
+        targets = {f.target for f in defn.outgoing[tr.node]}
+        for j, a in enumerate(w.arms):
+            if a.node not in targets:
+                raise r.fail(f"{path}.arms[{j}].node",
+                             f"{a.node!r} is not an arm of gateway {tr.node!r}")
+    if isinstance(w, TimerWait) and tr.node not in defn.timers:
+        raise r.fail(path, f"{tr.node!r} has no timer")
+
+
+def views(history: list[TrackView] | None, image: Image) -> list[TrackView]:
+    """A dehydrated instance's tracks: history from memory, parked ones from its checkpoint."""
+    out = list(history or ())
+    out += [t.view() for t in image.tracks]
+    return sorted(out, key=lambda v: int(v.id[1:]))
+
+
+__all__ = ["SCHEMA", "CheckpointError", "Image", "capture", "check_against", "read", "views"]

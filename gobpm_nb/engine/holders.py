@@ -2,20 +2,24 @@
 
 A holder is registered when a wait is armed and listed on its instance's record, which
 outlives the instance's coroutines. Timers live in the kernel's one deadline heap; messages
-are indexed by (name, correlation value) and signals by name, in the order they were armed.
-What a holder does on a trigger is the engine's business: it hands the trigger to ``deliver``.
+are indexed by (name, correlation value) and signals by name, in the order they were armed;
+tasks by task id. What a holder does on a trigger is the engine's business: it hands the
+trigger to ``deliver``.
+
+A hold is *held* until its trigger comes. A trigger for an instance that cannot be woken at
+once makes its hold *waking*: out of every index (nothing else can fire it), still listed on
+its instance, until the wake succeeds and the hold is released as fired.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from ..kernel import Kernel, to_datetime
-from .records import Hold, HoldView, SubscriptionHold, TaskHold, TimerHold, Trigger
-
-KINDS = ("timer", "message", "signal", "task")
+from ..kernel import Deadline, Kernel, to_datetime
+from .records import HoldView, Trigger
+from .vocabulary import HELD, HOLD_KINDS, NODE, WAKING
 
 
 def correlation(value: Any) -> str:
@@ -23,31 +27,97 @@ def correlation(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+class Hold(Deadline):
+    """One registered wait holder. A timer's holder is itself its entry in the kernel's
+    deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
+    from the kernel's one counter for every kind, so it is also the order holds were armed in
+    (recovery keeps it). A hold is alive until it is released (``fn`` is cleared then). Each
+    kind keeps only the fields it needs; the others read as None."""
+
+    __slots__ = ("instance", "track", "site")
+    event = "timer"
+    name: str | None = None  # message or signal name
+    correlation: str | None = None  # a message's correlation value, in index form
+    task: str | None = None  # a task hold's task id
+    cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
+
+    def __init__(self, seq: int, instance: str, track: str, site: tuple[str, str, str],
+                 fire: Any, deadline: int = 0):
+        super().__init__(deadline, seq, fire, None)
+        self.arg = self
+        self.instance = instance
+        self.track = track
+        self.site = site  # (kind, wait kind, node), one tuple shared by holds at one place
+
+    @property
+    def kind(self) -> str:
+        """timer | message | signal | task"""
+        return self.site[0]
+
+    @property
+    def wait_kind(self) -> str:
+        """node | boundary"""
+        return self.site[1]
+
+    @property
+    def node(self) -> str:
+        return self.site[2]
+
+    @property
+    def alive(self) -> bool:
+        return self.fn is not None
+
+    @property
+    def deadline(self) -> int | None:
+        return self.at if self.kind == "timer" else None
+
+    def __repr__(self) -> str:
+        return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"
+
+
+class TimerHold(Hold):
+    __slots__ = ("cycles",)
+
+
+class SubscriptionHold(Hold):
+    __slots__ = ("name", "correlation")
+
+
+class TaskHold(Hold):
+    __slots__ = ("task",)
+
+
+class HoldList(Protocol):
+    """An instance record as the holders see it: the holds listed on it, in arming order."""
+
+    holds: Any
+
+
 class Holders:
     """Registers, indexes and releases holds; emits ``wait_held`` and ``wait_released``.
 
-    ``records`` maps instance ids to instance records; each has a ``holds`` list."""
+    ``records`` maps instance ids to instance records; each lists its holds."""
 
     def __init__(self, kernel: Kernel, emit: Callable[..., Any],
-                 deliver: Callable[[Hold, Trigger], None], records: Mapping[str, Any]):
+                 deliver: Callable[[Hold, Trigger], None], records: Mapping[str, HoldList]):
         self._kernel = kernel
         self._emit = emit
         self._deliver = deliver
         self._records = records
         self._due = self._timer_due  # one bound method shared by every hold
-        #: Holds whose wake failed, with the trigger to retry; skipped by new triggers.
-        self.waking: dict[Hold, Trigger] = {}
+        #: Holds whose trigger came while their wake is pending, in the order accepted.
+        self.waking: dict[Hold, None] = {}
         #: (kind, wait kind, node) tuples shared by every hold armed at the same place.
         self._sites: dict[tuple[str, str, str], tuple[str, str, str]] = {}
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
-        self.counts = dict.fromkeys(KINDS, 0)
+        self.counts = dict.fromkeys(HOLD_KINDS, 0)
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
         record = self._records[hold.instance]
-        if isinstance(record.holds, tuple):  # a released instance keeps a compact tuple
+        if isinstance(record.holds, tuple):  # a dehydrated instance keeps a compact tuple
             record.holds += (hold,)
         else:
             record.holds.append(hold)
@@ -59,45 +129,68 @@ class Holders:
     def _site(self, kind: str, wait_kind: str, node: str) -> tuple[str, str, str]:
         return self._sites.setdefault((kind, wait_kind, node), (kind, wait_kind, node))
 
+    def _seq(self, seq: int | None) -> int:
+        return self._kernel.next_seq() if seq is None else seq
+
     def hold_timer(self, instance: str, track: str, node: str, deadline: int,
-                   wait_kind: str = "node", cycles: int | None = None) -> Hold:
-        hold = TimerHold(self._kernel.next_seq(), instance, track,
+                   wait_kind: str = NODE, cycles: int | None = None,
+                   seq: int | None = None) -> Hold:
+        """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
+        hold = TimerHold(self._seq(seq), instance, track,
                          self._site("timer", wait_kind, node), self._due, deadline)
         hold.cycles = cycles
         self._kernel.push(hold)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
-                          key: str | None = None, wait_kind: str = "node") -> Hold:
-        hold = SubscriptionHold(self._kernel.next_seq(), instance, track,
+                          key: str | None = None, wait_kind: str = NODE,
+                          seq: int | None = None) -> Hold:
+        """Hold a message (``key``: its correlation value) or signal subscription."""
+        hold = SubscriptionHold(self._seq(seq), instance, track,
                                 self._site(kind, wait_kind, node), self._due)
-        hold.name, hold.key = name, key
+        hold.name, hold.correlation = name, key
         if kind == "message":
             self.messages.setdefault((name, key or ""), {})[hold.seq] = hold
         else:
             self.signals.setdefault(name, {})[hold.seq] = hold
         return self._add(hold)
 
-    def hold_task(self, instance: str, track: str, node: str, task: str) -> Hold:
-        hold = TaskHold(self._kernel.next_seq(), instance, track,
-                        self._site("task", "node", node), self._due)
-        hold.key = task
+    def hold_task(self, instance: str, track: str, node: str, task: str,
+                  seq: int | None = None) -> Hold:
+        """Hold a user task: its completion is the trigger."""
+        hold = TaskHold(self._seq(seq), instance, track, self._site("task", NODE, node),
+                        self._due)
+        hold.task = task
         self.tasks[task] = hold
         return self._add(hold)
 
     # -- releasing ------------------------------------------------------------------------
+    def _unindex(self, hold: Hold) -> None:
+        """Take a hold out of the index its triggers find it by."""
+        if hold.kind == "timer":
+            hold.cancel()
+        elif hold.kind == "message":
+            _drop(self.messages, (hold.name, hold.correlation or ""), hold.seq)
+        elif hold.kind == "signal":
+            _drop(self.signals, hold.name, hold.seq)
+        elif hold.kind == "task":
+            self.tasks.pop(hold.task or "", None)
+
+    def accept(self, hold: Hold) -> None:
+        """The hold's trigger came but its instance is not back yet: nothing else may fire
+        it, and it stays listed (``waking``) until ``release`` after the wake."""
+        fn = hold.fn
+        self._unindex(hold)
+        hold.fn = fn  # still alive: it is released only after the wake
+        self.waking[hold] = None
+
     def release(self, hold: Hold, reason: str) -> None:
         """Withdraw one hold: its deadline, subscription or task entry goes with it."""
         if hold.fn is None:
             return
-        hold.cancel()
+        self._unindex(hold)
+        hold.fn = None
         self.waking.pop(hold, None)
-        if hold.kind == "message":
-            self._unindex(self.messages, (hold.name, hold.key or ""), hold.seq)
-        elif hold.kind == "signal":
-            self._unindex(self.signals, hold.name, hold.seq)
-        elif hold.kind == "task":
-            self.tasks.pop(hold.key or "", None)
         record = self._records[hold.instance]
         if isinstance(record.holds, tuple):
             record.holds = tuple(h for h in record.holds if h is not hold)
@@ -106,14 +199,6 @@ class Holders:
         self.counts[hold.kind] -= 1
         self._emit("wait_released", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind, "reason": reason})
-
-    @staticmethod
-    def _unindex(index: dict, key: Any, order: int) -> None:
-        bucket = index.get(key)
-        if bucket is not None:
-            bucket.pop(order, None)
-            if not bucket:
-                del index[key]
 
     def release_waits(self, instance: str, track: str, reason: str,
                       firing: Hold | None = None) -> None:
@@ -138,9 +223,7 @@ class Holders:
 
     def first_message(self, name: str, key: str) -> Hold | None:
         bucket = self.messages.get((name, key))
-        if not bucket:
-            return None
-        return next((h for h in bucket.values() if h not in self.waking), None)
+        return next(iter(bucket.values())) if bucket else None
 
     def signal_holds(self, name: str) -> list[Hold]:
         return list(self.signals.get(name, {}).values())
@@ -148,7 +231,17 @@ class Holders:
     # -- views ----------------------------------------------------------------------------
     def views(self, instance: str | None = None) -> list[HoldView]:
         holds = self.all() if instance is None else iter(self._records[instance].holds)
-        return [view(h) for h in sorted(holds, key=lambda h: h.seq)]
+        waking = self.waking
+        return [view(h, WAKING if h in waking else HELD) for h in sorted(holds,
+                                                                        key=lambda h: h.seq)]
+
+
+def _drop(index: dict[Any, dict[int, Hold]], key: Any, order: int) -> None:
+    bucket = index.get(key)
+    if bucket is not None:
+        bucket.pop(order, None)
+        if not bucket:
+            del index[key]
 
 
 def shown(key: str) -> str:
@@ -157,11 +250,11 @@ def shown(key: str) -> str:
     return value if isinstance(value, str) else key
 
 
-def view(h: Hold) -> HoldView:
+def view(h: Hold, state: str = HELD) -> HoldView:
     keys: tuple[str, ...] = ()
     if h.kind in ("message", "signal"):
-        keys = (h.name or "",) + ((shown(h.key),) if h.key is not None else ())
+        keys = (h.name or "",) + ((shown(h.correlation),) if h.correlation is not None else ())
     elif h.kind == "task":
-        keys = (h.key or "",)
+        keys = (h.task or "",)
     deadline = to_datetime(h.at) if h.kind == "timer" else None
-    return HoldView(h.instance, h.track, h.kind, h.wait_kind, h.node, deadline, keys)
+    return HoldView(h.instance, h.track, h.kind, h.wait_kind, h.node, deadline, keys, state)

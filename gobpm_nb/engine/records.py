@@ -1,16 +1,16 @@
-"""Runtime records (tracks, holds, tasks, jobs) and the plain views the public API returns."""
+"""Runtime records (tracks, tasks, jobs, triggers) and the plain views the public API returns."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..kernel import Deadline
+from .vocabulary import HELD
 
-#: Track states. A track in one of TERMINAL never runs again.
-STATES = ("ready", "running", "waiting", "dehydrated", "merged", "completed", "withdrawn",
-          "cancelled", "failed")
-TERMINAL = frozenset({"dehydrated", "merged", "completed", "withdrawn", "cancelled", "failed"})
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+    from .waits import Wait
 
 
 class TrackView(NamedTuple):
@@ -25,7 +25,8 @@ class TrackView(NamedTuple):
 
 
 class HoldView(NamedTuple):
-    """An engine wait holder: what would wake ``instance``/``track`` and at which node."""
+    """An engine wait holder: what would wake ``instance``/``track`` and at which node.
+    ``state`` is ``held`` (armed) or ``waking`` (its trigger came; the wake is pending)."""
 
     instance: str
     track: str
@@ -34,6 +35,7 @@ class HoldView(NamedTuple):
     node: str
     deadline: datetime | None
     keys: tuple[str, ...]
+    state: str = HELD
 
 
 class TaskView(NamedTuple):
@@ -65,11 +67,20 @@ class EventView(NamedTuple):
     node: str | None
 
 
+class InstanceView(NamedTuple):
+    """An instance's identity and lifecycle, as ``Engine.describe_instance`` returns it."""
+
+    id: str
+    process: str | None
+    version: int | None
+    state: str  # active | completed | terminated | failed
+    residency: str  # resident | dehydrated | finished
+
+
 class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
-    __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait", "bounds",
-                 "remaining")
+    __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait", "bounds")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -79,13 +90,11 @@ class Track:
         self.parents = parents
         self.origin = origin
         self.via = via
-        self.coro: Any = None
-        #: What the track is parked on, as JSON-able data (deadlines in microseconds).
-        self.wait: dict[str, Any] | None = None
-        #: Armed boundaries of the activity it occupies: boundary id -> JSON-able arm record.
-        self.bounds: dict[str, dict[str, Any]] = {}
-        #: For a timer wait: how long it was when armed (what eligibility is judged on).
-        self.remaining: int | None = None
+        self.coro: Coroutine[Any, Any, Any] | None = None
+        #: What the track is parked on (see ``waits``), or None.
+        self.wait: Wait | None = None
+        #: Armed boundaries of the activity it occupies: boundary id -> its wait.
+        self.bounds: dict[str, Wait] = {}
 
     def view(self) -> TrackView:
         return TrackView(self.id, self.node, self.state, self.parents, self.origin)
@@ -94,70 +103,8 @@ class Track:
         return f"Track({self.id}, {self.node}, {self.state})"
 
 
-class Hold(Deadline):
-    """One registered wait holder. A timer's holder is itself its entry in the kernel's
-    deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
-    from the kernel's one counter for every kind, so it is also the order holds were armed in.
-    A hold is alive until it is released (``fn`` is cleared then). Each kind keeps only the
-    fields it needs; the others read as None."""
-
-    __slots__ = ("instance", "track", "site")
-    name: str | None = None  # message or signal name
-    key: str | None = None  # message correlation value (index form), or the task id
-    cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
-
-    def __init__(self, seq: int, instance: str, track: str, site: tuple[str, str, str],
-                 fire: Any, deadline: int = 0):
-        super().__init__(deadline, seq, fire, None)
-        self.arg = self
-        self.instance = instance
-        self.track = track
-        self.site = site  # (kind, wait kind, node), one tuple shared by holds at one place
-
-    @property
-    def kind(self) -> str:
-        """timer | message | signal | task"""
-        return self.site[0]
-
-    @property
-    def wait_kind(self) -> str:
-        """node | boundary"""
-        return self.site[1]
-
-    @property
-    def node(self) -> str:
-        return self.site[2]
-
-    @property
-    def alive(self) -> bool:
-        return self.fn is not None
-
-    @property
-    def deadline(self) -> int | None:
-        return self.at if self.kind == "timer" else None
-
-    @property
-    def task(self) -> str | None:
-        return self.key if self.kind == "task" else None
-
-    def __repr__(self) -> str:
-        return f"Hold({self.instance}/{self.track} {self.kind} {self.wait_kind} {self.node})"
-
-
-class TimerHold(Hold):
-    __slots__ = ("cycles",)
-
-
-class SubscriptionHold(Hold):
-    __slots__ = ("name", "key")
-
-
-class TaskHold(Hold):
-    __slots__ = ("key",)
-
-
 class Trigger:
-    """What woke a wait: the hold it came through and, for messages and tasks, a payload."""
+    """What woke a wait: its kind, where it fires and, for messages and tasks, a payload."""
 
     __slots__ = ("kind", "node", "wait_kind", "payload", "track", "ref")
 

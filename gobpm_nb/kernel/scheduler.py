@@ -3,6 +3,10 @@
 Time and scheduling: events are ordered by ``(virtual time, sequence number)``. The sequence
 number comes from one counter, so ties break first-in-first-out and the same input gives the
 same order in every run. Virtual time is an integer count of microseconds since the Unix epoch.
+
+Every event carries its kind: a deadline on the heap says it with ``event``; a resumed
+coroutine's kind is the first item of the owner tag it was registered with. ``step()`` and
+``run()`` share one next-event rule (``_next``).
 """
 
 from __future__ import annotations
@@ -15,12 +19,18 @@ from typing import Any
 from .traps import PASS, RESUMED, SUSPEND
 
 Callback = Callable[[Any], Any]
+Coro = Coroutine[Any, Any, Any]
+#: What ``step()`` returns: (time, kind, subject). The subject is the owner tag of a resumed
+#: coroutine, or the argument of a callback.
+Event = tuple[int, str, Any]
 
 
 class Deadline:
-    """A scheduled call; ``cancel()`` makes it a no-op (it is dropped when it reaches the top)."""
+    """A scheduled call; ``cancel()`` makes it a no-op (it is dropped when it reaches the top).
+    ``event`` is the kind of event it is: a class attribute, so an entry costs four slots."""
 
     __slots__ = ("at", "seq", "fn", "arg")
+    event = "call"
 
     def __init__(self, at: int, seq: int, fn: Callback | None, arg: Any):
         self.at = at
@@ -40,36 +50,49 @@ class Deadline:
         return self.fn is None
 
 
+class Scheduled(Deadline):
+    """A deadline of any kind of event, named when it is scheduled."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, at: int, seq: int, fn: Callback, arg: Any, event: str):
+        super().__init__(at, seq, fn, arg)
+        self.event = event
+
+
 class Kernel:
     """Runs coroutines and callbacks one event at a time on a virtual clock."""
 
-    def __init__(self, now: int):
+    def __init__(self, now: int, seq: int = 0):
         self.now = now
-        self._seq = 0
-        self._ready: deque[tuple[int, Callback, Any]] = deque()
+        self._seq = seq
+        self._ready: deque[tuple[int, Callback, Any, str]] = deque()
         self._heap: list[Deadline] = []
-        #: Every live coroutine and its owner tag, in the order they were spawned.
-        self.live: dict[Coroutine[Any, Any, Any], Any] = {}
+        #: Every live coroutine and its owner tag ``(kind, ...)``, in the order spawned.
+        self.live: dict[Coro, Any] = {}
+        #: The coroutine running right now (None between events).
+        self.current: Coro | None = None
         self._send_cb = self._send  # one bound method for every resume
+
+    @property
+    def seq(self) -> int:
+        """The last number handed out by the kernel's one sequence."""
+        return self._seq
+
+    def advance_seq(self, to: int) -> None:
+        """Continue the sequence after ``to`` (recovery: numbers recorded earlier stay unique)."""
+        self._seq = max(self._seq, to)
 
     # -- scheduling -----------------------------------------------------------------------
     def call_soon(self, fn: Callback, arg: Any = None) -> None:
         """Run ``fn(arg)`` as an event at the current time, after those already queued."""
         self._seq += 1
-        self._ready.append((self._seq, fn, arg))
+        self._ready.append((self._seq, fn, arg, "call"))
 
-    def call_at(self, at: int, fn: Callback, arg: Any = None) -> Deadline:
-        """Run ``fn(arg)`` as an event at virtual time ``at`` (never earlier than now)."""
-        return self.schedule(Deadline(at, 0, None, None), fn, arg)
-
-    def schedule(self, entry: Deadline, fn: Callback, arg: Any = None) -> Deadline:
-        """Put a prepared entry (its ``at`` set) on the deadline heap to run ``fn(arg)``."""
-        self._seq += 1
-        if entry.at < self.now:
-            entry.at = self.now
-        entry.seq = self._seq
-        entry.fn = fn
-        entry.arg = arg
+    def call_at(self, at: int, fn: Callback, arg: Any = None, event: str = "call") -> Deadline:
+        """Run ``fn(arg)`` as an event of kind ``event`` at virtual time ``at`` (never earlier
+        than now)."""
+        entry = Scheduled(max(at, self.now), self.next_seq(), fn, arg, event)
         heapq.heappush(self._heap, entry)
         return entry
 
@@ -85,44 +108,46 @@ class Kernel:
         return self._seq
 
     # -- coroutines -----------------------------------------------------------------------
-    def spawn(self, coro: Coroutine[Any, Any, Any], owner: Any, value: Any = None) -> None:
+    def _prime(self, coro: Coro) -> None:
+        if coro.send(None) is not SUSPEND:
+            coro.close()
+            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
+
+    def spawn(self, coro: Coro, owner: Any, value: Any = None) -> None:
         """Register a coroutine and schedule its first run.
 
         Every kernel coroutine begins with ``await SUSPEND``: spawning primes it to that point
         (running none of its work), so a coroutine dropped before it ever ran is closed
         quietly instead of being reported as never awaited."""
-        if coro.send(None) is not SUSPEND:
-            coro.close()
-            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
+        self._prime(coro)
         self.live[coro] = owner
-        self.call_soon(self._send_cb, (coro, value))
+        self.resume(coro, value)
 
-    def adopt(self, coro: Coroutine[Any, Any, Any], owner: Any) -> None:
+    def adopt(self, coro: Coro, owner: Any) -> None:
         """Register a coroutine born suspended: it runs only when someone resumes it."""
-        if coro.send(None) is not SUSPEND:
-            coro.close()
-            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
+        self._prime(coro)
         self.live[coro] = owner
 
-    def resume(self, coro: Coroutine[Any, Any, Any], value: Any = None) -> None:
+    def resume(self, coro: Coro, value: Any = None) -> None:
         """Schedule a suspended coroutine to continue with ``value``."""
         self._seq += 1
-        self._ready.append((self._seq, self._send_cb, (coro, value)))
+        self._ready.append((self._seq, self._send_cb, (coro, value), ""))
 
-    def resume_within(self, coro: Coroutine[Any, Any, Any], value: Any) -> None:
+    def resume_within(self, coro: Coro, value: Any) -> None:
         """Continue a suspended coroutine as part of the event running now (a timer's event
         runs the woken wait's fire path itself)."""
         self._send((coro, value))
 
-    def close(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def close(self, coro: Coro) -> None:
         """End a coroutine where it stands; a pending resume of it becomes a no-op."""
         if self.live.pop(coro, None) is not None:
             coro.close()
 
-    def _send(self, pair: tuple[Coroutine[Any, Any, Any], Any]) -> None:
+    def _send(self, pair: tuple[Coro, Any]) -> None:
         coro, value = pair
         if coro not in self.live:
             return  # closed while a resume was queued
+        outer, self.current = self.current, coro
         try:
             trap = coro.send(RESUMED if value is None else value)
         except StopIteration:
@@ -131,53 +156,70 @@ class Kernel:
         except BaseException:
             self.live.pop(coro, None)
             raise
+        finally:
+            self.current = outer
         if trap is PASS:
             self._seq += 1
-            self._ready.append((self._seq, self._send_cb, (coro, None)))
+            self._ready.append((self._seq, self._send_cb, (coro, None), ""))
         elif trap is not SUSPEND:
             self.close(coro)
             raise TypeError(f"a kernel coroutine awaited {trap!r}, which is not a kernel trap")
 
     # -- running --------------------------------------------------------------------------
-    def _drop_cancelled(self) -> None:
+    def _next(self, until: int | None, idle: str) -> tuple[Callback, Any, str] | None:
+        """The one next-event rule: the ready queue first, unless a deadline that is due now
+        was scheduled before it; else the earliest deadline at or before ``until`` (moving the
+        clock there). With ``idle`` an event kind, stop when only events of that kind are left."""
+        heap, ready = self._heap, self._ready
+        while heap and heap[0].fn is None:
+            heapq.heappop(heap)
+        if ready and not (heap and heap[0].at <= self.now and heap[0].seq < ready[0][0]):
+            _, fn, arg, kind = ready.popleft()
+            return fn, arg, kind
+        if not heap or (until is not None and heap[0].at > until):
+            return None
+        if idle and heap[0].event == idle and self.only(idle):
+            return None
+        entry = heapq.heappop(heap)
+        if entry.at > self.now:
+            self.now = entry.at
+        return entry.fn, entry.arg, entry.event  # type: ignore[return-value]
+
+    def next_at(self) -> int | None:
+        """When the earliest deadline falls due (None when the heap is empty)."""
         heap = self._heap
         while heap and heap[0].fn is None:
             heapq.heappop(heap)
+        return heap[0].at if heap else None
 
-    def step(self) -> tuple[int, Callback, Any, Any] | None:
+    def only(self, kind: str) -> bool:
+        """Whether every event still scheduled is of ``kind`` (the ready queue is empty)."""
+        return not self._ready and all(e.fn is None or e.event == kind for e in self._heap)
+
+    def step(self) -> Event | None:
         """Run one event, moving the clock to the next deadline if nothing is ready now.
-        Returns (time, callback, argument, owner of the coroutine it resumed, if any)."""
-        self._drop_cancelled()
-        heap, ready = self._heap, self._ready
-        if ready and not (heap and heap[0].at <= self.now and heap[0].seq < ready[0][0]):
-            _, fn, arg = ready.popleft()
-        elif heap:
-            entry = heapq.heappop(heap)
-            self.now = max(self.now, entry.at)
-            fn, arg = entry.fn, entry.arg  # type: ignore[assignment]
-        else:
+        Returns (time, kind, subject), or None when nothing is scheduled at all."""
+        nxt = self._next(None, "")
+        if nxt is None:
             return None
-        owner = self.live.get(arg[0]) if fn == self._send_cb else None
+        fn, arg, kind = nxt
+        subject = arg
+        if fn == self._send_cb:
+            subject = self.live.get(arg[0])
+            kind = subject[0] if isinstance(subject, tuple) and subject else "call"
         fn(arg)
-        return self.now, fn, arg, owner
+        return self.now, kind, subject
 
-    def run(self, until: int | None = None) -> int:
-        """Run events until none is left at or before ``until``; return how many ran."""
-        heap, ready, pop = self._heap, self._ready, heapq.heappop
+    def run(self, until: int | None = None, idle: str = "") -> int:
+        """Run events until none is left at or before ``until``, or (with ``idle``) until
+        only events of that kind are left; return how many ran."""
+        nxt = self._next
         count = 0
         while True:
-            while heap and heap[0].fn is None:
-                pop(heap)
-            if ready and not (heap and heap[0].at <= self.now and heap[0].seq < ready[0][0]):
-                _, fn, arg = ready.popleft()
-            elif heap and (until is None or heap[0].at <= until):
-                entry = pop(heap)
-                if entry.at > self.now:
-                    self.now = entry.at
-                fn, arg = entry.fn, entry.arg  # type: ignore[assignment]
-            else:
+            event = nxt(until, idle)
+            if event is None:
                 return count
-            fn(arg)
+            event[0](event[1])
             count += 1
 
     def jump(self, to: int) -> None:
@@ -189,4 +231,3 @@ class Kernel:
     def pending(self) -> int:
         """Events waiting in the ready queue and the deadline heap (cancelled ones included)."""
         return len(self._ready) + len(self._heap)
-

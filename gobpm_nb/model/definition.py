@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from .expr import Expr
+from .fingerprint import fingerprint
 from .timers import TimerSpec
 
 
@@ -36,12 +37,13 @@ class Definition:
 
 
 def _describe(value: Any) -> Any:
+    """A field's value as it counts for the signature; a callable by its fingerprint."""
     if isinstance(value, Expr):
-        return value.describe()
+        return value.fingerprint()
     if isinstance(value, TimerSpec):
         return [value.kind, value.text]
     if callable(value):
-        return f"<fn {getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}>"
+        return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return list(value)
     return value

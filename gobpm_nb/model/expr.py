@@ -16,6 +16,7 @@ from typing import Any
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
 from ..errors import ModelError
+from .fingerprint import fingerprint
 
 SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "min": min, "max": max, "abs": abs, "round": round,
@@ -67,10 +68,16 @@ class Expr:
             raise KeyError(exc.name) from None
 
     def describe(self) -> str:
-        """A stable text for signatures and views: the source, or a callable's name."""
+        """A stable text for views and messages: the source, or a callable's name."""
         if self._fn is not None:
             fn = self._fn
             return f"<fn {getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}>"
+        return str(self.source)
+
+    def fingerprint(self) -> str:
+        """A stable text for signatures: the source, or a callable's fingerprint."""
+        if self._fn is not None:
+            return f"<fn {fingerprint(self._fn)}>"
         return str(self.source)
 
     def __repr__(self) -> str:

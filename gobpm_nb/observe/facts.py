@@ -37,9 +37,12 @@ class Fact(tuple):
 
     @property
     def details(self) -> Any:
-        """Names and counts; an empty mapping when there are none."""
+        """Names and counts: a copy, so that no reader can change the log; an empty mapping
+        when there are none."""
         details = self[6]
-        return details if details is not None else NO_DETAILS
+        if details is None:
+            return NO_DETAILS
+        return {k: list(v) if type(v) is list else v for k, v in details.items()}
 
     @property
     def at(self) -> datetime:

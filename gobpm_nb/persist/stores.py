@@ -1,9 +1,18 @@
-"""Checkpoint stores. Both keep encoded bytes: what a store holds is never a live object."""
+"""Checkpoint stores. Both keep encoded bytes: what a store holds is never a live object.
+
+A store holds three things: one checkpoint per instance, a few ``meta`` values (the clock,
+counters, the version registry, buffered messages) and a **journal** of triggers accepted
+for instances but not yet covered by their checkpoints. Writing an instance's checkpoint or
+deleting it drops that instance's journal entries in the same transaction.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
+
+from ..errors import StoreError
 
 
 class MemoryStore:
@@ -14,10 +23,12 @@ class MemoryStore:
     def __init__(self) -> None:
         self._docs: dict[str, bytes] = {}
         self._meta: dict[str, str] = {}
+        self._journal: list[tuple[str, str]] = []
 
-    def put(self, instance: str, doc: bytes, meta: dict[str, str] | None = None) -> None:
+    def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
         self._docs[instance] = bytes(doc)
         self._meta.update(meta or {})
+        self._drop(instance)
 
     def get(self, instance: str) -> bytes:
         try:
@@ -25,11 +36,24 @@ class MemoryStore:
         except KeyError:
             raise KeyError(f"no checkpoint for instance {instance!r}") from None
 
-    def delete(self, instance: str, meta: dict[str, str] | None = None) -> None:
+    def delete(self, instance: str, meta: Mapping[str, str] | None = None) -> None:
         self._docs.pop(instance, None)
         self._meta.update(meta or {})
+        self._drop(instance)
 
-    def set_meta(self, meta: dict[str, str]) -> None:
+    def _drop(self, instance: str) -> None:
+        if self._journal:
+            self._journal = [e for e in self._journal if e[0] != instance]
+
+    def record(self, entries: list[tuple[str, str]],
+               meta: Mapping[str, str] | None = None) -> None:
+        self._journal.extend(entries)
+        self._meta.update(meta or {})
+
+    def journal(self) -> list[tuple[str, str]]:
+        return list(self._journal)
+
+    def set_meta(self, meta: Mapping[str, str]) -> None:
         self._meta.update(meta)
 
     def ids(self) -> list[str]:
@@ -43,29 +67,39 @@ class MemoryStore:
 
 
 class SQLiteStore:
-    """Durable checkpoints in SQLite (WAL): each checkpoint is written in one transaction."""
+    """Durable checkpoints in SQLite (WAL): every write is one transaction."""
 
     durable = True
 
     def __init__(self, path: str | Path):
+        if not isinstance(path, (str, Path)):
+            raise StoreError(f"SQLiteStore needs a file path, got {type(path).__name__}")
         self.path = str(path)
-        self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA cache_size=-256")  # KiB: reads are one row at a time
-        self._db.execute("CREATE TABLE IF NOT EXISTS checkpoints "
-                         "(instance TEXT PRIMARY KEY, doc BLOB NOT NULL)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        if Path(self.path).is_dir():
+            raise StoreError(f"SQLiteStore path {self.path!r} is a directory, not a file")
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA cache_size=-256")  # KiB: reads are one row at a time
+            self._db.execute("CREATE TABLE IF NOT EXISTS checkpoints "
+                             "(instance TEXT PRIMARY KEY, doc BLOB NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS journal (n INTEGER PRIMARY KEY "
+                             "AUTOINCREMENT, instance TEXT NOT NULL, entry TEXT NOT NULL)")
+        except sqlite3.Error as exc:
+            raise StoreError(f"SQLiteStore cannot open {self.path!r}: {exc}") from None
 
-    def _meta_rows(self, meta: dict[str, str] | None) -> None:
+    def _meta_rows(self, meta: Mapping[str, str] | None) -> None:
         for key, value in sorted((meta or {}).items()):
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def put(self, instance: str, doc: bytes, meta: dict[str, str] | None = None) -> None:
+    def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?)",
                              (instance, bytes(doc)))
+            self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
             self._meta_rows(meta)
 
     def get(self, instance: str) -> bytes:
@@ -75,13 +109,25 @@ class SQLiteStore:
             raise KeyError(f"no checkpoint for instance {instance!r}")
         return bytes(row[0])
 
-    def delete(self, instance: str, meta: dict[str, str] | None = None) -> None:
+    def delete(self, instance: str, meta: Mapping[str, str] | None = None) -> None:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM checkpoints WHERE instance = ?", (instance,))
+            self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
             self._meta_rows(meta)
 
-    def set_meta(self, meta: dict[str, str]) -> None:
+    def record(self, entries: list[tuple[str, str]],
+               meta: Mapping[str, str] | None = None) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT INTO journal (instance, entry) VALUES (?, ?)", entries)
+            self._meta_rows(meta)
+
+    def journal(self) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self._db.execute(
+            "SELECT instance, entry FROM journal ORDER BY n")]
+
+    def set_meta(self, meta: Mapping[str, str]) -> None:
         with self._db:
             self._db.execute("BEGIN")
             self._meta_rows(meta)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..observe.projections import HOLD_KINDS, TRACK_STATES, Lineage, ProcessState
 
@@ -194,90 +195,10 @@ def process_dot(view: ProcessState) -> str:
     out = _header(f"process {view.instance}", "LR",
                   lines(f"process {process_title(view)}"))
     left = set(view.path)
-    reached = left | set(view.entered)
-    tokens: dict[str, list[str]] = {}
-    token_states: dict[str, list[str]] = {}
-    for t in view.tokens:
-        tokens.setdefault(t.node, []).append(f"● {t.track} {t.state}")
-        token_states.setdefault(t.node, []).append(t.state)
-    for t in view.ended:
-        reached.add(t.node)
-    holds: dict[str, list[str]] = {}
-    hold_kinds: dict[str, list[str]] = {}
-    for h in view.holds:
-        holds.setdefault(h.node, []).append(_hold_text(h.kind, h.deadline, h.keys))
-        hold_kinds.setdefault(h.node, []).append(h.kind)
-
-    by_host: dict[str, list[str]] = {}
-    for n in view.nodes:
-        if n.attached_to is not None:
-            by_host.setdefault(n.attached_to, []).append(n.id)
-
-    for n in view.nodes:
-        extra = tokens.get(n.id, []) + holds.get(n.id, [])
-        attrs: list[tuple[str, str]] = []
-        on_path = n.id in left
-        fill = PATH_FILL if on_path else "#ffffff"
-        border = PATH_COLOUR if on_path else "#495057"
-        penwidth = 1.2
-        style = ["filled"]
-        if n.id in hold_kinds:
-            border = HOLD_LOOKS.get(hold_kinds[n.id][0], ("", MUTED))[1]
-            penwidth = 2.4
-        if n.id in token_states:
-            states = token_states[n.id]
-            border = STATE_COLOURS.get(states[0], ("", TOKEN_COLOUR, ""))[1]
-            fill = STATE_COLOURS.get(states[0], ("#ffffff", "", ""))[0]
-            penwidth = 2.6
-            if "dehydrated" in states:
-                style.append("dashed")
-        caption = n.label if n.label == n.id else f"{n.label} ({n.id})"
-        if n.kind in TASKS:
-            if n.kind == "receive_task":
-                kind_line = f"«receive {n.detail}»"
-            else:
-                kind_line = f"«{n.detail or TASK_CAPTIONS[n.kind]}»"
-            style.insert(0, "rounded")
-            attrs += [("shape", "box"), ("label", lines(caption, kind_line, *extra))]
-        elif n.kind in GATEWAY_MARKERS:
-            attrs += [("shape", "diamond"), ("label", q(GATEWAY_MARKERS[n.kind])),
-                      ("fontsize", "14"), ("width", "0.5"), ("height", "0.5"),
-                      ("fixedsize", "true"), ("xlabel", lines(caption, *extra))]
-        elif n.attached_to is not None:
-            if not n.interrupting:
-                style.append("dashed")
-            attrs += [("shape", "doublecircle"), ("label", q(EVENT_GLYPHS.get(n.kind, ""))),
-                      ("width", "0.32"), ("height", "0.32"), ("fixedsize", "true"),
-                      ("fontsize", "10"),
-                      ("xlabel", lines(caption, n.detail,
-                                       "interrupting" if n.interrupting else "non-interrupting",
-                                       *extra))]
-        else:
-            glyph = EVENT_GLYPHS.get(n.kind, "")
-            if n.kind == "start":
-                shape, width = "circle", 0.42
-            elif n.kind == "end":
-                shape, width = ("doublecircle", 0.38) if n.terminate else ("circle", 0.42)
-                penwidth = max(penwidth, 3.2)
-                glyph = "●" if n.terminate else ("⚡" if n.detail else "")
-            else:
-                shape, width = "doublecircle", 0.38
-            attrs += [("shape", shape), ("label", q(glyph)), ("width", str(width)),
-                      ("height", str(width)), ("fixedsize", "true"),
-                      ("xlabel", lines(caption, n.detail if n.kind != "end" else "", *extra))]
-        attrs += [("style", q(",".join(style))), ("fillcolor", q(fill)), ("color", q(border)),
-                  ("penwidth", f"{penwidth:g}"), ("tooltip", q(f"{n.kind} {n.id}"))]
-        out.append(f"  {q(n.id)} {_attrs(attrs)}")
-
-    # Boundaries sit on the same rank as their activity, tied to it by a short dotted line.
-    for host in (n.id for n in view.nodes if n.id in by_host):
-        members = " ".join(q(b) for b in [host, *by_host[host]])
-        out.append(f"  {{ rank=same; {members} }}")
-        for b in by_host[host]:
-            out.append(f"  {q(host)} -> {q(b)} " + _attrs([
-                ("dir", "none"), ("style", "dotted"), ("color", q(MUTED)), ("minlen", "1"),
-                ("weight", "8")]))
-
+    reached = left | set(view.entered) | {t.node for t in view.ended}
+    marks = _Marks(view)
+    out += [_process_node(n, n.id in left, marks) for n in view.nodes]
+    out += _boundary_ranks(view)
     for f in view.flows:
         taken = f.source in left and f.target in reached
         attrs = [("color", q(PATH_COLOUR if taken else MUTED)),
@@ -288,6 +209,100 @@ def process_dot(view: ProcessState) -> str:
         out.append(f"  {q(f.source)} -> {q(f.target)} {_attrs(attrs)}")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+class _Marks:
+    """What is drawn on each node: token texts and states, hold texts and kinds."""
+
+    def __init__(self, view: ProcessState):
+        self.tokens: dict[str, list[str]] = {}
+        self.token_states: dict[str, list[str]] = {}
+        for t in view.tokens:
+            self.tokens.setdefault(t.node, []).append(f"● {t.track} {t.state}")
+            self.token_states.setdefault(t.node, []).append(t.state)
+        self.holds: dict[str, list[str]] = {}
+        self.hold_kinds: dict[str, list[str]] = {}
+        for h in view.holds:
+            self.holds.setdefault(h.node, []).append(_hold_text(h.kind, h.deadline, h.keys))
+            self.hold_kinds.setdefault(h.node, []).append(h.kind)
+
+
+def _process_node(n: Any, on_path: bool, marks: _Marks) -> str:
+    """One node's DOT line: its shape, captions, and the marks of tokens and holds."""
+    extra = marks.tokens.get(n.id, []) + marks.holds.get(n.id, [])
+    fill = PATH_FILL if on_path else "#ffffff"
+    border = PATH_COLOUR if on_path else "#495057"
+    penwidth = 1.2
+    style = ["filled"]
+    if n.id in marks.hold_kinds:
+        border = HOLD_LOOKS.get(marks.hold_kinds[n.id][0], ("", MUTED))[1]
+        penwidth = 2.4
+    if n.id in marks.token_states:
+        states = marks.token_states[n.id]
+        border = STATE_COLOURS.get(states[0], ("", TOKEN_COLOUR, ""))[1]
+        fill = STATE_COLOURS.get(states[0], ("#ffffff", "", ""))[0]
+        penwidth = 2.6
+        if "dehydrated" in states:
+            style.append("dashed")
+    attrs, penwidth = _shape(n, extra, style, penwidth)
+    attrs += [("style", q(",".join(style))), ("fillcolor", q(fill)), ("color", q(border)),
+              ("penwidth", f"{penwidth:g}"), ("tooltip", q(f"{n.kind} {n.id}"))]
+    return f"  {q(n.id)} {_attrs(attrs)}"
+
+
+def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
+           ) -> tuple[list[tuple[str, str]], float]:
+    """A node's shape and labels by kind (``style`` may gain a modifier)."""
+    caption = n.label if n.label == n.id else f"{n.label} ({n.id})"
+    if n.kind in TASKS:
+        if n.kind == "receive_task":
+            kind_line = f"«receive {n.detail}»"
+        else:
+            kind_line = f"«{n.detail or TASK_CAPTIONS[n.kind]}»"
+        style.insert(0, "rounded")
+        return [("shape", "box"), ("label", lines(caption, kind_line, *extra))], penwidth
+    if n.kind in GATEWAY_MARKERS:
+        return [("shape", "diamond"), ("label", q(GATEWAY_MARKERS[n.kind])),
+                ("fontsize", "14"), ("width", "0.5"), ("height", "0.5"),
+                ("fixedsize", "true"), ("xlabel", lines(caption, *extra))], penwidth
+    if n.attached_to is not None:
+        if not n.interrupting:
+            style.append("dashed")
+        return [("shape", "doublecircle"), ("label", q(EVENT_GLYPHS.get(n.kind, ""))),
+                ("width", "0.32"), ("height", "0.32"), ("fixedsize", "true"),
+                ("fontsize", "10"),
+                ("xlabel", lines(caption, n.detail,
+                                 "interrupting" if n.interrupting else "non-interrupting",
+                                 *extra))], penwidth
+    glyph = EVENT_GLYPHS.get(n.kind, "")
+    if n.kind == "start":
+        shape, width = "circle", 0.42
+    elif n.kind == "end":
+        shape, width = ("doublecircle", 0.38) if n.terminate else ("circle", 0.42)
+        penwidth = max(penwidth, 3.2)
+        glyph = "●" if n.terminate else ("⚡" if n.detail else "")
+    else:
+        shape, width = "doublecircle", 0.38
+    return [("shape", shape), ("label", q(glyph)), ("width", str(width)),
+            ("height", str(width)), ("fixedsize", "true"),
+            ("xlabel", lines(caption, n.detail if n.kind != "end" else "", *extra))], penwidth
+
+
+def _boundary_ranks(view: ProcessState) -> list[str]:
+    """Boundaries sit on the same rank as their activity, tied to it by a short dotted line."""
+    by_host: dict[str, list[str]] = {}
+    for n in view.nodes:
+        if n.attached_to is not None:
+            by_host.setdefault(n.attached_to, []).append(n.id)
+    out = []
+    for host in (n.id for n in view.nodes if n.id in by_host):
+        members = " ".join(q(b) for b in [host, *by_host[host]])
+        out.append(f"  {{ rank=same; {members} }}")
+        for b in by_host[host]:
+            out.append(f"  {q(host)} -> {q(b)} " + _attrs([
+                ("dir", "none"), ("style", "dotted"), ("color", q(MUTED)), ("minlen", "1"),
+                ("weight", "8")]))
+    return out
 
 
 def process_legend() -> list[list[str]]:

@@ -7,187 +7,44 @@ anywidget objects whose synced traits are rebuilt from projections
 reaches into the engine: it reads the public API, and the dashboard's controls call the
 public API — the same calls a user types in a cell.
 
-How updates flow:
-
-- Each widget subscribes to the engine's facts. The subscriber is tiny: it keeps the newest
-  facts (the dashboard's timeline, so no rebuild reads the whole log), feeds the facts of the
-  shown instance to its path tracker, and on every ``STRIDE``-th fact pokes a
-  :class:`~gobpm_nb.ui.coalesce.Coalescer`. The coalescer rebuilds the traits at most once
-  per ``INTERVAL`` (50 ms) of wall time while the engine runs, and a rebuild that took ``c``
-  seconds is followed by at least ``BUDGET * c`` seconds without one, so refreshing takes no
-  more than about ``1/BUDGET`` of the wall time however big the engine is, and its cost never
-  grows with the number of events. Only changed traits are sent, all in one message.
-- A rebuild during a run reads the engine in the middle of an event; it is a preview. The
-  exact view comes from the final flush at a quiet point: after every dashboard command,
-  after every notebook cell (an IPython ``post_run_cell`` hook flushes every live widget),
-  after each tick of play, and whenever ``widget.refresh()`` is called.
+How updates flow (the subscription, coalesced previews, exact flushes after each command
+and each cell) is in :mod:`gobpm_nb.ui.live`.
 
 Everything is shown as text: names, ids and data go through the DOT quoting of
 :mod:`gobpm_nb.render.dot` and the front end writes only ``textContent``.
 
-The engine holds each widget through its subscription until ``widget.close()``.
 """
+
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
-import time
-import weakref
-from collections import deque
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from ..observe.projections import (
     FACT_TAIL,
-    PathTracker,
     dashboard_state,
     instance_ids,
     lineage,
     process_state,
 )
 from ..render.dot import lineage_dot, lineage_legend, process_dot, process_legend, svg
-from .coalesce import Coalescer
+from .live import INTERVAL, _after_cell, _Live, flush_all
 from .widgets import Command, DashboardWidget, GraphWidget
 
-#: Wall seconds between two rebuilds while the engine runs.
-INTERVAL = 0.05
-#: Facts between two looks at the wall clock by the fact subscriber.
-STRIDE = 16  # a power of two
-#: A rebuild that took c seconds is followed by at least BUDGET * c seconds without one.
-BUDGET = 20.0
 #: Wall seconds between two steps of play.
 TICK = 0.1
 
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+__all__ = ["INTERVAL", "TICK", "Dashboard", "LineageView", "ProcessView", "_after_cell",
+           "dashboard", "dashboard_traits", "flush_all", "lineage_view", "process_view"]
 
 
 def _iid(instance: Any) -> str:
     """An instance id from an id or an ``Instance`` handle."""
     return instance if isinstance(instance, str) else str(instance.id)
-
-
-class _Live:
-    """What every bound widget shares: the subscription, coalescing and flushing.
-
-    The subscriber keeps a short tail of the newest facts (the dashboard's timeline; its
-    last fact tells whether anything happened since the last rebuild) and feeds the facts of
-    one instance to a :class:`PathTracker` (the process views' path taken), so a rebuild
-    never has to read the whole fact log.
-    """
-
-    _engine: Any
-    _tail: deque[Any]
-    _tracker: PathTracker | None
-    _synced: tuple[int, Any] | None
-    _quiet_until: float
-    _coalescer: Coalescer
-    _unsubscribe: Callable[[], None] | None
-    _closed: bool
-
-    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None) -> None:
-        self._engine = engine
-        log = engine.facts if tail > 1 or tracked else ()
-        if tail > 1 and log and engine.stats()["facts"] > len(log):
-            tail = min(tail, len(log))  # the log is full: it keeps no more than this
-        self._tail = deque(log[-tail:] if log else (), maxlen=tail)
-        self._tracker = PathTracker(tracked, log) if tracked else None
-        self._synced = None
-        self._quiet_until = 0.0
-        self._coalescer = Coalescer(self._pushed, interval=INTERVAL)
-        self._unsubscribe = None
-        self._closed = False
-        self._subscribe()
-        _LIVE.add(self)
-        _install_cell_hook()
-        self.refresh()
-
-    def _subscribe(self) -> None:
-        """(Re)subscribe with a subscriber made for what this widget tracks now. It runs for
-        every fact the engine emits, so it does as little as possible: keep the fact, feed
-        the tracked instance's path, and poke the coalescer every ``STRIDE`` facts."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        if self._closed:
-            return
-        append = self._tail.append
-        poke = self._coalescer.poke
-        stride = STRIDE - 1
-        if self._tracker is None:
-
-            def on_fact(fact: Any) -> None:
-                append(fact)
-                if not fact.seq & stride:
-                    poke()
-
-        else:
-            iid = self._tracker.instance
-            feed = self._tracker.feed
-
-            def on_fact(fact: Any) -> None:
-                append(fact)
-                if fact.instance == iid:
-                    feed(fact)
-                if not fact.seq & stride:
-                    poke()
-
-        self._unsubscribe = self._engine.subscribe(on_fact)
-
-    def _track(self, iid: str) -> PathTracker:
-        """The path tracker of ``iid``, started from the log when ``iid`` is new to it."""
-        if self._tracker is None or self._tracker.instance != iid:
-            self._tracker = PathTracker(iid, self._engine.facts)
-            self._subscribe()
-        return self._tracker
-
-    # -- refreshing -----------------------------------------------------------------------
-    def _key(self) -> tuple[int, Any]:
-        return (self._tail[-1].seq if self._tail else 0), self._engine.now
-
-    def _pushed(self) -> None:
-        """The coalescer's push: a preview rebuild, unless the budget says wait."""
-        if time.monotonic() >= self._quiet_until:
-            self._sync(final=False)
-
-    def _sync(self, final: bool) -> None:
-        if self._closed:
-            return
-        t0 = time.monotonic()
-        key = self._key()
-        try:
-            self._update()
-            self._synced = key
-        except Exception as exc:  # never into the engine's fact stream or the comm
-            if final:  # mid-event reads may fail harmlessly; the final flush reports
-                self._failed(exc)
-        finally:
-            self._quiet_until = t0 + BUDGET * (time.monotonic() - t0)
-
-    def refresh(self) -> None:
-        """Rebuild every trait from the engine now (exact: call it at a quiet point)."""
-        self._sync(final=True)
-
-    def flush(self) -> None:
-        """Rebuild now if the engine changed since the last rebuild (facts or clock)."""
-        if not self._closed and self._key() != self._synced:
-            self._sync(final=True)
-
-    def _detach(self) -> None:
-        self._closed = True
-        unsubscribe = getattr(self, "_unsubscribe", None)  # None when __init__ failed early
-        self._unsubscribe = None
-        if unsubscribe is not None:
-            unsubscribe()
-        _LIVE.discard(self)
-
-    def _update(self) -> None:
-        raise NotImplementedError
-
-    def _failed(self, exc: Exception) -> None:
-        raise NotImplementedError
 
 
 class _InstanceGraph(_Live, GraphWidget):
@@ -267,7 +124,7 @@ class Dashboard(_Live, DashboardWidget):
                          ("publish", self._publish), ("complete", self._complete),
                          ("select", self._select)):
             self.on_command(kind, self._then_refresh(fn))
-        self.observe(self._selected_changed, names="selected")
+        self.observe(self._on_selected, names="selected")
         self._bind(engine, tail=FACT_TAIL)
 
     # -- building the traits --------------------------------------------------------------
@@ -303,7 +160,7 @@ class Dashboard(_Live, DashboardWidget):
     def _failed(self, exc: Exception) -> None:
         self.error = f"cannot read the engine: {type(exc).__name__}: {exc}"
 
-    def _selected_changed(self, _change: Any) -> None:
+    def _on_selected(self, _change: Any) -> None:
         if not self._syncing and not self._closed:
             self.refresh()
 
@@ -450,28 +307,3 @@ def dashboard_traits(engine: Any, selected: str = "") -> dict[str, Any]:
             "holds": state.holds, "facts": state.facts, "instances": state.instances,
             "selected": state.selected, "lineage_dot": lineage_text,
             "process_dot": process_text}
-
-
-def flush_all() -> None:
-    """Bring every live widget up to date (what runs after each notebook cell)."""
-    for widget in list(_LIVE):
-        with contextlib.suppress(Exception):
-            widget.flush()
-
-
-def _after_cell(result: Any = None) -> None:
-    flush_all()
-
-
-def _install_cell_hook() -> None:
-    """Register :func:`flush_all` after every cell, once, when running under IPython."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - ipywidgets brings IPython
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
-    callbacks = shell.events.callbacks.get("post_run_cell", [])
-    if _after_cell not in callbacks:
-        shell.events.register("post_run_cell", _after_cell)

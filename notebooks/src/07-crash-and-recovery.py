@@ -8,7 +8,8 @@
 # `Engine.recover(store, processes=[...])` in a new process rebuilds every instance from
 # the store:
 #
-# - the virtual clock resumes at the latest time the store recorded;
+# - the virtual clock resumes where the store recorded it at the end of the last command
+#   that returned (every command records it), never earlier;
 # - each waiting track keeps its id and **re-arms** its wait — *trigger absent*: no
 #   continuation fork, because nothing has happened to it yet;
 # - every deadline is the **recorded** one, never recomputed from the restore time — an
@@ -133,10 +134,10 @@ print(died.stdout, died.stderr, sep="")
 # %% [markdown]
 # ## Recovery in a fresh engine
 #
-# The store holds one checkpoint per unfinished instance and a little metadata (the clock
-# of its last write, the next instance number, the deployed process signatures). The last
-# write happened at 00:30, when the pickup instance reached its first quiet point — nothing
-# changed between then and the crash — so that is where the clock resumes.
+# The store holds one checkpoint per unfinished instance and a little metadata: the clock
+# as the last command left it, the next instance number, the deployed process signatures,
+# and any trigger accepted but not yet covered by a checkpoint. The last command,
+# `advance("PT5M")`, returned at 00:35, so that is where the clock resumes.
 
 # %%
 from procs import ALL
@@ -187,8 +188,9 @@ store.close()
 # at 02:00 the reminder's wake cannot load the checkpoint. The engine keeps the hold, emits
 # `wake_failed` and retries every `wake_retry_backoff` (15 s) of virtual time — it never
 # drops the wait. At 03:00 another instance is started (writes still work), then the
-# process is lost. The recovered clock starts at 03:01; the reminder's deadline is behind
-# it, so the timer fires once, at once.
+# process is lost. The recovered clock starts at 03:02, where the last command left it; the
+# reminder's deadline is behind it, so the timer fires once, at once: its holder wakes the
+# dehydrated instance.
 
 # %%
 class FlakyDisk(bpm.SQLiteStore):

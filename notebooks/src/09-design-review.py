@@ -252,9 +252,8 @@ for name, events in SCHEDULES.items():
 #
 # Run the happy path on SQLite, stop the engine on day 1 with the order released (the
 # warehouse is done, the payment not yet in), recover in a fresh engine and play the rest
-# of the schedule there. The recovered clock stands at 06:00 on day 0 — the last time the
-# store wrote anything, when the packing was recorded; nothing happened after that. The
-# outcome is the one of Q1.
+# of the schedule there. The recovered clock stands at 00:00 on day 1, where the last
+# command before the stop left it. The outcome is the one of Q1.
 
 # %%
 workdir = tempfile.mkdtemp(prefix="gobpm-review-")

@@ -1,0 +1,122 @@
+"""Boundary events and conditions: arming the boundaries of an activity, the boundary fork,
+errors thrown at an activity, and conditions re-checked after each data change."""
+
+from __future__ import annotations
+
+from ..model import elements as el
+from .compute import check, key_of, timer_wait
+from .records import Track, Trigger
+from .run import Incident, Run
+from .tracks import spawn
+from .vocabulary import BOUNDARY, TERMINAL
+from .waits import ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
+
+
+def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
+    """Arm every waiting boundary of the activity the track now occupies."""
+    for b in run.defn.boundaries.get(node.id, ()):
+        arm_boundary(run, tr, b, None)
+
+
+def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> None:
+    """Arm one boundary; ``cycles`` is what a cycle timer had left when it re-arms."""
+    w: Wait
+    if isinstance(b, el.TimerBoundary):
+        w = timer_wait(run, b.id, cycles)
+    elif isinstance(b, el.MessageBoundary):
+        key = key_of(run, b)
+        tr.bounds[b.id] = MessageWait(b.id, b.message, key)
+        buffered = run.core.take_buffered(b.message, key, run)  # type: ignore[attr-defined]
+        if buffered is not None:
+            run.post(("boundary", tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id,
+                                                       buffered)))
+        else:
+            tr.bounds[b.id].hold(run.core.holders, run.id, tr.id, BOUNDARY)
+        return
+    elif isinstance(b, el.SignalBoundary):
+        w = SignalWait(b.id, b.signal)
+    elif isinstance(b, el.ConditionalBoundary):
+        tr.bounds[b.id] = ConditionalWait(b.id)
+        run.post(("data",))
+        return
+    else:
+        return  # an error boundary arms nothing: it is resolved where the error is raised
+    tr.bounds[b.id] = w
+    w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
+
+
+def fire_boundary_event(run: Run, tid: str, bid: str, trigger: Trigger | None) -> None:
+    """A boundary's trigger, handled by the loop: fork at the boundary over the guarded track."""
+    tr = run.tracks.get(tid)
+    b = run.defn.nodes[bid]
+    assert isinstance(b, el.Boundary)
+    if tr is None or tr.state in TERMINAL or tr.node != b.attached_to or bid not in tr.bounds:
+        return  # the activity finished first: the boundary was already withdrawn
+    if not b.interrupting and not isinstance(tr.bounds[bid], ConditionalWait):
+        arm = tr.bounds.pop(bid)
+        cycles = getattr(arm, "cycles", None)
+        repeat = isinstance(arm, (MessageWait, SignalWait)) or cycles not in (None, 0)
+        if repeat and not (tr.wait is not None and tr.wait.fired):
+            arm_boundary(run, tr, b, cycles)
+    fork_boundary(run, tr, b, trigger)
+
+
+def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) -> None:
+    """The boundary fork: a new track at the boundary with the guarded track as parent;
+    an interrupting boundary cancels the guarded track first."""
+    if b.interrupting and tr.state not in TERMINAL:
+        run.stop_track(tr, "cancelled", "cancelled")
+    child = run.new_track(b.id, (tr.id,), "boundary")
+    spawn(run, child, trigger or Trigger("boundary", b.id, BOUNDARY, tr.id))
+
+
+def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
+    """An error at an activity: its matching error boundary forks, or the instance fails."""
+    for b in run.defn.boundaries.get(node.id, ()):
+        if isinstance(b, el.ErrorBoundary) and b.error in (None, code):
+            run.emit("error_caught", tr.id, node.id, {"error": code, "boundary": b.id})
+            fork_boundary(run, tr, b, None)
+            return None
+    raise Incident(node.id, f"raised {code} and no error boundary caught it", code)
+
+
+def check_conditions(run: Run) -> None:
+    """After a data change: fire conditional catches, arms and boundaries that now hold."""
+    for tr in run.live_tracks():
+        wait = tr.wait
+        if tr.state == "waiting" and isinstance(wait, ConditionalWait):
+            node = run.defn.nodes[tr.node]
+            if check(run, node.id, node.condition) and tr.coro is not None:
+                tr.wait = None
+                run.core.kernel.resume(tr.coro, Trigger("conditional", node.id, "node", tr.id))
+                continue
+        if tr.state == "waiting" and isinstance(wait, GatewayWait) and not wait.fired:
+            for a in wait.arms:
+                node = run.defn.nodes[a.node]
+                if isinstance(a, ConditionalWait) and tr.coro is not None and \
+                        check(run, node.id, node.condition):
+                    wait.fired = True
+                    run.core.holders.release_waits(run.id, tr.id, "withdrawn")
+                    run.core.kernel.resume(tr.coro, Trigger("conditional", node.id, "node",
+                                                            tr.id))
+                    break
+        check_boundaries(run, tr)
+
+
+def check_boundaries(run: Run, tr: Track) -> None:
+    """Fire each conditional boundary of a track whose condition has just become true."""
+    for bid, arm in list(tr.bounds.items()):
+        if not isinstance(arm, ConditionalWait):
+            continue
+        b = run.defn.nodes[bid]
+        assert isinstance(b, el.ConditionalBoundary)
+        now = check(run, bid, b.condition)
+        if now and not arm.last:
+            arm.last = True
+            if b.interrupting:
+                run.core.holders.release_waits(run.id, tr.id, "cancelled")
+            fire_boundary_event(run, tr.id, bid, Trigger("conditional", bid, BOUNDARY, tr.id))
+            if tr.state in TERMINAL:
+                break
+        elif not now:
+            arm.last = False

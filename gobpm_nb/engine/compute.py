@@ -1,0 +1,74 @@
+"""What a node computes from the instance data and the clock: flows taken, conditions,
+correlation keys and timer deadlines. A user's expression that fails is an incident."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..kernel import to_datetime, to_us
+from ..model import elements as el
+from ..model.timers import Cycle, add
+from .holders import correlation
+from .run import Incident, Run
+from .waits import TimerWait
+
+ONE_US = timedelta(microseconds=1)
+
+
+def outgoing(run: Run, node: el.Element) -> Any:
+    """Every outgoing flow whose condition holds (all of them when none has one)."""
+    plain = run.defn.plain.get(node.id)
+    if plain is not None:
+        return plain
+    flows = [f for f in run.defn.outgoing[node.id]
+             if f.condition is None or check(run, node.id, f.condition)]
+    if not flows:
+        raise Incident(node.id, "no outgoing flow's condition holds")
+    return flows
+
+
+def check(run: Run, where: str, expr: Any) -> bool:
+    try:
+        return bool(expr(run.data or {}))
+    except KeyError as exc:
+        raise Incident(where, f"condition {expr.describe()!r} names missing field {exc}") from None
+    except Exception as exc:  # a user's callable or expression failed
+        raise Incident(where, f"condition {expr.describe()!r} raised "
+                              f"{type(exc).__name__}") from None
+
+
+def deadline_of(run: Run, node_id: str, cycles: int | None = None) -> tuple[int, int | None]:
+    """The absolute deadline of a timer armed now, and for a cycle the repetitions left after
+    it (-1: unbounded). ``cycles`` is what was left when re-arming a cycle."""
+    spec = run.defn.timers[node_id]
+    if type(spec) is timedelta:  # the common case first: exact in microseconds
+        return run.core.kernel.now + spec // ONE_US, None
+    now = to_datetime(run.core.kernel.now)
+    if isinstance(spec, Cycle):
+        first = cycles is None
+        if cycles is None:
+            cycles = spec.repeats if spec.repeats is not None else -1
+        at = spec.start if (first and spec.start is not None and spec.start > now) \
+            else add(now, spec.interval)
+        return to_us(at), (cycles - 1 if cycles > 0 else -1)
+    if isinstance(spec, datetime):
+        return to_us(spec), None
+    return to_us(add(now, spec)), None
+
+
+def timer_wait(run: Run, node_id: str, cycles: int | None = None) -> TimerWait:
+    deadline, left = deadline_of(run, node_id, cycles)
+    return TimerWait(node_id, deadline, run.core.kernel.now, left)
+
+
+def key_of(run: Run, node: Any) -> str:
+    """The correlation value of a message wait or throw; a key that fails is an incident."""
+    try:
+        return correlation(node.key(run.data or {}))
+    except KeyError as exc:
+        raise Incident(node.id, f"correlation key {node.key.describe()!r} names missing "
+                                f"field {exc}") from None
+    except Exception as exc:  # a user's callable or expression failed, or is not JSON
+        raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
+                                f"{type(exc).__name__}") from None

@@ -1,0 +1,156 @@
+"""Messages and signals: correlation, the time-to-live buffer, broadcasts.
+
+A message goes to the first held subscription (in arming order) whose name and correlation
+value match, is buffered for its ``ttl``, or is dropped. A message id already correlated
+(within the journal's window) is dropped as a duplicate. A buffered message taken by an
+instance stays in the *recorded* buffer until that instance's next checkpoint, so a crash in
+between gives it back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EngineError, ModelError
+from ..kernel import to_datetime, to_us
+from ..model.timers import add, is_negative, parse_duration
+from .holders import correlation
+from .records import Trigger
+from .values import json_dict
+
+if TYPE_CHECKING:
+    from .run import Run
+
+
+class Hub:
+    """The message buffer and the message and signal entry points (a part of ``Core``)."""
+
+    def __init__(self) -> None:
+        self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
+        #: Buffered messages taken by instances not checkpointed since: instance -> rows.
+        self.taken: dict[str, list[list[Any]]] = {}
+
+    def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
+                        message_id: str | None = None, ttl: Any = None) -> str | None:
+        """Deliver to the first matching subscription; buffer it for ``ttl``; or drop it."""
+        core: Any = self
+        if not isinstance(name, str) or not name:
+            raise EngineError(f"message name {name!r} must be a non-empty string")
+        if message_id is not None and (not isinstance(message_id, str) or not message_id):
+            raise EngineError(f"message_id {message_id!r} must be None or a non-empty string")
+        values = json_dict(payload, f"payload of message {name!r}")
+        try:
+            ckey = correlation(key)
+        except (TypeError, ValueError):
+            raise EngineError(f"message {name!r}: key {key!r} is not a JSON value") from None
+        expiry = self._expiry(ttl)
+        journal = core.journal
+        if message_id is not None and message_id in journal.seen:
+            core.emit("message_dropped", None, None, None,
+                      {"message": name, "reason": "duplicate message id"})
+            return None
+        hold = core.holders.first_message(name, ckey)
+        if hold is None and expiry is None:
+            core.emit("message_dropped", None, None, None, {"message": name,
+                                                            "reason": "no subscriber"})
+            return None
+        if message_id is not None:
+            journal.see(message_id)
+        try:
+            if hold is None:
+                assert expiry is not None
+                entry = self.buffer_message(name, ckey, expiry, values, message_id)
+                try:
+                    journal.record([], force=True)
+                except EngineError:
+                    self._unbuffer(name, ckey, entry)
+                    raise
+                core.emit("message_buffered", None, None, None, {"message": name})
+                return None
+            trigger = Trigger("message", hold.node, hold.wait_kind, hold.track, values)
+            journal.record([(hold.instance, trigger)])
+        except EngineError:
+            if message_id is not None:
+                journal.seen.pop(message_id, None)
+            raise
+        core.emit("message_correlated", hold.instance, hold.track, hold.node,
+                  {"message": name, "fields": len(values)})
+        core.deliver(hold, trigger)
+        return str(hold.instance)
+
+    def _expiry(self, ttl: Any) -> int | None:
+        if ttl is None:
+            return None
+        try:
+            span = parse_duration(ttl, "ttl")
+        except ModelError as exc:
+            raise EngineError(str(exc)) from None
+        if is_negative(span):
+            raise EngineError(f"ttl {ttl!r} is negative")
+        now: int = self.kernel.now  # type: ignore[attr-defined]
+        return to_us(add(to_datetime(now), span))
+
+    def buffer_message(self, name: str, ckey: str, expiry: int, values: dict[str, Any],
+                       message_id: str | None) -> list[Any]:
+        entry: list[Any] = [expiry, values, None, message_id]
+        kernel = self.kernel  # type: ignore[attr-defined]
+        entry[2] = kernel.call_at(expiry, self._expire, (name, ckey, entry), "expiry")
+        self.buffer.setdefault((name, ckey), deque()).append(entry)
+        return entry
+
+    def _unbuffer(self, name: str, ckey: str, entry: list[Any]) -> bool:
+        queue = self.buffer.get((name, ckey))
+        if queue is None or not any(e is entry for e in queue):
+            return False
+        queue.remove(entry)
+        entry[2].cancel()
+        if not queue:
+            del self.buffer[(name, ckey)]
+        return True
+
+    def buffer_rows(self) -> str:
+        """The buffer as recorded: what waits, and what instances took since their last
+        checkpoint."""
+        rows = [[name, ckey, e[0], e[1], e[3]]
+                for (name, ckey), queue in self.buffer.items() for e in queue]
+        for taken in self.taken.values():
+            rows.extend(taken)
+        return json.dumps(rows)
+
+    def _expire(self, item: tuple[str, str, list[Any]]) -> None:
+        name, ckey, entry = item
+        if self._unbuffer(name, ckey, entry):
+            self.emit("message_dropped", None, None, None,  # type: ignore[attr-defined]
+                      {"message": name, "reason": "ttl expired"})
+
+    def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None:
+        """A buffered message waiting for this subscription, taken out of the buffer."""
+        queue = self.buffer.get((name, ckey))
+        if not queue:
+            return None
+        expiry, values, deadline, message_id = queue.popleft()
+        deadline.cancel()
+        if not queue:
+            del self.buffer[(name, ckey)]
+        if run.stored:
+            self.taken.setdefault(run.id, []).append([name, ckey, expiry, values, message_id])
+        return dict(values)
+
+    def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
+        """Deliver a signal to every held subscription; returns how many there were."""
+        core: Any = self
+        if not isinstance(name, str) or not name:
+            raise EngineError(f"signal name {name!r} must be a non-empty string")
+        values = json_dict(payload, f"payload of signal {name!r}") or None
+        holds = core.holders.signal_holds(name)
+        triggers = [(h, Trigger("signal", h.node, h.wait_kind, h.track, values))
+                    for h in holds]
+        core.journal.record([(h.instance, t) for h, t in triggers])
+        core.emit("signal_broadcast", None, None, None, {"signal": name,
+                                                         "receivers": len(holds)})
+        for hold, trigger in triggers:
+            if hold.alive and hold not in core.holders.waking:
+                core.deliver(hold, trigger)
+        return len(holds)

@@ -1,0 +1,182 @@
+"""Durability: what the store records besides checkpoints, and when.
+
+- **The recorded clock.** At the end of every public command (``settle``) the store records
+  the virtual clock, the kernel's sequence (so holds recovered later keep a unique, ordered
+  number), the instance counter (ids are never reused), buffered messages and the ids of the
+  last ``SEEN_WINDOW`` correlated messages. Recovery resumes exactly there.
+- **Accepted triggers.** On a durable store, a trigger call (message, signal, task or job
+  completion, job failure) records each trigger it accepted before it changes anything and
+  before it returns. An entry stays until the instance's next checkpoint (or its end) covers
+  it: the store drops an instance's entries in the same transaction. Recovery delivers the
+  entries still there, once each, after every instance is back.
+- **Checkpoint writes and deletes** go through ``put`` and ``delete``; a failed delete is
+  retried at the end of every later command, so a finished instance does not come back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import EngineError
+from .records import Trigger
+
+if TYPE_CHECKING:
+    from .core import Core
+
+log = logging.getLogger("gobpm_nb")
+
+#: How many correlated message ids are remembered (and recorded) for de-duplication.
+SEEN_WINDOW = 1_000
+
+
+class Store(Protocol):
+    """What the engine needs of a checkpoint store (``MemoryStore`` and ``SQLiteStore``)."""
+
+    durable: bool
+
+    def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None: ...
+    def get(self, instance: str) -> bytes: ...
+    def delete(self, instance: str, meta: Mapping[str, str] | None = None) -> None: ...
+    def record(self, entries: list[tuple[str, str]],
+               meta: Mapping[str, str] | None = None) -> None: ...
+    def journal(self) -> list[tuple[str, str]]: ...
+    def set_meta(self, meta: Mapping[str, str]) -> None: ...
+    def meta(self) -> dict[str, str]: ...
+    def ids(self) -> list[str]: ...
+
+
+class Codec(Protocol):
+    """Checkpoint documents to bytes and back."""
+
+    def encode(self, doc: dict[str, Any]) -> bytes: ...
+    def decode(self, raw: bytes, instance: str) -> dict[str, Any]: ...
+
+
+class Journal:
+    """The engine's durable record beside the checkpoints."""
+
+    def __init__(self, core: Core):
+        self.core = core
+        self.written: dict[str, str] = {}  # meta values as last written
+        self.deletes: list[str] = []  # instances whose checkpoint delete failed
+        #: Correlated message ids, oldest first, at most SEEN_WINDOW.
+        self.seen: OrderedDict[str, None] = OrderedDict()
+
+    # -- meta -----------------------------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        core = self.core
+        return {"clock": str(core.kernel.now), "seq": str(core.kernel.seq),
+                "next_instance": str(core.next_instance), "buffer": core.buffer_rows(),
+                "seen": json.dumps(list(self.seen))}
+
+    def changed(self) -> dict[str, str]:
+        """Meta values that differ from what the store last recorded."""
+        now = self.meta()
+        return {k: v for k, v in now.items() if self.written.get(k) != v}
+
+    def wrote(self, meta: Mapping[str, str]) -> None:
+        self.written.update(meta)
+
+    def see(self, message_id: str) -> None:
+        self.seen[message_id] = None
+        while len(self.seen) > SEEN_WINDOW:
+            self.seen.popitem(last=False)
+
+    def load(self, meta: Mapping[str, str]) -> None:
+        """Take back what the store recorded (restart recovery)."""
+        core = self.core
+        core.next_instance = int(meta.get("next_instance", "0"))
+        core.kernel.advance_seq(int(meta.get("seq", "0")))
+        for message_id in json.loads(meta.get("seen", "[]")):
+            self.see(message_id)
+        for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
+            core.buffer_message(name, ckey, expiry, values, message_id)
+        self.written = dict(meta)
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def put(self, iid: str, doc: dict[str, Any]) -> bool:
+        """Write a checkpoint (and what meta changed) in one transaction; False if the
+        store failed (a ``checkpoint_failed`` fact and a warning say so)."""
+        core = self.core
+        core.taken.pop(iid, None)
+        meta = self.changed()
+        try:
+            core.store.put(iid, core.codec.encode(doc), meta)
+        except Exception as exc:  # a store can fail in many ways
+            log.warning("checkpoint of instance %s not written (%s); it stays resident", iid,
+                        type(exc).__name__)
+            core.emit("checkpoint_failed", iid, None, None, {"cause": type(exc).__name__})
+            return False
+        self.wrote(meta)
+        return True
+
+    def delete(self, iid: str) -> None:
+        """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
+        self.core.taken.pop(iid, None)
+        meta = self.changed()
+        try:
+            self.core.store.delete(iid, meta)
+        except Exception as exc:
+            log.warning("checkpoint of finished instance %s not deleted (%s); retried later",
+                        iid, type(exc).__name__)
+            if iid not in self.deletes:
+                self.deletes.append(iid)
+            return
+        self.wrote(meta)
+
+    def settle(self) -> None:
+        """The end of a public command: retry failed deletes, record the clock and counters."""
+        store = self.core.store
+        for iid in list(self.deletes):
+            self.deletes.remove(iid)
+            self.delete(iid)
+        if not store.durable:
+            return
+        meta = self.changed()
+        if not meta:
+            return
+        try:
+            store.set_meta(meta)
+        except Exception as exc:
+            log.warning("clock and counters not recorded (%s)", type(exc).__name__)
+            self.core.emit("checkpoint_failed", None, None, None, {"cause": type(exc).__name__})
+            return
+        self.wrote(meta)
+
+    # -- accepted triggers ----------------------------------------------------------------
+    def record(self, triggers: list[tuple[str, Trigger]], force: bool = False) -> None:
+        """Record accepted triggers (and, with ``force``, the meta even with none) durably
+        before they change anything; EngineError if the store fails."""
+        store = self.core.store
+        if not store.durable or not (triggers or force):
+            return
+        rows = [(iid, json.dumps({"kind": t.kind, "node": t.node, "wait_kind": t.wait_kind,
+                                  "track": t.track, "payload": t.payload, "ref": t.ref},
+                                 sort_keys=True))
+                for iid, t in triggers]
+        meta = self.changed()
+        try:
+            store.record(rows, meta)
+        except Exception as exc:
+            raise EngineError(f"the trigger was not accepted: the store failed to record it "
+                              f"({type(exc).__name__}); nothing changed") from None
+        self.wrote(meta)
+
+    def replay(self) -> int:
+        """Deliver every trigger the store still records, once each, in order."""
+        core = self.core
+        done = 0
+        for iid, text in core.store.journal():
+            entry = json.loads(text)
+            trigger = Trigger(entry["kind"], entry["node"], entry["wait_kind"], entry["track"],
+                              entry["payload"], entry["ref"])
+            if core.redeliver(iid, trigger):
+                done += 1
+            else:
+                core.emit("trigger_dropped", iid, trigger.track, trigger.node,
+                          {"trigger": trigger.kind, "reason": "no such wait after recovery"})
+        return done

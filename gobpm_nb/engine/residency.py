@@ -1,0 +1,406 @@
+"""Residency (ADR-007): when an instance dehydrates, and how a trigger wakes it.
+
+- **Quiet point → dehydrate.** When every track of a resident instance is parked, its loop
+  takes a quiet point: with a durable store the checkpoint is written; if every live track is
+  parked on a wait that is *eligible* (its node's ``dehydratable(ctx)`` says yes) and *held*
+  (every armed wait of the track, boundaries and gateway arms included, has an engine
+  holder), the instance dehydrates: its coroutines end and only a ``Released`` record stays.
+- **Trigger → hydrate → fork.** A holder's trigger reaches a dehydrated instance here: it is
+  rebuilt from its checkpoint; a node's trigger continues as a *continuation fork* (a new
+  track, parent the dehydrated track, re-entering the wait node with the trigger), a
+  boundary's trigger forks at the boundary over the guarded track, as it would resident.
+- **First trigger wins, even if its wake fails.** What the trigger beats (sibling arms, the
+  track's other holds, a cancelled task) is withdrawn at once, as it would be resident; its own
+  hold stays *waking* until the wake succeeds. Later triggers for the same instance queue
+  behind it, in order. One retry chain per instance, every ``wake_retry_backoff``.
+- **Restart recovery** (``recover``) is hydration whose trigger is "the engine started":
+  every stored instance comes back trigger absent, each hold at its recorded deadline, key and
+  arming order; instances that cannot be held come back resident.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CheckpointError, EngineError
+from ..model import Definition
+from ..model import elements as el
+from .checkpoint import Image, capture, check_against, read
+from .holders import Hold
+from .records import Track, Trigger
+from .run import Released, Run
+from .tracks import adopt_parked, spawn, start_loop
+from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, TERMINAL
+from .waits import JoinWait, Later, track_holdable
+
+if TYPE_CHECKING:
+    from .core import Core
+
+log = logging.getLogger("gobpm_nb")
+
+
+class WaitContext:
+    """What a wait node may consult when asked whether it is dehydratable."""
+
+    __slots__ = ("remaining", "min_dehydrate_wait")
+
+    def __init__(self, remaining: timedelta | None, min_dehydrate_wait: timedelta):
+        self.remaining = remaining
+        self.min_dehydrate_wait = min_dehydrate_wait
+
+
+class Residency:
+    """Dehydration, wake, wake retries and restart recovery for one engine."""
+
+    def __init__(self, core: Core, *, dehydrate: bool, min_wait: int, backoff: int):
+        self.core = core
+        self.dehydrate = dehydrate
+        self.min_wait = timedelta(microseconds=min_wait)
+        self.backoff = backoff
+        #: Triggers accepted for dehydrated instances whose wake is pending, in order.
+        self.pending: dict[str, list[tuple[Hold, Trigger]]] = {}
+
+    # -- quiet point and dehydration ------------------------------------------------------
+    def on_quiet(self, run: Run) -> None:
+        """Every track of the instance is parked: a quiet point. The loop takes it from here
+        when there is something to do (a dehydration, or a durable checkpoint)."""
+        if run.residency != RESIDENT:
+            return
+        if self.core.store.durable or (self.dehydrate and self.releasable(run, warn=True)):
+            run.post(("quiet",))
+
+    def quiet_point(self, run: Run) -> None:
+        """On the loop: write the checkpoint and, if the instance may, dehydrate it."""
+        if run.residency != RESIDENT or run.running or run.mailbox or run.has_unfired():
+            return
+        free = self.dehydrate and self.releasable(run)
+        if not free and not self.core.store.durable:
+            return
+        doc = capture(run, self.core.kernel.now)
+        if free:
+            for t in doc["tracks"]:
+                if t["state"] == "waiting" and (t["wait"] or {}).get("kind") != "join":
+                    t["state"] = DEHYDRATED
+        if not self.core.journal.put(run.id, doc):
+            return  # the store failed: it stays resident (a checkpoint_failed fact says so)
+        run.stored = True
+        if free:
+            self.release(run)
+
+    def eligible(self, defn: Definition, tr: Track) -> bool:
+        """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
+        consulted with how long the track's own timer was when it was armed."""
+        ask = getattr(defn.nodes[tr.node], "dehydratable", None)
+        if ask is None:
+            return False
+        us = tr.wait.remaining() if tr.wait is not None else None
+        remaining = timedelta(microseconds=us) if us is not None else None
+        return bool(ask(WaitContext(remaining, self.min_wait)))
+
+    def releasable(self, run: Run, warn: bool = False) -> bool:
+        """Invariant 2: every live track parked on an eligible, held wait; nothing in flight."""
+        if run.running or run.mailbox or run.residency != RESIDENT:
+            return False
+        parked = 0
+        for tr in run.tracks.values():
+            if tr.state in TERMINAL or isinstance(tr.wait, JoinWait):
+                continue
+            if tr.state != "waiting" or tr.wait is None or tr.wait.fired:
+                return False
+            if not self.eligible(run.defn, tr):
+                return False
+            missing = track_holdable(tr)
+            if missing is not None:
+                if warn:
+                    warn_once(run, missing)
+                return False
+            parked += 1
+        return parked > 0
+
+    def release(self, run: Run) -> None:
+        """End every coroutine of a quiet instance; its checkpoint is already stored. The
+        instance's record shrinks to a ``Released``: id, history and holders."""
+        kernel = self.core.kernel
+        history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
+        for tr in list(run.tracks.values()):
+            if tr.state == "waiting" and not isinstance(tr.wait, JoinWait):
+                if tr.coro is not None:
+                    kernel.close(tr.coro)
+                tr.coro = None
+                run.set_state(tr, DEHYDRATED)
+        if run.loop is not None and run.loop is not kernel.current:
+            kernel.close(run.loop)
+        run.loop = None
+        run.residency = DEHYDRATED  # the loop sees this and ends
+        self.core.runs[run.id] = Released(run.id, run.defn, history, tuple(run.holds))
+        holds = run.holds
+        run.emit("dehydrated", None, None, {
+            "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
+
+    # -- triggers -------------------------------------------------------------------------
+    def deliver(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+        """A holder's trigger for a live instance: to its track if resident, else a wake."""
+        if rec.id in self.pending or rec.residency == DEHYDRATED:
+            self.wake(rec, hold, trigger)
+        else:
+            assert isinstance(rec, Run)
+            self.apply(rec, hold, trigger)
+
+    def apply(self, run: Run, hold: Hold, trigger: Trigger) -> None:
+        """Deliver to a resident instance. The first trigger wins: the holds it beats are
+        withdrawn at once, so nothing else can fire for that wait."""
+        core = self.core
+        tr = run.tracks[hold.track]
+        if hold.wait_kind == NODE:
+            core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+            if tr.wait is not None:
+                tr.wait.fired = True
+            if hold.task is not None:
+                core.close_task(hold.task, "completed")
+                trigger.ref = hold.task
+            assert tr.coro is not None
+            if trigger.kind == "timer":  # only ever delivered inside its own kernel event
+                core.kernel.resume_within(tr.coro, trigger)
+            else:
+                core.kernel.resume(tr.coro, trigger)
+            return
+        boundary = run.defn.nodes[hold.node]
+        if getattr(boundary, "interrupting", True):
+            run.withdraw(tr, "cancelled", firing=hold)
+        else:
+            core.holders.release(hold, "fired")
+        run.post(("boundary", tr.id, hold.node, trigger))
+
+    def wake(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+        """A trigger for a dehydrated instance: hydrate it and fork. If a wake is already
+        pending, or this one fails, the trigger is accepted now and queued."""
+        queue = self.pending.get(rec.id)
+        if queue is not None:
+            self.accept(rec, hold)
+            queue.append((hold, trigger))
+            return
+        try:
+            image = self.load(rec)
+        except Exception as exc:  # store, codec or registry: the hold stays, we retry
+            self.accept(rec, hold)
+            self.pending[rec.id] = [(hold, trigger)]
+            self.failed(rec.id, hold, exc)
+            return
+        assert isinstance(rec, Released)
+        self.hydrate(rec, image, [(hold, trigger)])
+
+    def accept(self, rec: Run | Released, hold: Hold) -> None:
+        """Decide now what a trigger beats, exactly as a resident instance would: a node's
+        trigger withdraws the track's other holds and completes its task; an interrupting
+        boundary's cancels the guarded track's holds and task. The trigger's own hold stays,
+        waking, until the wake has succeeded."""
+        holders = self.core.holders
+        holders.accept(hold)
+        if hold.wait_kind == BOUNDARY:
+            defn = rec.defn
+            node = defn.nodes.get(hold.node) if defn is not None else None
+            if not getattr(node, "interrupting", True):
+                return
+            reason = "cancelled"
+        else:
+            reason = "withdrawn"
+        for other in holders.of_track(rec.id, hold.track):
+            if other is not hold and other not in holders.waking:
+                holders.release(other, reason)
+                if other.task is not None:
+                    self.core.close_task(other.task, reason)
+        if hold.task is not None:
+            self.core.close_task(hold.task, "completed")
+
+    def failed(self, iid: str, hold: Hold, exc: Exception) -> None:
+        details = {"trigger": hold.kind, "cause": type(exc).__name__}
+        if isinstance(exc, CheckpointError):
+            details["field"] = exc.field
+        self.core.emit("wake_failed", iid, hold.track, hold.node, details)
+        kernel = self.core.kernel
+        kernel.call_at(kernel.now + self.backoff, self.retry, iid, "retry")
+
+    def retry(self, iid: str) -> None:
+        """A failed wake's retry: one chain per instance, all its pending triggers in order."""
+        queue = self.pending.get(iid)
+        rec = self.core.runs.get(iid)
+        if not queue or not isinstance(rec, Released):
+            self.pending.pop(iid, None)
+            return
+        try:
+            image = self.load(rec)
+        except Exception as exc:
+            self.failed(iid, queue[0][0], exc)
+            return
+        del self.pending[iid]
+        self.hydrate(rec, image, queue)
+
+    def load(self, rec: Run | Released) -> Image:
+        """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
+        core = self.core
+        image = read(core.codec.decode(core.store.get(rec.id), rec.id), rec.id)
+        proc = image.process
+        defn = core.definition(proc["id"], proc["version"])
+        if defn is None or defn.signature != proc["signature"]:
+            raise EngineError(f"process {proc['id']!r} version {proc['version']} is not "
+                              "registered with this engine")
+        check_against(image, defn)
+        rec.defn = defn
+        return image
+
+    def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]]) -> None:
+        """Rebuild a dehydrated instance and hand it its triggers, in the order they came."""
+        hold = triggers[0][0]
+        node_wake = hold.wait_kind == NODE
+        self.core.emit("hydrated", rec.id, hold.track, hold.node, {
+            "trigger": hold.kind, "track": hold.track,
+            "outcome": "continuation" if node_wake else "boundary"})
+        woken = {h.track for h, _ in triggers if h.wait_kind == NODE}
+        run = self.restore(rec, image, woken)
+        for h, trigger in triggers:
+            if h.wait_kind == NODE:
+                self.continuation(run, h, trigger)
+            else:
+                self.apply(run, h, trigger)
+
+    def continuation(self, run: Run, hold: Hold, trigger: Trigger) -> None:
+        """The continuation fork: a new track re-entering the wait node with the trigger."""
+        core = self.core
+        tr = run.tracks[hold.track]
+        core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+        if hold.task is not None:
+            core.close_task(hold.task, "completed")
+            trigger.ref = hold.task
+        child = run.new_track(tr.node, (tr.id,), "continuation")
+        # a timer's event fires its wait at once, resident or woken: the same order either way
+        spawn(run, child, trigger, within=trigger.kind == "timer")
+
+    def restore(self, rec: Released, image: Image, woken: set[str] | frozenset[str] = frozenset()
+                ) -> Run:
+        """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
+        parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps
+        its id; the holders kept their waits, so nothing registers again. A track the
+        checkpoint caught before it parked enters its node again."""
+        core = self.core
+        assert rec.defn is not None, "a wake loads the definition before it restores"
+        run = Run(core, rec.id, rec.defn, image.data)
+        run.holds = list(rec.holds)
+        run.stored = rec.stored
+        core.runs[rec.id] = run
+        run.seq = dict(image.seq)
+        run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}
+        run.state = image.state
+        for view in rec.history or ():
+            run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,
+                                        state=view.state)
+        for tr in image.tracks:
+            run.tracks[tr.id] = tr
+        run.tracks = dict(sorted(run.tracks.items(), key=lambda kv: int(kv[0][1:])))
+        start_loop(run, asleep=True)
+        conditions = 0
+        for tr in image.tracks:
+            for w in (tr.wait, *tr.bounds.values()):
+                if w is not None:
+                    w.local(core, run.id, tr.id)
+                    conditions += w.conditions()
+            if tr.id in woken or isinstance(tr.wait, JoinWait):
+                continue
+            if tr.wait is None:
+                tr.state = "waiting"
+                run.set_state(tr, "ready")
+                spawn(run, tr)
+            else:
+                adopt_parked(run, tr)
+                run.set_state(tr, "waiting")
+        if conditions:
+            run.post(("data",))
+        return run
+
+    # -- restart recovery -----------------------------------------------------------------
+    def recover(self) -> None:
+        """Rebuild every stored instance, trigger absent: each wait registers its holder at
+        its recorded deadline, key and arming order; instances that cannot be held are
+        hydrated at once. Then the recorded triggers are delivered, once each."""
+        core = self.core
+        steps: list[Later] = []
+        resident: list[tuple[Image, Released]] = []
+        for iid in core.store.ids():
+            steps.extend(self.recover_one(iid, resident))
+        for _, register in sorted(steps, key=lambda item: item[0]):
+            register()
+        staying = {rec.id for _, rec in resident}
+        for iid, rec in core.runs.items():
+            if rec.residency == DEHYDRATED and iid not in staying:
+                core.emit("recovered", iid, None, None, {
+                    "waits": len(core.holders.of_instance(iid)), "residency": DEHYDRATED})
+        for image, rec in resident:
+            self.restore(rec, image)
+            core.emit("recovered", rec.id, None, None, {
+                "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
+
+    def recover_one(self, iid: str, resident: list[tuple[Image, Released]]) -> list[Later]:
+        """One stored instance: its holders' registrations, and whether it comes back
+        resident. A checkpoint that cannot be read fails only its own instance."""
+        core = self.core
+        rec = Released(iid, None, None, ())
+        core.runs[iid] = rec
+        try:
+            image = read(core.codec.decode(core.store.get(iid), iid), iid)
+            proc = image.process
+            defn = core.definition(proc["id"], proc["version"])
+            if defn is not None and defn.signature == proc["signature"]:
+                check_against(image, defn)
+                rec.defn = defn
+        except CheckpointError as exc:
+            return self.unrecovered(iid, {"field": exc.field}, str(exc))
+        except Exception as exc:  # the store itself failed
+            return self.unrecovered(iid, {"field": "<store>", "cause": type(exc).__name__},
+                                    repr(exc))
+        parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
+        unheld = any(track_holdable(t) is not None for t in parked)
+        if unheld and rec.defn is None:
+            return self.unrecovered(iid, {"field": "process", "cause": "version not registered"},
+                                    "its process version is not deployed")
+        if rec.defn is not None and (not self.dehydrate or unheld or not all(
+                self.eligible(rec.defn, t) for t in parked)):
+            resident.append((image, rec))
+        defn = rec.defn
+        steps: list[Later] = []
+        for t in parked:
+            node = defn.nodes.get(t.node) if defn is not None else None
+            label = node.label if node is not None else t.node
+            assignee = getattr(node, "assignee", None)
+            if t.wait is not None:
+                steps += t.wait.restore(core, iid, t.id, NODE, label, assignee)
+            for b in t.bounds.values():
+                steps += b.restore(core, iid, t.id, BOUNDARY, label, assignee)
+        return steps
+
+    def unrecovered(self, iid: str, details: dict[str, Any], why: str) -> list[Later]:
+        """An instance that could not be recovered: failed, holding nothing; its checkpoint
+        stays in the store."""
+        core = self.core
+        run = Run(core, iid, None, None)  # type: ignore[arg-type]
+        run.state, run.residency = "failed", FINISHED
+        core.runs[iid] = run
+        core.emit("recovery_failed", iid, None, None, details)
+        log.error("instance %s not recovered: %s", iid, why)
+        return []
+
+    def waking(self) -> list[str]:
+        """Instances whose wake is pending, in the order their first trigger came."""
+        return list(self.pending)
+
+
+def warn_once(run: Run, what: str) -> None:
+    if run.warned is None:
+        run.warned = set()
+    if what not in run.warned:
+        run.warned.add(what)
+        log.warning("instance %s stays resident: the %s is eligible to dehydrate but has no "
+                    "engine holder", run.id, what)
+
+
+__all__ = ["Residency", "WaitContext", "el"]

@@ -1,0 +1,129 @@
+"""The coroutines of a resident instance: one per live track, and the instance loop.
+
+A track runs one node per scheduler event: it enters the node (``enter``), parks while the
+node waits, runs the node's fire path when its trigger comes (``fire``), and leaves by its
+flows. The loop handles the instance's mailbox one item per event. What each element does
+comes from the host's ``behaviour`` (handed in, so this module never imports it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from ..kernel import PASS, SUSPEND
+from .records import Track, Trigger
+from .run import Incident, Run
+
+PARK = "park"  # a behaviour's answer: the track waits for a trigger
+
+
+class Behaviour(Protocol):
+    """What each element does: on enter, on fire, how a track leaves, the loop's items."""
+
+    ENTER: Mapping[str, Callable[..., Any]]
+    FIRE: Mapping[str, Callable[..., Any]]
+
+    def leave(self, run: Run, tr: Track, flows: Any) -> None: ...
+    def handle(self, run: Run, item: tuple[Any, ...]) -> None: ...
+
+
+def behaviour_of(run: Run) -> Behaviour:
+    b: Behaviour = run.core.behaviour  # type: ignore[attr-defined]
+    return b
+
+
+def spawn(run: Run, tr: Track, trigger: Trigger | None = None, within: bool = False) -> None:
+    """Give a ready track its coroutine; it enters its node (with ``trigger`` if one is in
+    hand) in an event of its own, or ``within`` the event running now."""
+    kernel = run.core.kernel
+    tr.coro = track_body(run, tr, trigger)
+    if within:
+        kernel.adopt(tr.coro, ("track", run.id, tr.id))
+        kernel.resume_within(tr.coro, None)
+    else:
+        kernel.spawn(tr.coro, ("track", run.id, tr.id), None)
+
+
+def adopt_parked(run: Run, tr: Track) -> None:
+    """A track rebuilt from a checkpoint, parked on its wait: its coroutine is born
+    suspended and its first resume brings the trigger."""
+    tr.coro = track_body(run, tr, None, parked=True)
+    run.core.kernel.adopt(tr.coro, ("track", run.id, tr.id))
+
+
+def start_loop(run: Run, asleep: bool = False) -> None:
+    """Give the instance its loop. ``asleep``: born waiting for its first mailbox item (a
+    hydrated instance), so that what is posted runs in the order it was posted."""
+    run.loop = loop_body(run)
+    if asleep:
+        run.core.kernel.adopt(run.loop, ("loop", run.id, None))
+        run.loop_waiting = True
+    else:
+        run.loop_waiting = False
+        run.core.kernel.spawn(run.loop, ("loop", run.id, None), None)
+
+
+async def track_body(run: Run, tr: Track, trigger: Trigger | None,
+                     parked: bool = False) -> None:
+    """One track: enter a node, park while it waits, leave by its flows, one node per event.
+
+    A track is born with ``await SUSPEND``. Born ``parked`` (a track rebuilt from a
+    checkpoint), that first suspension is its wait: the first resume brings the trigger."""
+    first = await SUSPEND
+    b = behaviour_of(run)
+    enter, fire, nodes = b.ENTER, b.FIRE, run.defn.nodes
+    try:
+        if parked:
+            run.unpark(tr)
+            trigger = first
+        else:
+            run.unpark(tr)
+            run.emit("node_entered", tr.id, tr.node, None)
+        node = nodes[tr.node]
+        if trigger is None:
+            result = enter[node.kind](run, tr, node)
+        else:
+            result = fire[node.kind](run, tr, node, trigger)
+            if result is not PARK:
+                tr.wait = None
+        while True:
+            while result is PARK:
+                run.park(tr)
+                got = await SUSPEND
+                run.unpark(tr)
+                node = nodes[tr.node]
+                result = fire[node.kind](run, tr, node, got)
+                if result is not PARK:
+                    tr.wait = None
+            if result is None:
+                return
+            b.leave(run, tr, result)
+            await PASS
+            run.emit("node_entered", tr.id, tr.node, None)
+            node = nodes[tr.node]
+            result = enter[node.kind](run, tr, node)
+    except Incident as exc:
+        run.fail(tr, exc)
+
+
+async def loop_body(run: Run) -> None:
+    """The instance loop: handles its mailbox one item per event, then sleeps."""
+    await SUSPEND
+    handle = behaviour_of(run).handle
+    while True:
+        while run.mailbox:
+            item = run.mailbox.popleft()
+            try:
+                handle(run, item)
+            except Incident as exc:
+                tr = run.tracks.get(item[1]) if len(item) > 1 else None
+                run.fail(tr or next(iter(run.tracks.values())), exc)
+            if run.residency != "resident":
+                return
+            if run.mailbox:
+                await PASS
+            elif item[0] != "quiet" and run.running == 0:
+                run.core.on_quiet(run)  # what the item changed may have made it quiet
+        run.loop_waiting = True
+        await SUSPEND

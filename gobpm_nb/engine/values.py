@@ -1,0 +1,46 @@
+"""Instance data, payloads and outputs: JSON values only, copied, never silently changed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import EngineError
+
+
+def json_copy(value: Any, where: str) -> Any:
+    """A deep copy of ``value`` if it is JSON as it stands: dicts with string keys, lists,
+    strings, finite numbers, booleans and None. Anything JSON would change on the way (a
+    tuple, a non-string key, NaN) is refused: ValueError naming the path."""
+    if value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{where} is {value!r}, which JSON cannot hold")
+        return value
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise ValueError(f"{where} has the key {k!r}, which is not a string")
+            out[k] = json_copy(v, f"{where}.{k}")
+        return out
+    if isinstance(value, list):
+        return [json_copy(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise ValueError(f"{where} is a {type(value).__name__}, not a JSON value")
+
+
+def json_dict(value: Any, what: str) -> dict[str, Any]:
+    """A copy of ``value`` if it is a dict of JSON values ({} for None); EngineError naming
+    ``what`` and the bad value if not."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise EngineError(f"{what} must be a dict of JSON values, got {type(value).__name__}")
+    try:
+        copied: dict[str, Any] = json_copy(value, what)
+    except ValueError as exc:
+        raise EngineError(f"{what} is not JSON: {exc}") from None
+    except RecursionError:
+        raise EngineError(f"{what} is not JSON: it is nested too deeply") from None
+    return copied

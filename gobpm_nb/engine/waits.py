@@ -1,0 +1,388 @@
+"""What a parked track waits for: one small class per wait kind.
+
+A wait sits on a node: the node a track is parked on (``wait_kind`` node), an arm of the
+event-based gateway it is parked on (also node), or a boundary over the activity it occupies
+(``wait_kind`` boundary). Each class owns, for its kind: registering its engine holder
+(``hold``), whether a holder can keep it while the instance is away (``held``), withdrawing
+what it owns outside the instance (``withdraw``), its checkpoint form (``doc`` / ``load``) and
+re-arming after a restore (``restore`` for holders, ``local`` for what only a resident
+instance keeps). ``fired`` becomes True when its trigger was accepted and the track has not
+yet run the fire path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from ..kernel import iso
+from .holders import Holders
+from .reader import Reader
+from .records import Job, Task
+from .vocabulary import BOUNDARY, NODE
+
+if TYPE_CHECKING:
+    from .records import Track
+
+#: A recovery step: (the order its holder was first armed in, what re-registers it).
+Later = tuple[int, Callable[[], Any]]
+
+
+class Host(Protocol):
+    """What waits need of the engine: the holders, the inbox and the job queue."""
+
+    inbox: dict[str, Task]
+    jobs: dict[str, Job]
+    holders: Holders
+
+    def close_task(self, task_id: str, how: str) -> None: ...
+
+
+class Wait:
+    """Base of every wait. ``node`` is where its trigger fires."""
+
+    __slots__ = ("node", "fired")
+    kind: ClassVar[str] = "wait"
+    #: Whether an engine holder keeps it while its instance is dehydrated.
+    held: ClassVar[bool] = False
+
+    def __init__(self, node: str):
+        self.node = node
+        self.fired = False
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        """Register the engine holder (none for a wait no holder keeps)."""
+
+    def unheld(self) -> str | None:
+        """What part of this wait no holder can keep, named for a person; None if all held."""
+        return None if self.held else f"{self.kind} wait at {self.node!r}"
+
+    def conditions(self) -> int:
+        """How many conditions over the instance data this wait evaluates."""
+        return 0
+
+    def remaining(self) -> int | None:
+        """How long its own timer was when armed (microseconds), if it is a timer."""
+        return None
+
+    def withdraw(self, host: Host, reason: str) -> None:
+        """Withdraw what it owns outside the instance (a task, a job); holds go separately."""
+
+    def local(self, host: Host, iid: str, tid: str) -> None:
+        """After a restore: re-arm what only a resident instance keeps."""
+
+    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
+                assignee: str | None) -> list[Later]:
+        """Restart recovery: what re-registers its holder at the recorded values."""
+        if not self.held:
+            return []
+        order = self.order
+
+        def again() -> None:
+            self.hold(host.holders, iid, tid, wait_kind, order)
+        return [(order or 0, again)]
+
+    #: The order its holder was armed in, as read from a checkpoint (recovery keeps it).
+    order: int | None = None
+
+    def doc(self, order: int | None) -> dict[str, Any]:
+        """The checkpoint form; ``order`` is its holder's number in the arming order."""
+        out: dict[str, Any] = {"kind": self.kind}
+        out.update(self.fields())
+        if self.held:
+            out["hold"] = order
+        return out
+
+    def fields(self) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        """Build from the checkpoint form at ``path`` (fields checked by ``r``)."""
+        return cls(node)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.node}, {self.fields()})"
+
+
+class TimerWait(Wait):
+    """Fires when the virtual clock reaches ``deadline``. ``armed`` is when it was armed:
+    ``deadline - armed`` is the wait as armed, which the dehydration threshold judges.
+    On a boundary, ``cycles`` counts the repetitions left after this one (-1: unbounded)."""
+
+    __slots__ = ("deadline", "armed", "cycles", "order")
+    kind = "timer"
+    held = True
+
+    def __init__(self, node: str, deadline: int, armed: int, cycles: int | None = None):
+        super().__init__(node)
+        self.deadline = deadline
+        self.armed = armed
+        self.cycles = cycles
+        self.order: int | None = None
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_timer(iid, tid, self.node, self.deadline, wait_kind, self.cycles, seq)
+
+    def remaining(self) -> int | None:
+        return self.deadline - self.armed
+
+    def fields(self) -> dict[str, Any]:
+        return {"deadline": iso(self.deadline), "armed": iso(self.armed),
+                "cycles": self.cycles}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        w = cls(node, r.get(obj, "deadline", "time", path), r.get(obj, "armed", "time", path),
+                r.get(obj, "cycles", "optint", path))
+        w.order = r.get(obj, "hold", "optint", path)
+        return w
+
+
+class MessageWait(Wait):
+    """Fires when a message named ``name`` is published with correlation value ``key``
+    (index form); a receive task waits this way too."""
+
+    __slots__ = ("name", "key", "order")
+    kind = "message"
+    held = True
+
+    def __init__(self, node: str, name: str, key: str):
+        super().__init__(node)
+        self.name = name
+        self.key = key
+        self.order: int | None = None
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_subscription(iid, tid, self.node, "message", self.name, self.key,
+                                  wait_kind, seq)
+
+    def fields(self) -> dict[str, Any]:
+        return {"name": self.name, "key": self.key}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        w = cls(node, r.get(obj, "name", "str", path), r.get(obj, "key", "str", path))
+        w.order = r.get(obj, "hold", "optint", path)
+        return w
+
+
+class SignalWait(Wait):
+    """Fires when the signal ``name`` is broadcast."""
+
+    __slots__ = ("name", "order")
+    kind = "signal"
+    held = True
+
+    def __init__(self, node: str, name: str):
+        super().__init__(node)
+        self.name = name
+        self.order: int | None = None
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_subscription(iid, tid, self.node, "signal", self.name, None, wait_kind,
+                                  seq)
+
+    def fields(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        w = cls(node, r.get(obj, "name", "str", path))
+        w.order = r.get(obj, "hold", "optint", path)
+        return w
+
+
+class TaskWait(Wait):
+    """Fires when user task ``task`` (in the engine's inbox since ``created``) is completed."""
+
+    __slots__ = ("task", "created", "order")
+    kind = "task"
+    held = True
+
+    def __init__(self, node: str, task: str, created: int):
+        super().__init__(node)
+        self.task = task
+        self.created = created
+        self.order: int | None = None
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_task(iid, tid, self.node, self.task, seq)
+
+    def withdraw(self, host: Host, reason: str) -> None:
+        host.close_task(self.task, reason)
+
+    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
+                assignee: str | None) -> list[Later]:
+        task = Task(self.task, iid, tid, self.node, label, assignee, self.created)
+        order = self.order
+
+        def again() -> None:
+            host.inbox[task.id] = task  # the inbox keeps its order too
+            self.hold(host.holders, iid, tid, wait_kind, order)
+        return [(order or 0, again)]
+
+    def fields(self) -> dict[str, Any]:
+        return {"task": self.task, "created": iso(self.created)}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        w = cls(node, r.get(obj, "task", "str", path), r.get(obj, "created", "time", path))
+        w.order = r.get(obj, "hold", "optint", path)
+        return w
+
+
+class JobWait(Wait):
+    """Fires when worker job ``job`` is completed or failed. Active work, not a passive
+    wait: no holder keeps it, so its instance stays resident (ADR-021)."""
+
+    __slots__ = ("job", "topic")
+    kind = "job"
+
+    def __init__(self, node: str, job: str, topic: str = ""):
+        super().__init__(node)
+        self.job = job
+        self.topic = topic
+
+    def withdraw(self, host: Host, reason: str) -> None:
+        host.jobs.pop(self.job, None)
+
+    def local(self, host: Host, iid: str, tid: str) -> None:
+        if self.job not in host.jobs:
+            host.jobs[self.job] = Job(self.job, self.topic, iid, tid, self.node)
+
+    def fields(self) -> dict[str, Any]:
+        return {"job": self.job, "topic": self.topic}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "job", "str", path), r.get(obj, "topic", "str", path))
+
+
+class ConditionalWait(Wait):
+    """Fires when its condition over the instance's own data holds, checked after each data
+    change. Never held: releasing the instance would destroy what fires it. On a boundary,
+    ``last`` is the condition's value at the last check (it fires on a rise)."""
+
+    __slots__ = ("last",)
+    kind = "conditional"
+
+    def __init__(self, node: str, last: bool = False):
+        super().__init__(node)
+        self.last = last
+
+    def conditions(self) -> int:
+        return 1
+
+    def fields(self) -> dict[str, Any]:
+        return {"last": self.last}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "last", "bool", path))
+
+
+class JoinWait(Wait):
+    """A track arrived at a parallel join before its siblings. It gave up its coroutine and
+    fires nothing itself: the last arrival merges every waiting track."""
+
+    __slots__ = ()
+    kind = "join"
+
+
+class GatewayWait(Wait):
+    """An event-based gateway: a race of its arms (each a timer, message, signal or
+    conditional wait on its catch node). The first arm to fire wins; the others are
+    withdrawn at once, so a loser never fires."""
+
+    __slots__ = ("arms",)
+    kind = "gateway"
+
+    def __init__(self, node: str, arms: list[Wait] | None = None):
+        super().__init__(node)
+        self.arms: list[Wait] = arms if arms is not None else []
+
+    @property
+    def held(self) -> bool:  # type: ignore[override]
+        return all(a.held for a in self.arms)
+
+    def unheld(self) -> str | None:
+        for a in self.arms:
+            if not a.held:
+                return f"{a.kind} arm {a.node!r} of {self.node!r}"
+        return None
+
+    def conditions(self) -> int:
+        return sum(a.conditions() for a in self.arms)
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        for a in self.arms:
+            a.hold(holders, iid, tid, wait_kind)
+
+    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
+                assignee: str | None) -> list[Later]:
+        return [step for a in self.arms
+                for step in a.restore(host, iid, tid, NODE, label, assignee)]
+
+    def doc(self, order: int | None) -> dict[str, Any]:
+        raise NotImplementedError("a gateway's form needs each arm's order: use arms_doc")
+
+    def arms_doc(self, orders: dict[str, int]) -> dict[str, Any]:
+        return {"kind": self.kind,
+                "arms": [dict(a.doc(orders.get(a.node)), node=a.node) for a in self.arms]}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        arms = []
+        for i, a in enumerate(r.get(obj, "arms", "list", path)):
+            where = f"{path}.arms[{i}]"
+            arms.append(read_wait(r, a, where, r.get(a, "node", "str", where), ARM_KINDS))
+        return cls(node, arms)
+
+
+KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
+    TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
+    GatewayWait)}
+ARM_KINDS = ("timer", "message", "signal", "conditional")
+BOUNDARY_KINDS = ("timer", "message", "signal", "conditional")
+
+
+def read_wait(r: Reader, obj: Any, path: str, node: str,
+              allowed: tuple[str, ...] | None = None) -> Wait:
+    """The wait in checkpoint form at ``path``, of one of the ``allowed`` kinds."""
+    kind = r.get(obj, "kind", "str", path)
+    if kind not in KINDS or (allowed is not None and kind not in allowed):
+        raise r.fail(f"{path}.kind", f"unknown kind {kind!r}")
+    return KINDS[kind].read(r, obj, path, node)
+
+
+def track_holdable(tr: Track) -> str | None:
+    """What of a parked track's waits (its own and its boundaries') no holder keeps."""
+    missing = tr.wait.unheld() if tr.wait is not None else f"track at {tr.node!r}"
+    if missing is not None:
+        return missing
+    for bid, w in tr.bounds.items():
+        if not w.held:
+            return f"{w.kind} boundary {bid!r} on {tr.node!r}"
+    return None
+
+
+def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
+             ) -> dict[str, Any] | None:
+    """A wait's checkpoint form, with the order of each of its holders."""
+    if w is None:
+        return None
+    if isinstance(w, GatewayWait):
+        return w.arms_doc({node: n for (node, kind), n in orders.items() if kind == NODE})
+    return w.doc(orders.get((w.node, wait_kind)))
+
+
+__all__ = ["BOUNDARY", "NODE", "ConditionalWait", "GatewayWait", "JobWait", "JoinWait",
+           "MessageWait", "SignalWait", "TaskWait", "TimerWait", "Wait", "read_wait",
+           "track_holdable", "wait_doc"]

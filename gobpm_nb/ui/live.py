@@ -1,0 +1,216 @@
+"""What every live widget shares: the fact subscription, coalesced previews, exact
+flushes at the end of each engine command and after each notebook cell.
+
+How updates flow:
+
+- Each widget subscribes to the engine's facts. The subscriber is tiny: it keeps the newest
+  facts (the dashboard's timeline, so no rebuild reads the whole log), feeds the facts of the
+  shown instance to its path tracker, and on every ``STRIDE``-th fact pokes a
+  :class:`~gobpm_nb.ui.coalesce.Coalescer`. While a command has been running for at least
+  ``INTERVAL`` (50 ms), the coalescer rebuilds the traits at most once per ``INTERVAL`` of
+  wall time (a preview), and a rebuild that took ``c`` seconds is followed by at least
+  ``BUDGET * c`` seconds without one, so refreshing takes no more than about ``1/BUDGET`` of
+  the wall time however big the engine is.
+- The exact view comes from the flush at the end of every public engine command (the
+  engine's ``after_each_command`` hook, in a notebook or a script): a command that showed a
+  preview always ends exact; in a burst of short commands less than ``INTERVAL`` apart, the
+  burst's last state waits for the next command past the interval, the cell's end (an
+  IPython ``post_run_cell`` hook flushes every live widget) or ``refresh()``.
+
+The engine holds each widget through its subscription until ``widget.close()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..observe.projections import PathTracker
+from .coalesce import Coalescer
+
+#: Wall seconds between two rebuilds while the engine runs.
+INTERVAL = 0.05
+#: Facts between two looks at the wall clock by the fact subscriber.
+STRIDE = 16  # a power of two
+#: A rebuild that took c seconds is followed by at least BUDGET * c seconds without one.
+BUDGET = 20.0
+
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+class _Live:
+    """What every bound widget shares: the subscription, coalescing and flushing.
+
+    The subscriber keeps a short tail of the newest facts (the dashboard's timeline; its
+    last fact tells whether anything happened since the last rebuild) and feeds the facts of
+    one instance to a :class:`PathTracker` (the process views' path taken), so a rebuild
+    never has to read the whole fact log.
+    """
+
+    _engine: Any
+    _tail: deque[Any]
+    _tracker: PathTracker | None
+    _synced: tuple[int, Any] | None
+    _quiet_until: float
+    _last_sync: float
+    _coalescer: Coalescer
+    _unsubscribe: Callable[[], None] | None
+    _unwatch: Callable[[], None] | None
+    _closed: bool
+
+    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None) -> None:
+        self._engine = engine
+        log = engine.facts if tail > 1 or tracked else ()
+        if tail > 1 and log and engine.stats()["facts"] > len(log):
+            tail = min(tail, len(log))  # the log is full: it keeps no more than this
+        self._tail = deque(log[-tail:] if log else (), maxlen=tail)
+        self._tracker = PathTracker(tracked, log) if tracked else None
+        self._synced = None
+        self._quiet_until = 0.0
+        self._coalescer = Coalescer(self._pushed, interval=INTERVAL)
+        self._unsubscribe = None
+        self._closed = False
+        self._subscribe()
+        self._unwatch = engine.after_each_command(self._command_ended)
+        self._burst: float | None = None
+        self._previewed = False
+        _LIVE.add(self)
+        _install_cell_hook()
+        self.refresh()
+        self._last_sync = -math.inf  # the first command after this always shows its end
+
+    def _subscribe(self) -> None:
+        """(Re)subscribe with a subscriber made for what this widget tracks now. It runs for
+        every fact the engine emits, so it does as little as possible: keep the fact, feed
+        the tracked instance's path, and poke the coalescer every ``STRIDE`` facts."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._closed:
+            return
+        append = self._tail.append
+        poke = self._coalescer.poke
+        stride = STRIDE - 1
+        if self._tracker is None:
+
+            def on_fact(fact: Any) -> None:
+                append(fact)
+                if not fact.seq & stride:
+                    poke()
+
+        else:
+            iid = self._tracker.instance
+            feed = self._tracker.feed
+
+            def on_fact(fact: Any) -> None:
+                append(fact)
+                if fact.instance == iid:
+                    feed(fact)
+                if not fact.seq & stride:
+                    poke()
+
+        self._unsubscribe = self._engine.subscribe(on_fact)
+
+    def _track(self, iid: str) -> PathTracker:
+        """The path tracker of ``iid``, started from the log when ``iid`` is new to it."""
+        if self._tracker is None or self._tracker.instance != iid:
+            self._tracker = PathTracker(iid, self._engine.facts)
+            self._subscribe()
+        return self._tracker
+
+    # -- refreshing -----------------------------------------------------------------------
+    def _key(self) -> tuple[int, Any]:
+        return (self._tail[-1].seq if self._tail else 0), self._engine.now
+
+    def _pushed(self) -> None:
+        """The coalescer's push: a preview rebuild, once the command running now has run for
+        an interval (a short command only ever shows its exact end), unless the budget says
+        wait."""
+        now = time.monotonic()
+        if self._burst is None:
+            self._burst = now
+        if now - self._burst >= INTERVAL and now - self._last_sync >= INTERVAL and \
+                now >= self._quiet_until:
+            self._previewed = True
+            self._sync(final=False)
+
+    def _sync(self, final: bool) -> None:
+        if self._closed:
+            return
+        t0 = time.monotonic()
+        key = self._key()
+        try:
+            self._update()
+            self._synced = key
+        except Exception as exc:  # never into the engine's fact stream or the comm
+            if final:  # mid-event reads may fail harmlessly; the final flush reports
+                self._failed(exc)
+        finally:
+            self._last_sync = time.monotonic()
+            self._quiet_until = t0 + BUDGET * (self._last_sync - t0)
+
+    def refresh(self) -> None:
+        """Rebuild every trait from the engine now (exact: call it at a quiet point)."""
+        self._sync(final=True)
+
+    def flush(self) -> None:
+        """Rebuild now if the engine changed since the last rebuild (facts or clock)."""
+        if not self._closed and self._key() != self._synced:
+            self._sync(final=True)
+
+    def _command_ended(self) -> None:
+        """An engine command ended: show its exact state, unless commands come faster than
+        one per ``INTERVAL`` (a burst); then the burst's last state shows at the next command
+        past the interval, after the cell, or on ``refresh()``. A command that showed a
+        preview always ends exact."""
+        previewed, self._previewed, self._burst = self._previewed, False, None
+        if previewed or time.monotonic() - self._last_sync >= INTERVAL:
+            self.flush()
+
+    def _detach(self) -> None:
+        self._closed = True
+        unsubscribe = getattr(self, "_unsubscribe", None)  # None when __init__ failed early
+        self._unsubscribe = None
+        if unsubscribe is not None:
+            unsubscribe()
+        unwatch = getattr(self, "_unwatch", None)
+        self._unwatch = None
+        if unwatch is not None:
+            unwatch()
+        _LIVE.discard(self)
+
+    def _update(self) -> None:
+        raise NotImplementedError
+
+    def _failed(self, exc: Exception) -> None:
+        raise NotImplementedError
+
+
+def flush_all() -> None:
+    """Bring every live widget up to date (what runs after each notebook cell)."""
+    for widget in list(_LIVE):
+        with contextlib.suppress(Exception):
+            widget.flush()
+
+
+def _after_cell(result: Any = None) -> None:
+    flush_all()
+
+
+def _install_cell_hook() -> None:
+    """Register :func:`flush_all` after every cell, once, when running under IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets brings IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    callbacks = shell.events.callbacks.get("post_run_cell", [])
+    if _after_cell not in callbacks:
+        shell.events.register("post_run_cell", _after_cell)

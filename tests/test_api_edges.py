@@ -1,0 +1,135 @@
+"""Bad input at the API's edges gets a typed error naming the bad value, and changes nothing
+(issue 8, findings 3, 14, 15; read-only facts)."""
+
+import pytest
+from conftest import approval, snapshot
+
+import gobpm_nb as bpm
+
+
+def catch():
+    p = bpm.Process("pay")
+    p.start("s")
+    p.message_catch("wait", message="paid", key="order")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    return p
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda e: e.publish_message("paid", key=1, message_id=["m"]), "message_id"),
+    (lambda e: e.publish_message("paid", key=1, message_id=""), "message_id"),
+    (lambda e: e.start(catch(), {1: "a"}), "key 1"),
+    (lambda e: e.start(catch(), {"a": (1, 2)}), "tuple"),
+    (lambda e: e.start(catch(), {"a": float("nan")}), "nan"),
+    (lambda e: e.publish_message("paid", key=1, payload={"a": {2: 3}}), "key 2"),
+    (lambda e: e.complete_task("i1:approve:1", {"t": (1,)}), "tuple"),
+    (lambda e: e.fetch_jobs("work", max_jobs=-1), "max_jobs"),
+    (lambda e: e.deploy("not a process"), "str"),
+])
+def test_a_bad_value_raises_a_typed_error_naming_it_and_changes_nothing(call, named):
+    """Each of these raises a GobpmError whose message names the bad value."""
+    eng = bpm.Engine()
+    eng.start(approval())
+    eng.advance("PT1M")
+    before = snapshot(eng)
+    with pytest.raises(bpm.GobpmError, match=named):
+        call(eng)
+    assert snapshot(eng) == before
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda s: bpm.Engine.recover(s, processes=approval()), "list of Process"),
+    (lambda s: bpm.Engine.recover(s, processes=["approval"]), "list of Process"),
+    (lambda s: bpm.Engine.recover(s, start="2026-01-01T00:00:00Z"), "'start'"),
+    (lambda s: bpm.Engine.recover(None), "None"),
+    (lambda s: bpm.Engine(store=object()), "not a checkpoint store"),
+])
+def test_recover_and_engine_refuse_bad_arguments_with_engine_error(call, named):
+    """recover() and Engine() name what is wrong with their arguments."""
+    with pytest.raises(bpm.EngineError, match=named):
+        call(bpm.MemoryStore())
+
+
+def test_a_sqlite_store_on_a_directory_is_a_store_error(tmp_path):
+    """SQLiteStore(<a directory>) raises StoreError naming the path."""
+    with pytest.raises(bpm.StoreError, match="directory"):
+        bpm.SQLiteStore(tmp_path)
+    assert issubclass(bpm.StoreError, bpm.GobpmError)
+
+
+@pytest.mark.parametrize("key", [lambda d: d["a"] / 0, "a / 0", "missing"])
+def test_a_correlation_key_that_fails_is_an_incident_and_the_engine_goes_on(key):
+    """A key that raises fails its instance with an incident; other instances still run."""
+    p = bpm.Process("bad")
+    p.start("s")
+    p.message_catch("wait", message="m", key=key)
+    p.end("e")
+    p.flow("s", "wait", "e")
+    eng = bpm.Engine()
+    bad = eng.start(p, {"a": 1})
+    good = eng.start(catch(), {"order": "o1"})
+    eng.run()
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "wait" and "correlation key" in incident.details["cause"]
+    assert bad.state == "failed" and eng.stats()["coroutines"] == 0
+    assert eng.publish_message("paid", key="o1") == good.id
+    eng.run()
+    assert good.state == "completed"
+
+
+def test_a_message_throw_whose_key_names_a_missing_field_is_an_incident():
+    """The throw's key raises KeyError inside the process: an incident, not an escape."""
+    p = bpm.Process("throw")
+    p.start("s")
+    p.message_throw("send", message="m", key="nowhere")
+    p.end("e")
+    p.flow("s", "send", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "failed"
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "send" and "nowhere" in incident.details["cause"]
+
+
+def test_the_dehydration_threshold_applies_to_the_wait_as_armed():
+    """A 2 h timer woken at 01:30 by another track's message releases again: it was 2 h."""
+    p = bpm.Process("both")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.timer_catch("two_hours", duration="PT2H")
+    p.message_catch("wait", message="m", key="k")
+    p.user_task("after")
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "fork")
+    p.flow("fork", "two_hours", "join")
+    p.flow("fork", "wait", "after", "join")
+    p.flow("join", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p, {"k": 1})
+    eng.advance("PT1M")
+    assert inst.residency == "dehydrated"
+    eng.advance("PT89M")
+    eng.publish_message("m", key=1)
+    eng.run(until=eng.now)
+    assert inst.residency == "dehydrated"  # the timer was 2 h when armed; 30 min are left
+
+
+def test_a_subscriber_cannot_change_the_fact_log():
+    """Changing a fact's details in a subscriber leaves the logged fact as it was."""
+    eng = bpm.Engine()
+
+    def meddle(fact):
+        fact.details["meddled"] = True
+        if "fields" in fact.details:
+            fact.details["fields"].append("x")
+    eng.subscribe(meddle)
+    eng.start(catch(), {"order": "o1"})
+    eng.run()
+    eng.publish_message("paid", key="o1", payload={"a": 1})
+    eng.run()
+    assert all("meddled" not in f.details for f in eng.facts)
+    changed = [f for f in eng.facts if f.kind == "data_changed"]
+    assert [f.details["fields"] for f in changed] == [["a"]]

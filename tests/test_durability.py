@@ -1,0 +1,225 @@
+"""What a returned call guarantees on a durable store, and what a restart keeps
+(issue 8, findings 5, 8, 9, 10, 11, 12, 13, 16)."""
+
+import json
+import sqlite3
+
+import pytest
+from conftest import approval, ended_at
+
+import gobpm_nb as bpm
+
+
+def recover(path, *processes):
+    return bpm.Engine.recover(bpm.SQLiteStore(path), processes=list(processes))
+
+
+def catch(message="paid"):
+    p = bpm.Process("pay")
+    p.start("s")
+    p.message_catch("wait", message=message, key="order")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    return p
+
+
+def test_recovery_never_moves_the_clock_back_and_the_escalation_fires(tmp_path):
+    """Ten times advance 12 h then recover: the clock keeps going and the 24 h boundary fires."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval())
+    ended = []
+    for n in range(10):
+        eng.advance("PT12H")
+        ended += [(f.node, f.at.isoformat()) for f in eng.facts
+                  if f.kind == "node_left" and f.node in ("done", "escalated")]
+        at = eng.now
+        eng.store.close()
+        eng = recover(db, approval())
+        assert eng.now == at, n
+    assert ended == [("escalated", "2026-01-02T00:00:00+00:00")]
+    assert eng.instances() == []  # it ended, and its checkpoint left the store
+
+
+def test_a_started_instance_survives_a_crash_before_any_step(tmp_path):
+    """start() returned: the instance is in the store, and runs after recovery."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval(), {"n": 1})
+    eng = recover(db, approval())
+    assert [i.id for i in eng.instances()] == ["i1"]
+    eng.advance("PT1M")
+    assert [t.id for t in eng.tasks()] == ["i1:approve:1"]
+    assert eng.instance("i1").data == {"n": 1}
+
+
+def test_an_accepted_message_survives_a_crash_before_the_next_step(tmp_path):
+    """publish_message returned "i1": after a crash, recovery delivers it once."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    assert eng.publish_message("paid", key="o1", payload={"sum": 5}) == "i1"
+    eng = recover(db, catch())
+    eng.run()
+    inst = eng.instance("i1")
+    assert inst.state == "completed" and inst.data == {"order": "o1", "sum": 5}
+    assert len([f for f in eng.facts if f.kind == "message_correlated"]) == 0
+    assert len([f for f in eng.facts if f.kind == "hydrated"]) == 1
+
+
+def test_an_accepted_task_completion_survives_a_crash(tmp_path):
+    """complete_task returned: after a crash the task is done, the escalation never fires."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval())
+    eng.advance("PT1H")
+    eng.complete_task("i1:approve:1", {"ok": True})
+    eng = recover(db, approval())
+    eng.advance("P2D")
+    inst = eng.instance("i1")
+    assert ended_at(inst) == ["done"] and inst.data == {"ok": True} and eng.tasks() == []
+
+
+def test_an_accepted_signal_survives_a_crash_for_every_receiver(tmp_path):
+    """broadcast_signal returned 2: both receivers continue after recovery."""
+    p = bpm.Process("sig")
+    p.start("s")
+    p.signal_catch("wait", signal="go")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(p), eng.start(p)
+    eng.advance("PT1M")
+    assert eng.broadcast_signal("go", {"x": 1}) == 2
+    eng = recover(db, p)
+    eng.run()
+    assert [(i.state, i.data) for i in eng.instances()] == [("completed", {"x": 1})] * 2
+
+
+def test_subscription_order_survives_two_restarts(tmp_path):
+    """The first subscriber wins, however often the engine restarted in between."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    eng = recover(db, catch())
+    eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    eng = recover(db, catch())
+    eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    eng = recover(db, catch())
+    assert [eng.publish_message("paid", key="o1") for _ in range(3)] == ["i1", "i2", "i3"]
+
+
+def test_a_consumed_ttl_message_does_not_come_back_and_ids_are_not_reused(tmp_path):
+    """A buffered message taken and finished with stays gone after a restart; i2 comes next."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.publish_message("paid", key="o1", payload={"n": 1}, ttl="PT1H", message_id="only-once")
+    inst = eng.start(catch(), {"order": "o1"})
+    eng.run()
+    assert inst.state == "completed" and inst.data["n"] == 1
+    eng = recover(db, catch())
+    again = eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    assert again.id == "i2" and again.residency == "dehydrated"
+    assert eng.publish_message("paid", key="o1", message_id="only-once") is None
+
+
+def test_a_buffered_message_taken_before_a_crash_is_taken_again_after_it(tmp_path):
+    """The instance that took it had not checkpointed since: the message is given back."""
+    db = tmp_path / "run.db"
+    p = bpm.Process("pay2")
+    p.start("s")
+    p.message_catch("wait", message="paid", key="order")
+    p.user_task("ship")
+    p.end("e")
+    p.flow("s", "wait", "ship", "e")
+    eng = bpm.Engine(store=bpm.SQLiteStore(db), dehydrate=False)
+    eng.publish_message("paid", key="o1", payload={"n": 1}, ttl="PT1H")
+    eng.start(p, {"order": "o1"})
+    eng.step(), eng.step()  # the track takes the message; no quiet point yet
+    eng = recover(db, p)
+    eng.run()
+    assert eng.instance("i1").data == {"order": "o1", "n": 1}
+    assert [t.node for t in eng.tasks()] == ["ship"]
+
+
+def test_message_id_deduplication_survives_a_restart(tmp_path):
+    """A redelivery of a correlated message id after a restart is dropped as a duplicate."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(catch(), {"order": "o1"})
+    eng.start(catch(), {"order": "o1"})
+    eng.advance("PT1M")
+    assert eng.publish_message("paid", key="o1", message_id="m-1") == "i1"
+    eng.run()
+    eng = recover(db, catch())
+    assert eng.publish_message("paid", key="o1", message_id="m-1") is None
+    assert eng.facts[-1].details["reason"] == "duplicate message id"
+    assert eng.instance("i2").residency == "dehydrated"
+
+
+class FailingDeletes(bpm.SQLiteStore):
+    """A durable store whose deletes fail while ``broken``."""
+
+    broken = False
+
+    def delete(self, instance, meta=None):
+        if self.broken:
+            raise OSError("delete failed")
+        super().delete(instance, meta)
+
+
+def test_a_failed_checkpoint_delete_is_retried_and_the_instance_never_comes_back(tmp_path):
+    """The delete fails as the instance ends; the next command retries it."""
+    db = tmp_path / "run.db"
+    store = FailingDeletes(db)
+    eng = bpm.Engine(store=store)
+    eng.start(approval())
+    eng.advance("PT1M")
+    store.broken = True
+    eng.complete_task("i1:approve:1")
+    eng.run()
+    assert eng.instance("i1").state == "completed" and store.ids() == ["i1"]
+    store.broken = False
+    eng.advance("PT1M")
+    assert store.ids() == []
+    eng = recover(db, approval())
+    assert eng.instances() == [] and eng.tasks() == []
+
+
+def test_recovery_of_a_checkpoint_naming_an_unknown_boundary_fails_only_that_instance(tmp_path):
+    """recovery_failed names the field; the other instances recover and run."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval()), eng.start(approval())
+    eng.advance("PT1M")
+    eng.store.close()
+    with sqlite3.connect(db) as raw:
+        doc = json.loads(raw.execute("SELECT doc FROM checkpoints WHERE instance='i1'")
+                         .fetchone()[0])
+        doc["tracks"][0]["boundaries"] = {"ghost": doc["tracks"][0]["boundaries"]["late"]}
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i1'",
+                    (json.dumps(doc).encode(),))
+    eng = recover(db, approval())
+    (bad,) = [f for f in eng.facts if f.kind == "recovery_failed"]
+    assert bad.instance == "i1" and bad.details["field"] == "tracks[0].boundaries.ghost"
+    assert eng.instance("i1").state == "failed"
+    eng.complete_task("i2:approve:1")
+    eng.run()
+    assert eng.instance("i2").state == "completed"
+
+
+def test_a_fresh_engine_refuses_a_store_that_holds_instances(tmp_path):
+    """Engine(store=...) on a used store raises and says to use Engine.recover."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval())
+    with pytest.raises(bpm.EngineError, match="Engine.recover"):
+        bpm.Engine(store=bpm.SQLiteStore(db))
+    eng = recover(db, approval())
+    assert [i.id for i in eng.instances()] == ["i1"]

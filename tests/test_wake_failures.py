@@ -1,0 +1,188 @@
+"""A wake that fails: the first trigger still wins, later ones queue behind it, one retry
+chain per instance, and run() does not spin for ever (issue 8, findings 1, 2, 4, 11)."""
+
+import json
+
+import pytest
+from conftest import approval, ended_at, snapshot
+
+import gobpm_nb as bpm
+
+
+class Flaky(bpm.MemoryStore):
+    """A store whose ``get`` raises OSError while ``down``."""
+
+    down = False
+
+    def get(self, instance):
+        if self.down:
+            raise OSError("store down")
+        return super().get(instance)
+
+
+def facts(eng, kind):
+    return [f for f in eng.facts if f.kind == kind]
+
+
+def gateway_race():
+    p = bpm.Process("race")
+    p.start("s")
+    p.event_gateway("gw")
+    p.timer_catch("late", duration="PT24H")
+    p.message_catch("paid", message="paid", key="order")
+    p.end("timed_out")
+    p.end("booked")
+    p.flow("s", "gw")
+    p.flow("gw", "late", "timed_out")
+    p.flow("gw", "paid", "booked")
+    return p
+
+
+def test_a_trigger_whose_wake_failed_is_not_beaten_by_a_later_one():
+    """The escalation fires while the store is down; completing the task later is refused."""
+    store = Flaky()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(approval())
+    eng.advance("PT1H")
+    assert inst.residency == "dehydrated"
+    store.down = True
+    eng.advance("PT23H")
+    assert facts(eng, "wake_failed")
+    (late,) = [h for h in eng.holders() if h.node == "late"]
+    assert late.state == "waking" and eng.tasks() == []
+    store.down = False
+    with pytest.raises(bpm.EngineError, match="already cancelled"):
+        eng.complete_task("i1:approve:1", {"ok": True})
+    eng.run()
+    assert ended_at(inst) == ["escalated"] and eng.holders() == []
+
+
+def test_resident_and_dehydrated_agree_when_the_escalation_wins():
+    """With dehydration off the same schedule ends at `escalated` too."""
+    eng = bpm.Engine(dehydrate=False)
+    inst = eng.start(approval())
+    eng.advance("PT24H")
+    with pytest.raises(bpm.EngineError, match="already cancelled"):
+        eng.complete_task("i1:approve:1", {"ok": True})
+    eng.run()
+    assert ended_at(inst) == ["escalated"]
+
+
+def test_a_gateway_timer_whose_wake_failed_beats_a_later_message():
+    """The timer arm fired first: the message arm is withdrawn and the message finds nobody."""
+    store = Flaky()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(gateway_race(), {"order": "o1"})
+    eng.advance("PT1H")
+    store.down = True
+    eng.advance("PT23H")
+    assert eng.publish_message("paid", key="o1") is None
+    assert facts(eng, "message_dropped")[-1].details["reason"] == "no subscriber"
+    store.down = False
+    eng.run()
+    assert ended_at(inst) == ["timed_out"]
+
+
+def test_three_signals_while_a_wake_fails_give_one_retry_chain_and_the_first_payload():
+    """One retry chain per instance; the first trigger's payload wins, as resident."""
+    p = bpm.Process("go")
+    p.start("s")
+    p.signal_catch("wait", signal="go")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    store = Flaky()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(p)
+    eng.advance("PT1M")
+    store.down = True
+    assert [eng.broadcast_signal("go", {"n": k}) for k in (1, 2, 3)] == [1, 0, 0]
+    eng.advance("PT1M")
+    assert len(facts(eng, "wake_failed")) == 5  # at +0 s and every 15 s for one minute
+    store.down = False
+    eng.run()
+    assert inst.data == {"n": 1}
+    resident = bpm.Engine(dehydrate=False)
+    r = resident.start(p)
+    resident.advance("PT1M")
+    for k in (1, 2, 3):
+        resident.broadcast_signal("go", {"n": k})
+    resident.run()
+    assert r.data == inst.data
+
+
+def test_triggers_for_one_instance_queue_behind_a_failed_wake_in_order():
+    """Two tracks woken while the store is down continue in the order their triggers came."""
+    p = bpm.Process("two")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.message_catch("a", message="a", key="k")
+    p.message_catch("b", message="b", key="k")
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "fork")
+    p.flow("fork", "a", "join")
+    p.flow("fork", "b", "join")
+    p.flow("join", "e")
+    store = Flaky()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(p, {"k": 1})
+    eng.advance("PT1M")
+    store.down = True
+    assert eng.publish_message("b", key=1, payload={"first": "b"}) == "i1"
+    assert eng.publish_message("a", key=1, payload={"first": "a", "second": "a"}) == "i1"
+    assert [h.state for h in eng.holders()] == ["waking", "waking"]
+    store.down = False
+    eng.run()
+    assert inst.state == "completed" and inst.data["first"] == "a"
+    assert len(facts(eng, "hydrated")) == 1
+
+
+def test_run_without_until_stops_when_only_failing_wakes_are_left():
+    """A store that never comes back: run() raises EngineError naming the instance."""
+    store = Flaky()
+    eng = bpm.Engine(store=store)
+    eng.start(approval())
+    eng.advance("PT1M")
+    store.down = True
+    eng.publish_message("nobody", key=1)
+    eng.complete_task("i1:approve:1")
+    with pytest.raises(bpm.EngineError, match="i1"):
+        eng.run()
+    assert facts(eng, "wake_failed")
+    store.down = False
+    eng.run()
+    assert eng.instance("i1").state == "completed"
+
+
+def corrupt(store, iid, mutate):
+    doc = json.loads(store.get(iid))
+    mutate(doc)
+    store._docs[iid] = json.dumps(doc).encode()
+
+
+def test_a_live_wake_of_a_checkpoint_naming_an_unknown_node_fails_only_that_instance():
+    """wake_failed names the field; the hold and the task stay; the engine goes on."""
+    store = bpm.MemoryStore()
+    eng = bpm.Engine(store=store)
+    bad, good = eng.start(approval()), eng.start(approval())
+    eng.advance("PT1M")
+    corrupt(store, bad.id, lambda d: d["tracks"][0].update(node="nowhere"))
+    eng.complete_task("i1:approve:1", {})
+    (failed,) = facts(eng, "wake_failed")
+    assert failed.instance == bad.id and failed.details["field"] == "tracks[0].node"
+    held = [(h.node, h.state) for h in eng.holders() if h.instance == bad.id]
+    assert held == [("approve", "waking")]
+    eng.complete_task("i2:approve:1", {})
+    eng.run(until="2026-01-01T01:00:00Z")
+    assert good.state == "completed" and bad.residency == "dehydrated"
+
+
+def test_a_refused_task_completion_changes_nothing():
+    """Completing an unknown task raises and leaves everything as it was."""
+    eng = bpm.Engine()
+    eng.start(approval())
+    eng.advance("PT1M")
+    before = snapshot(eng)
+    with pytest.raises(bpm.EngineError, match="unknown task"):
+        eng.complete_task("i9:approve:1", {})
+    assert snapshot(eng) == before
