@@ -24,6 +24,17 @@ def left(eng, inst):
     return [f.node for f in eng.facts if f.kind == "node_left" and f.instance == inst.id]
 
 
+class Down(bpm.MemoryStore):
+    """A memory store whose ``get`` raises OSError while ``down`` is set."""
+
+    down = False
+
+    def get(self, instance):
+        if self.down:
+            raise OSError("store down")
+        return super().get(instance)
+
+
 def snapshot(eng):
     """Everything a user can read of the engine, to check that a refused call changed nothing."""
     return ([f.as_dict() for f in eng.facts], eng.holders(), eng.tasks(), eng.now,

@@ -223,3 +223,20 @@ def test_a_fresh_engine_refuses_a_store_that_holds_instances(tmp_path):
         bpm.Engine(store=bpm.SQLiteStore(db))
     eng = recover(db, approval())
     assert [i.id for i in eng.instances()] == ["i1"]
+
+
+def test_a_task_completed_between_steps_before_any_checkpoint_survives_a_crash(tmp_path):
+    """The task was completed before its instance's first quiet point: after recovery the
+    instance replays from its start, arms the task again and the completion is delivered."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval())
+    while not eng.tasks():
+        eng.step()
+    (task,) = eng.tasks()
+    eng.complete_task(task.id, {"ok": True})
+    eng = recover(db, approval())
+    eng.advance("P2D")
+    done = [f.node for f in eng.facts if f.kind == "node_left" and f.node in ("done", "late")]
+    assert done == ["done"] and eng.tasks() == []
+    assert len([f for f in eng.facts if f.kind == "task_completed"]) == 1

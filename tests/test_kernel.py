@@ -3,7 +3,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import snapshot
+from conftest import Down, snapshot
 
 import gobpm_nb as bpm
 from gobpm_nb.kernel import PASS, SUSPEND, Kernel
@@ -114,3 +114,33 @@ def test_run_refuses_to_start_with_an_unbounded_cycle_armed():
     eng.run(until="2026-01-01T05:30:00Z")
     fired = [f for f in eng.facts if f.kind == "timer_fired"]
     assert len(fired) == 5
+
+
+def test_step_reports_each_documented_event_kind():
+    """Stepping through a ttl expiry, a failing wake's retry, a timer, a track and a loop
+    turn reports exactly those kinds, each naming what it ran."""
+
+    p = bpm.Process("t")
+    p.start("s")
+    p.timer_catch("wait", duration="PT2H")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    store = Down()
+    eng = bpm.Engine(store=store)
+    eng.start(p)
+    eng.publish_message("nobody", key=1, ttl="PT1H")
+    kinds = set()
+    while eng.now < datetime(2026, 1, 1, 2, tzinfo=UTC):
+        ev = eng.step()
+        kinds.add(ev.kind)
+        if ev.kind == "expiry":
+            assert ev.instance is None and ev.at.hour == 1
+        store.down = eng.now >= datetime(2026, 1, 1, 1, tzinfo=UTC)
+    ev = eng.step()
+    assert ev.kind == "retry" and ev.instance == "i1"
+    store.down = False
+    eng.run()
+    kinds.add("retry")
+    assert kinds == {"track", "loop", "timer", "expiry", "retry"}
+    timer = [f for f in eng.facts if f.kind == "timer_fired"]
+    assert len(timer) == 1 and eng.instance("i1").state == "completed"

@@ -4,20 +4,9 @@ chain per instance, and run() does not spin for ever (issue 8, findings 1, 2, 4,
 import json
 
 import pytest
-from conftest import approval, ended_at, snapshot
+from conftest import Down, approval, ended_at, snapshot
 
 import gobpm_nb as bpm
-
-
-class Flaky(bpm.MemoryStore):
-    """A store whose ``get`` raises OSError while ``down``."""
-
-    down = False
-
-    def get(self, instance):
-        if self.down:
-            raise OSError("store down")
-        return super().get(instance)
 
 
 def facts(eng, kind):
@@ -40,7 +29,7 @@ def gateway_race():
 
 def test_a_trigger_whose_wake_failed_is_not_beaten_by_a_later_one():
     """The escalation fires while the store is down; completing the task later is refused."""
-    store = Flaky()
+    store = Down()
     eng = bpm.Engine(store=store)
     inst = eng.start(approval())
     eng.advance("PT1H")
@@ -70,7 +59,7 @@ def test_resident_and_dehydrated_agree_when_the_escalation_wins():
 
 def test_a_gateway_timer_whose_wake_failed_beats_a_later_message():
     """The timer arm fired first: the message arm is withdrawn and the message finds nobody."""
-    store = Flaky()
+    store = Down()
     eng = bpm.Engine(store=store)
     inst = eng.start(gateway_race(), {"order": "o1"})
     eng.advance("PT1H")
@@ -90,7 +79,7 @@ def test_three_signals_while_a_wake_fails_give_one_retry_chain_and_the_first_pay
     p.signal_catch("wait", signal="go")
     p.end("e")
     p.flow("s", "wait", "e")
-    store = Flaky()
+    store = Down()
     eng = bpm.Engine(store=store)
     inst = eng.start(p)
     eng.advance("PT1M")
@@ -123,7 +112,7 @@ def test_triggers_for_one_instance_queue_behind_a_failed_wake_in_order():
     p.flow("fork", "a", "join")
     p.flow("fork", "b", "join")
     p.flow("join", "e")
-    store = Flaky()
+    store = Down()
     eng = bpm.Engine(store=store)
     inst = eng.start(p, {"k": 1})
     eng.advance("PT1M")
@@ -139,7 +128,7 @@ def test_triggers_for_one_instance_queue_behind_a_failed_wake_in_order():
 
 def test_run_without_until_stops_when_only_failing_wakes_are_left():
     """A store that never comes back: run() raises EngineError naming the instance."""
-    store = Flaky()
+    store = Down()
     eng = bpm.Engine(store=store)
     eng.start(approval())
     eng.advance("PT1M")

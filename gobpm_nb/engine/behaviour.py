@@ -73,7 +73,7 @@ def enter_timer(run: Run, tr: Track, node: el.TimerCatch) -> Result:
 
 def enter_message(run: Run, tr: Track, node: Any) -> Result:
     key = key_of(run, node)
-    buffered = run.core.take_buffered(node.message, key, run)  # type: ignore[attr-defined]
+    buffered = run.core.take_buffered(node.message, key, run)
     if buffered is not None:
         run.emit("message_correlated", tr.id, node.id,
                  {"message": node.message, "fields": len(buffered), "buffered": True})
@@ -110,7 +110,7 @@ def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
             raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
                                     f"{type(exc).__name__}: {exc}") from None
     try:
-        run.core.publish_message(node.message, key=key,  # type: ignore[attr-defined]
+        run.core.publish_message(node.message, key=key,
                                  payload=pick(run, node))
     except GobpmError as exc:
         raise Incident(node.id, str(exc)) from None
@@ -118,7 +118,7 @@ def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
 
 
 def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
-    run.core.broadcast_signal(node.signal,  # type: ignore[attr-defined]
+    run.core.broadcast_signal(node.signal,
                               payload=pick(run, node) or None)
     return outgoing(run, node)
 
@@ -248,7 +248,7 @@ def arm(run: Run, tr: Track, catch: el.Element, arms: list[Wait]) -> Trigger | N
         w = timer_wait(run, catch.id)
     elif isinstance(catch, (el.MessageCatch, el.ReceiveTask)):
         key = key_of(run, catch)
-        buffered = run.core.take_buffered(catch.message, key, run)  # type: ignore[attr-defined]
+        buffered = run.core.take_buffered(catch.message, key, run)
         if buffered is not None:
             return Trigger("message", catch.id, "node", tr.id, buffered)
         w = MessageWait(catch.id, catch.message, key)
@@ -288,7 +288,7 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
     elif verb == "data":
         check_conditions(run)
     elif verb == "quiet":
-        run.core.quiet_point(run)  # type: ignore[attr-defined]
+        run.core.quiet_point(run)
 
 
 ENTER: dict[str, Callable[..., Result]] = {

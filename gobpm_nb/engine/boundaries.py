@@ -25,23 +25,23 @@ def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> Non
         w = timer_wait(run, b.id, cycles)
     elif isinstance(b, el.MessageBoundary):
         key = key_of(run, b)
-        tr.bounds[b.id] = MessageWait(b.id, b.message, key)
-        buffered = run.core.take_buffered(b.message, key, run)  # type: ignore[attr-defined]
+        tr.boundaries[b.id] = MessageWait(b.id, b.message, key)
+        buffered = run.core.take_buffered(b.message, key, run)
         if buffered is not None:
             run.post(("boundary", tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id,
                                                        buffered)))
         else:
-            tr.bounds[b.id].hold(run.core.holders, run.id, tr.id, BOUNDARY)
+            tr.boundaries[b.id].hold(run.core.holders, run.id, tr.id, BOUNDARY)
         return
     elif isinstance(b, el.SignalBoundary):
         w = SignalWait(b.id, b.signal)
     elif isinstance(b, el.ConditionalBoundary):
-        tr.bounds[b.id] = ConditionalWait(b.id)
+        tr.boundaries[b.id] = ConditionalWait(b.id)
         run.post(("data",))
         return
     else:
         return  # an error boundary arms nothing: it is resolved where the error is raised
-    tr.bounds[b.id] = w
+    tr.boundaries[b.id] = w
     w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
 
 
@@ -50,10 +50,10 @@ def fire_boundary_event(run: Run, tid: str, bid: str, trigger: Trigger | None) -
     tr = run.tracks.get(tid)
     b = run.defn.nodes[bid]
     assert isinstance(b, el.Boundary)
-    if tr is None or tr.state in TERMINAL or tr.node != b.attached_to or bid not in tr.bounds:
+    if tr is None or tr.state in TERMINAL or tr.node != b.attached_to or bid not in tr.boundaries:
         return  # the activity finished first: the boundary was already withdrawn
-    if not b.interrupting and not isinstance(tr.bounds[bid], ConditionalWait):
-        arm = tr.bounds.pop(bid)
+    if not b.interrupting and not isinstance(tr.boundaries[bid], ConditionalWait):
+        arm = tr.boundaries.pop(bid)
         cycles = getattr(arm, "cycles", None)
         repeat = isinstance(arm, (MessageWait, SignalWait)) or cycles not in (None, 0)
         if repeat and not (tr.wait is not None and tr.wait.fired):
@@ -105,7 +105,7 @@ def check_conditions(run: Run) -> None:
 
 def check_boundaries(run: Run, tr: Track) -> None:
     """Fire each conditional boundary of a track whose condition has just become true."""
-    for bid, arm in list(tr.bounds.items()):
+    for bid, arm in list(tr.boundaries.items()):
         if not isinstance(arm, ConditionalWait):
             continue
         b = run.defn.nodes[bid]

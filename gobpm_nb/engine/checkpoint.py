@@ -64,7 +64,7 @@ def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
     return {"id": tr.id, "node": tr.node, "state": tr.state, "parents": list(tr.parents),
             "origin": tr.origin, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE),
             "boundaries": {b: wait_doc(w, orders, BOUNDARY)
-                           for b, w in sorted(tr.bounds.items())}}
+                           for b, w in sorted(tr.boundaries.items())}}
 
 
 def read(doc: dict[str, Any], instance: str) -> Image:
@@ -106,7 +106,7 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     wait = t.get("wait")
     tr.wait = None if wait is None else read_wait(r, wait, f"{path}.wait", tr.node)
     bounds = r.get(t, "boundaries", "dict", path)
-    tr.bounds = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
+    tr.boundaries = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
                  for b, a in sorted(bounds.items())}
     return tr
 
@@ -124,7 +124,7 @@ def check_against(image: Image, defn: Definition) -> None:
             raise r.fail(f"{path}.node", f"{tr.node!r} is not a node of {defn.id!r}")
         check_wait(r, tr, node, defn, f"{path}.wait")
         guards = {b.id for b in defn.boundaries.get(tr.node, ())}
-        for bid in tr.bounds:
+        for bid in tr.boundaries:
             if bid not in guards:
                 raise r.fail(f"{path}.boundaries.{bid}",
                              f"is not a boundary of {tr.node!r} in {defn.id!r}")

@@ -18,7 +18,7 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from . import behaviour
 from .checkpoint import capture
-from .holders import Hold, Holders
+from .holders import Hold, Holders, expectation
 from .hub import Hub
 from .journal import Codec, Journal, Store
 from .records import Job, JobView, Task, TaskView, Trigger
@@ -136,22 +136,22 @@ class Core(Hub):
                       {"wait_kind": hold.wait_kind})
         self.residency.deliver(rec, hold, trigger)
 
-    def redeliver(self, iid: str, trigger: Trigger) -> bool:
-        """A recorded trigger after a restart: to the wait it was accepted for, if it is
-        there again; False if not."""
+    def redeliver(self, iid: str, trigger: Trigger) -> None:
+        """A recorded trigger after a restart: to the wait it was accepted for if that is
+        held again; else it waits for the instance, replaying from an older checkpoint, to
+        arm that wait again."""
         if trigger.kind in ("job", "error"):
             job = self.jobs.get(trigger.ref or "")
-            if job is None:
-                return False
-            self.finish_job(job, trigger)
-            return True
+            if job is not None:
+                self.finish_job(job, trigger)
+            return
+        key = (iid, *expectation(trigger)[1:])
         rec = self.runs.get(iid)
         for hold in (rec.holds if rec is not None else ()):
-            if (hold.kind, hold.track, hold.node, hold.wait_kind) == (
-                    trigger.kind, trigger.track, trigger.node, trigger.wait_kind):
+            if expectation(hold) == key:
                 self.deliver(hold, trigger)
-                return True
-        return False
+                return
+        self.holders.expected[key] = trigger
 
     def close_task(self, task_id: str, how: str) -> None:
         if self.inbox.pop(task_id, None) is not None:

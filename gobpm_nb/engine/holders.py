@@ -113,6 +113,9 @@ class Holders:
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
         self.counts = dict.fromkeys(HOLD_KINDS, 0)
+        #: Recorded triggers whose wait was not armed yet when the engine recovered (the
+        #: instance's checkpoint is older than the wait): delivered when it is armed again.
+        self.expected: dict[tuple[str, str, str, str, str], Trigger] = {}
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
@@ -124,6 +127,10 @@ class Holders:
         self.counts[hold.kind] += 1
         self._emit("wait_held", hold.instance, hold.track, hold.node,
                    {"kind": hold.kind, "wait_kind": hold.wait_kind})
+        if self.expected:
+            trigger = self.expected.pop(expectation(hold), None)
+            if trigger is not None:
+                self._deliver(hold, trigger)
         return hold
 
     def _site(self, kind: str, wait_kind: str, node: str) -> tuple[str, str, str]:
@@ -234,6 +241,12 @@ class Holders:
         waking = self.waking
         return [view(h, WAKING if h in waking else HELD) for h in sorted(holds,
                                                                         key=lambda h: h.seq)]
+
+
+def expectation(h: Hold | Trigger) -> tuple[str, str, str, str, str]:
+    """What identifies the wait a recorded trigger belongs to, on a hold or a trigger."""
+    instance = h.instance if isinstance(h, Hold) else ""
+    return instance, h.kind, h.track, h.node, h.wait_kind
 
 
 def _drop(index: dict[Any, dict[int, Hold]], key: Any, order: int) -> None:

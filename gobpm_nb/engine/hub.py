@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EngineError, ModelError
-from ..kernel import to_datetime, to_us
+from ..kernel import Kernel, to_datetime, to_us
 from ..model.timers import add, is_negative, parse_duration
 from .holders import correlation
 from .records import Trigger
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 class Hub:
     """The message buffer and the message and signal entry points (a part of ``Core``)."""
+
+    kernel: Kernel
+    emit: Callable[..., Any]
 
     def __init__(self) -> None:
         self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
@@ -89,13 +93,13 @@ class Hub:
             raise EngineError(str(exc)) from None
         if is_negative(span):
             raise EngineError(f"ttl {ttl!r} is negative")
-        now: int = self.kernel.now  # type: ignore[attr-defined]
+        now: int = self.kernel.now
         return to_us(add(to_datetime(now), span))
 
     def buffer_message(self, name: str, ckey: str, expiry: int, values: dict[str, Any],
                        message_id: str | None) -> list[Any]:
         entry: list[Any] = [expiry, values, None, message_id]
-        kernel = self.kernel  # type: ignore[attr-defined]
+        kernel = self.kernel
         entry[2] = kernel.call_at(expiry, self._expire, (name, ckey, entry), "expiry")
         self.buffer.setdefault((name, ckey), deque()).append(entry)
         return entry
@@ -122,7 +126,7 @@ class Hub:
     def _expire(self, item: tuple[str, str, list[Any]]) -> None:
         name, ckey, entry = item
         if self._unbuffer(name, ckey, entry):
-            self.emit("message_dropped", None, None, None,  # type: ignore[attr-defined]
+            self.emit("message_dropped", None, None, None,
                       {"message": name, "reason": "ttl expired"})
 
     def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None:

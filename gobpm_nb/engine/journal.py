@@ -1,9 +1,10 @@
 """Durability: what the store records besides checkpoints, and when.
 
 - **The recorded clock.** At the end of every public command (``settle``) the store records
-  the virtual clock, the kernel's sequence (so holds recovered later keep a unique, ordered
-  number), the instance counter (ids are never reused), buffered messages and the ids of the
-  last ``SEEN_WINDOW`` correlated messages. Recovery resumes exactly there.
+  the virtual clock, the instance counter (ids are never reused), buffered messages and the
+  ids of the last ``SEEN_WINDOW`` correlated messages; every checkpoint and journal write
+  records the kernel's sequence too (so holds recovered later keep a unique, ordered number
+  above every number a checkpoint holds). Recovery resumes exactly there.
 - **Accepted triggers.** On a durable store, a trigger call (message, signal, task or job
   completion, job failure) records each trigger it accepted before it changes anything and
   before it returns. An entry stays until the instance's next checkpoint (or its end) covers
@@ -73,9 +74,12 @@ class Journal:
                 "next_instance": str(core.next_instance), "buffer": core.buffer_rows(),
                 "seen": json.dumps(list(self.seen))}
 
-    def changed(self) -> dict[str, str]:
-        """Meta values that differ from what the store last recorded."""
+    def changed(self, seq: bool = True) -> dict[str, str]:
+        """Meta values that differ from what the store last recorded. The kernel's sequence
+        goes with checkpoints and journal entries only (what carries hold numbers)."""
         now = self.meta()
+        if not seq:
+            del now["seq"]
         return {k: v for k, v in now.items() if self.written.get(k) != v}
 
     def wrote(self, meta: Mapping[str, str]) -> None:
@@ -112,7 +116,18 @@ class Journal:
             core.emit("checkpoint_failed", iid, None, None, {"cause": type(exc).__name__})
             return False
         self.wrote(meta)
+        self.unexpected(iid)
         return True
+
+    def unexpected(self, iid: str) -> None:
+        """The instance's new checkpoint (or its end) covers its journal: a recorded trigger
+        whose wait it never armed again is gone, and said so with a ``trigger_dropped``."""
+        expected = self.core.holders.expected
+        for key in [k for k in expected if k[0] == iid] if expected else ():
+            trigger = expected.pop(key)
+            self.core.emit("trigger_dropped", iid, trigger.track, trigger.node,
+                           {"trigger": trigger.kind,
+                            "reason": "its wait was not armed again after recovery"})
 
     def delete(self, iid: str) -> None:
         """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
@@ -127,6 +142,7 @@ class Journal:
                 self.deletes.append(iid)
             return
         self.wrote(meta)
+        self.unexpected(iid)
 
     def settle(self) -> None:
         """The end of a public command: retry failed deletes, record the clock and counters."""
@@ -136,7 +152,7 @@ class Journal:
             self.delete(iid)
         if not store.durable:
             return
-        meta = self.changed()
+        meta = self.changed(seq=False)
         if not meta:
             return
         try:
@@ -167,16 +183,12 @@ class Journal:
         self.wrote(meta)
 
     def replay(self) -> int:
-        """Deliver every trigger the store still records, once each, in order."""
+        """Deliver every trigger the store still records, once each, in order. A trigger
+        whose wait the instance has not armed again yet is delivered when it does."""
         core = self.core
-        done = 0
-        for iid, text in core.store.journal():
+        entries = core.store.journal()
+        for iid, text in entries:
             entry = json.loads(text)
-            trigger = Trigger(entry["kind"], entry["node"], entry["wait_kind"], entry["track"],
-                              entry["payload"], entry["ref"])
-            if core.redeliver(iid, trigger):
-                done += 1
-            else:
-                core.emit("trigger_dropped", iid, trigger.track, trigger.node,
-                          {"trigger": trigger.kind, "reason": "no such wait after recovery"})
-        return done
+            core.redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
+                                        entry["track"], entry["payload"], entry["ref"]))
+        return len(entries)

@@ -80,7 +80,8 @@ class InstanceView(NamedTuple):
 class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
-    __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait", "bounds")
+    __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait",
+                 "boundaries")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -94,7 +95,7 @@ class Track:
         #: What the track is parked on (see ``waits``), or None.
         self.wait: Wait | None = None
         #: Armed boundaries of the activity it occupies: boundary id -> its wait.
-        self.bounds: dict[str, Wait] = {}
+        self.boundaries: dict[str, Wait] = {}
 
     def view(self) -> TrackView:
         return TrackView(self.id, self.node, self.state, self.parents, self.origin)

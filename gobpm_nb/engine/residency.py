@@ -301,15 +301,14 @@ class Residency:
         start_loop(run, asleep=True)
         conditions = 0
         for tr in image.tracks:
-            for w in (tr.wait, *tr.bounds.values()):
+            for w in (tr.wait, *tr.boundaries.values()):
                 if w is not None:
                     w.local(core, run.id, tr.id)
                     conditions += w.conditions()
             if tr.id in woken or isinstance(tr.wait, JoinWait):
                 continue
-            if tr.wait is None:
-                tr.state = "waiting"
-                run.set_state(tr, "ready")
+            if tr.wait is None:  # caught before it parked: it enters its node again
+                run.revive(tr)
                 spawn(run, tr)
             else:
                 adopt_parked(run, tr)
@@ -374,7 +373,7 @@ class Residency:
             assignee = getattr(node, "assignee", None)
             if t.wait is not None:
                 steps += t.wait.restore(core, iid, t.id, NODE, label, assignee)
-            for b in t.bounds.values():
+            for b in t.boundaries.values():
                 steps += b.restore(core, iid, t.id, BOUNDARY, label, assignee)
         return steps
 

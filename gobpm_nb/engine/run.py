@@ -44,11 +44,21 @@ class RunHost(Protocol):
     inbox: dict[str, Task]
     jobs: dict[str, Job]
 
+    @property
+    def behaviour(self) -> Any:
+        """What each element does (``tracks.Behaviour``), handed to the coroutines."""
+
     def emit(self, kind: str, instance: str | None, track: str | None, node: str | None,
              details: dict[str, Any] | None = None) -> None: ...
     def close_task(self, task_id: str, how: str) -> None: ...
     def on_quiet(self, run: Run) -> None: ...
+    def quiet_point(self, run: Run) -> None: ...
     def on_finished(self, run: Run) -> None: ...
+    def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None: ...
+    def publish_message(self, name: str, key: Any = None,
+                        payload: dict[str, Any] | None = None, message_id: str | None = None,
+                        ttl: Any = None) -> str | None: ...
+    def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int: ...
 
 
 class Released:
@@ -136,6 +146,12 @@ class Run:
         self.emit("track_state", tr.id, tr.node,
                   {"state": "ready", "origin": tr.origin, "parents": len(tr.parents)})
 
+    def revive(self, tr: Track) -> None:
+        """A track rebuilt from a checkpoint that caught it before it parked: it is ready to
+        enter its node again (the ``track_state`` fact says so)."""
+        state, tr.state = tr.state, "waiting"
+        self.set_state(tr, "ready", {"state": "ready", "was": state})
+
     def live_tracks(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.state not in TERMINAL]
 
@@ -153,7 +169,7 @@ class Run:
         for tr in self.tracks.values():
             if tr.state not in TERMINAL and (
                     (tr.wait is not None and tr.wait.conditions())
-                    or any(b.conditions() for b in tr.bounds.values())):
+                    or any(b.conditions() for b in tr.boundaries.values())):
                 return True
         return False
 
@@ -177,7 +193,7 @@ class Run:
         for hold in holders.of_track(self.id, tr.id):
             if hold.wait_kind == "boundary":
                 holders.release(hold, "withdrawn")
-        tr.bounds = {}
+        tr.boundaries = {}
 
     def drop_waits(self, tr: Track, reason: str) -> None:
         """Withdraw everything a track owns: holds, task or job, boundaries, join arrival."""

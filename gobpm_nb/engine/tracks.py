@@ -29,7 +29,7 @@ class Behaviour(Protocol):
 
 
 def behaviour_of(run: Run) -> Behaviour:
-    b: Behaviour = run.core.behaviour  # type: ignore[attr-defined]
+    b: Behaviour = run.core.behaviour
     return b
 
 

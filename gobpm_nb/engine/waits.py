@@ -41,7 +41,7 @@ class Host(Protocol):
 class Wait:
     """Base of every wait. ``node`` is where its trigger fires."""
 
-    __slots__ = ("node", "fired")
+    __slots__ = ("node", "fired", "order")
     kind: ClassVar[str] = "wait"
     #: Whether an engine holder keeps it while its instance is dehydrated.
     held: ClassVar[bool] = False
@@ -49,6 +49,8 @@ class Wait:
     def __init__(self, node: str):
         self.node = node
         self.fired = False
+        #: The order its holder was armed in, as read from a checkpoint (recovery keeps it).
+        self.order: int | None = None
 
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
@@ -83,9 +85,6 @@ class Wait:
             self.hold(host.holders, iid, tid, wait_kind, order)
         return [(order or 0, again)]
 
-    #: The order its holder was armed in, as read from a checkpoint (recovery keeps it).
-    order: int | None = None
-
     def doc(self, order: int | None) -> dict[str, Any]:
         """The checkpoint form; ``order`` is its holder's number in the arming order."""
         out: dict[str, Any] = {"kind": self.kind}
@@ -99,7 +98,16 @@ class Wait:
 
     @classmethod
     def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        """Build from the checkpoint form at ``path`` (fields checked by ``r``)."""
+        """Build from the checkpoint form at ``path`` (fields checked by ``r``), with the
+        order its holder was armed in when it has one."""
+        w = cls.parse(r, obj, path, node)
+        if cls.held:
+            w.order = r.get(obj, "hold", "optint", path)
+        return w
+
+    @classmethod
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        """The fields of its kind, from the checkpoint form at ``path``."""
         return cls(node)
 
     def __repr__(self) -> str:
@@ -111,7 +119,7 @@ class TimerWait(Wait):
     ``deadline - armed`` is the wait as armed, which the dehydration threshold judges.
     On a boundary, ``cycles`` counts the repetitions left after this one (-1: unbounded)."""
 
-    __slots__ = ("deadline", "armed", "cycles", "order")
+    __slots__ = ("deadline", "armed", "cycles")
     kind = "timer"
     held = True
 
@@ -120,7 +128,6 @@ class TimerWait(Wait):
         self.deadline = deadline
         self.armed = armed
         self.cycles = cycles
-        self.order: int | None = None
 
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
@@ -134,18 +141,16 @@ class TimerWait(Wait):
                 "cycles": self.cycles}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        w = cls(node, r.get(obj, "deadline", "time", path), r.get(obj, "armed", "time", path),
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "deadline", "time", path), r.get(obj, "armed", "time", path),
                 r.get(obj, "cycles", "optint", path))
-        w.order = r.get(obj, "hold", "optint", path)
-        return w
 
 
 class MessageWait(Wait):
     """Fires when a message named ``name`` is published with correlation value ``key``
     (index form); a receive task waits this way too."""
 
-    __slots__ = ("name", "key", "order")
+    __slots__ = ("name", "key")
     kind = "message"
     held = True
 
@@ -153,7 +158,6 @@ class MessageWait(Wait):
         super().__init__(node)
         self.name = name
         self.key = key
-        self.order: int | None = None
 
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
@@ -164,23 +168,20 @@ class MessageWait(Wait):
         return {"name": self.name, "key": self.key}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        w = cls(node, r.get(obj, "name", "str", path), r.get(obj, "key", "str", path))
-        w.order = r.get(obj, "hold", "optint", path)
-        return w
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "name", "str", path), r.get(obj, "key", "str", path))
 
 
 class SignalWait(Wait):
     """Fires when the signal ``name`` is broadcast."""
 
-    __slots__ = ("name", "order")
+    __slots__ = ("name",)
     kind = "signal"
     held = True
 
     def __init__(self, node: str, name: str):
         super().__init__(node)
         self.name = name
-        self.order: int | None = None
 
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
@@ -191,16 +192,14 @@ class SignalWait(Wait):
         return {"name": self.name}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        w = cls(node, r.get(obj, "name", "str", path))
-        w.order = r.get(obj, "hold", "optint", path)
-        return w
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "name", "str", path))
 
 
 class TaskWait(Wait):
     """Fires when user task ``task`` (in the engine's inbox since ``created``) is completed."""
 
-    __slots__ = ("task", "created", "order")
+    __slots__ = ("task", "created")
     kind = "task"
     held = True
 
@@ -208,7 +207,6 @@ class TaskWait(Wait):
         super().__init__(node)
         self.task = task
         self.created = created
-        self.order: int | None = None
 
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
@@ -231,10 +229,8 @@ class TaskWait(Wait):
         return {"task": self.task, "created": iso(self.created)}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        w = cls(node, r.get(obj, "task", "str", path), r.get(obj, "created", "time", path))
-        w.order = r.get(obj, "hold", "optint", path)
-        return w
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "task", "str", path), r.get(obj, "created", "time", path))
 
 
 class JobWait(Wait):
@@ -260,7 +256,7 @@ class JobWait(Wait):
         return {"job": self.job, "topic": self.topic}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
         return cls(node, r.get(obj, "job", "str", path), r.get(obj, "topic", "str", path))
 
 
@@ -283,7 +279,7 @@ class ConditionalWait(Wait):
         return {"last": self.last}
 
     @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
         return cls(node, r.get(obj, "last", "bool", path))
 
 
@@ -367,7 +363,7 @@ def track_holdable(tr: Track) -> str | None:
     missing = tr.wait.unheld() if tr.wait is not None else f"track at {tr.node!r}"
     if missing is not None:
         return missing
-    for bid, w in tr.bounds.items():
+    for bid, w in tr.boundaries.items():
         if not w.held:
             return f"{w.kind} boundary {bid!r} on {tr.node!r}"
     return None
