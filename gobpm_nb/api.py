@@ -53,6 +53,15 @@ def _check_store(store: Any) -> None:
                           f"{', '.join(missing) or 'durable'})")
 
 
+def _read_store(store: Any) -> tuple[list[str], dict[str, str]]:
+    """The store's instance ids and meta; EngineError naming the store if it cannot say."""
+    try:
+        return list(store.ids()), dict(store.meta())
+    except Exception as exc:
+        raise EngineError(f"store {store!r} cannot be read ({type(exc).__name__}: {exc})"
+                          ) from None
+
+
 def command(fn: F) -> F:
     """A public command: it ends by recording the clock and telling the watchers."""
     @functools.wraps(fn)
@@ -72,7 +81,8 @@ class Engine:
                  dehydrate: bool = True, keep_facts: int | None = 100_000):
         store = store if store is not None else MemoryStore()
         _check_store(store)
-        if len(store.ids()) or store.meta():
+        ids, meta = _read_store(store)
+        if ids or meta:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
         self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts)
@@ -113,7 +123,7 @@ class Engine:
         if unknown:
             raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
                               "the clock resumes where the store recorded it")
-        meta = store.meta()
+        _, meta = _read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
         eng = cls.__new__(cls)
         settings = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
@@ -124,8 +134,14 @@ class Engine:
         core.journal.load(meta)
         for p in processes:
             core.deploy(p)
-        core.residency.recover()
-        core.journal.replay()
+        try:
+            core.residency.recover()
+            core.journal.replay()
+        except GobpmError:
+            raise
+        except Exception as exc:  # the store failed while it was read
+            raise EngineError(f"recovery from {store!r} failed: the store raised "
+                              f"{type(exc).__name__}: {exc}") from None
         eng._settle()
         return eng
 

@@ -133,3 +133,17 @@ def test_a_subscriber_cannot_change_the_fact_log():
     assert all("meddled" not in f.details for f in eng.facts)
     changed = [f for f in eng.facts if f.kind == "data_changed"]
     assert [f.details["fields"] for f in changed] == [["a"]]
+
+
+class Unreadable(bpm.MemoryStore):
+    """A store that cannot list what it holds."""
+
+    def ids(self):
+        raise OSError("disk gone")
+
+
+def test_a_store_that_cannot_be_read_is_an_engine_error_naming_it():
+    """Engine() and Engine.recover() on a store whose listing fails raise EngineError."""
+    for call in (lambda s: bpm.Engine(store=s), lambda s: bpm.Engine.recover(s)):
+        with pytest.raises(bpm.EngineError, match="disk gone"):
+            call(Unreadable())
