@@ -41,30 +41,33 @@ class Image(NamedTuple):
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
-    """The checkpoint document of a resident instance."""
+    """The checkpoint document of a resident instance. Every key of the engine's own is in
+    sorted order (instance data keeps the order its fields arrived in), so the codec writes
+    equal documents as equal bytes without sorting them again."""
     return {
-        "schema": SCHEMA,
-        "instance": run.id,
-        "process": {"id": run.defn.id, "version": run.defn.version,
-                    "signature": run.defn.signature},
         "at": iso(now),
-        "state": run.state,
         "data": copy.deepcopy(run.data),
-        "seq": dict(run.seq),
+        "instance": run.id,
+        "joins": {g: {f: list(ts) for f, ts in sorted(flows.items())}
+                  for g, flows in sorted(run.joins.items())},
+        "process": {"id": run.defn.id, "signature": run.defn.signature,
+                    "version": run.defn.version},
+        "schema": SCHEMA,
+        "seq": {"job": run.seq["job"], "task": run.seq["task"], "track": run.seq["track"]},
+        "state": run.state,
         "tracks": [track_doc(t, {(h.node, h.wait_kind): h.seq
                                  for h in run.holds if h.track == t.id})
                    for t in run.tracks.values() if t.state not in TERMINAL],
-        "joins": {g: {f: list(ts) for f, ts in flows.items()}
-                  for g, flows in run.joins.items()},
     }
 
 
 def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
-    """A live track's entry; ``orders`` maps (node, wait kind) to its holder's number."""
-    return {"id": tr.id, "node": tr.node, "state": tr.state, "parents": list(tr.parents),
-            "origin": tr.origin, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE),
-            "boundaries": {b: wait_doc(w, orders, BOUNDARY)
-                           for b, w in sorted(tr.boundaries.items())}}
+    """A live track's entry (keys sorted); ``orders`` maps (node, wait kind) to its holder's
+    number."""
+    return {"boundaries": {b: wait_doc(w, orders, BOUNDARY)
+                           for b, w in sorted(tr.boundaries.items())},
+            "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
+            "state": tr.state, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE)}
 
 
 def read(doc: dict[str, Any], instance: str) -> Image:

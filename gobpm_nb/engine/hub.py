@@ -35,6 +35,7 @@ class Hub:
         self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
         #: Buffered messages taken by instances not checkpointed since: instance -> rows.
         self.taken: dict[str, list[list[Any]]] = {}
+        self._rows: str | None = "[]"  # buffer_rows() as last computed; None: changed since
 
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
                         message_id: str | None = None, ttl: Any = None) -> str | None:
@@ -77,7 +78,7 @@ class Hub:
             journal.record([(hold.instance, trigger)])
         except EngineError:
             if message_id is not None:
-                journal.seen.pop(message_id, None)
+                journal.forget(message_id)
             raise
         core.emit("message_correlated", hold.instance, hold.track, hold.node,
                   {"message": name, "fields": len(values)})
@@ -102,6 +103,7 @@ class Hub:
         kernel = self.kernel
         entry[2] = kernel.call_at(expiry, self._expire, (name, ckey, entry), "expiry")
         self.buffer.setdefault((name, ckey), deque()).append(entry)
+        self._rows = None
         return entry
 
     def _unbuffer(self, name: str, ckey: str, entry: list[Any]) -> bool:
@@ -112,16 +114,24 @@ class Hub:
         entry[2].cancel()
         if not queue:
             del self.buffer[(name, ckey)]
+        self._rows = None
         return True
 
     def buffer_rows(self) -> str:
         """The buffer as recorded: what waits, and what instances took since their last
-        checkpoint."""
-        rows = [[name, ckey, e[0], e[1], e[3]]
-                for (name, ckey), queue in self.buffer.items() for e in queue]
-        for taken in self.taken.values():
-            rows.extend(taken)
-        return json.dumps(rows)
+        checkpoint (computed again only after a change)."""
+        if self._rows is None:
+            rows = [[name, ckey, e[0], e[1], e[3]]
+                    for (name, ckey), queue in self.buffer.items() for e in queue]
+            for taken in self.taken.values():
+                rows.extend(taken)
+            self._rows = json.dumps(rows)
+        return self._rows
+
+    def covered(self, iid: str) -> None:
+        """An instance's checkpoint (or its end) now covers the buffered messages it took."""
+        if self.taken.pop(iid, None) is not None:
+            self._rows = None
 
     def _expire(self, item: tuple[str, str, list[Any]]) -> None:
         name, ckey, entry = item
@@ -140,6 +150,7 @@ class Hub:
             del self.buffer[(name, ckey)]
         if run.stored:
             self.taken.setdefault(run.id, []).append([name, ckey, expiry, values, message_id])
+        self._rows = None
         return dict(values)
 
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:

@@ -66,13 +66,19 @@ class Journal:
         self.deletes: list[str] = []  # instances whose checkpoint delete failed
         #: Correlated message ids, oldest first, at most SEEN_WINDOW.
         self.seen: OrderedDict[str, None] = OrderedDict()
+        self._seen_text: str | None = "[]"  # ``seen`` as JSON; None: changed since
 
     # -- meta -----------------------------------------------------------------------------
     def meta(self) -> dict[str, str]:
         core = self.core
         return {"clock": str(core.kernel.now), "seq": str(core.kernel.seq),
                 "next_instance": str(core.next_instance), "buffer": core.buffer_rows(),
-                "seen": json.dumps(list(self.seen))}
+                "seen": self.seen_text()}
+
+    def seen_text(self) -> str:
+        if self._seen_text is None:
+            self._seen_text = json.dumps(list(self.seen))
+        return self._seen_text
 
     def changed(self, seq: bool = True) -> dict[str, str]:
         """Meta values that differ from what the store last recorded. The kernel's sequence
@@ -85,7 +91,13 @@ class Journal:
     def wrote(self, meta: Mapping[str, str]) -> None:
         self.written.update(meta)
 
+    def forget(self, message_id: str) -> None:
+        """Take back an id whose message was not accepted after all."""
+        self.seen.pop(message_id, None)
+        self._seen_text = None
+
     def see(self, message_id: str) -> None:
+        self._seen_text = None
         self.seen[message_id] = None
         while len(self.seen) > SEEN_WINDOW:
             self.seen.popitem(last=False)
@@ -106,7 +118,7 @@ class Journal:
         """Write a checkpoint (and what meta changed) in one transaction; False if the
         store failed (a ``checkpoint_failed`` fact and a warning say so)."""
         core = self.core
-        core.taken.pop(iid, None)
+        core.covered(iid)
         meta = self.changed()
         try:
             core.store.put(iid, core.codec.encode(doc), meta)
@@ -131,7 +143,7 @@ class Journal:
 
     def delete(self, iid: str) -> None:
         """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
-        self.core.taken.pop(iid, None)
+        self.core.covered(iid)
         meta = self.changed()
         try:
             self.core.store.delete(iid, meta)

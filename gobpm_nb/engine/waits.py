@@ -86,12 +86,13 @@ class Wait:
         return [(order or 0, again)]
 
     def doc(self, order: int | None) -> dict[str, Any]:
-        """The checkpoint form; ``order`` is its holder's number in the arming order."""
+        """The checkpoint form (keys sorted); ``order`` is its holder's number in the arming
+        order."""
         out: dict[str, Any] = {"kind": self.kind}
         out.update(self.fields())
         if self.held:
             out["hold"] = order
-        return out
+        return dict(sorted(out.items()))
 
     def fields(self) -> dict[str, Any]:
         return {}
@@ -330,8 +331,8 @@ class GatewayWait(Wait):
         raise NotImplementedError("a gateway's form needs each arm's order: use arms_doc")
 
     def arms_doc(self, orders: dict[str, int]) -> dict[str, Any]:
-        return {"kind": self.kind,
-                "arms": [dict(a.doc(orders.get(a.node)), node=a.node) for a in self.arms]}
+        return {"arms": [dict(sorted({**a.doc(orders.get(a.node)), "node": a.node}.items()))
+                         for a in self.arms], "kind": self.kind}
 
     @classmethod
     def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
