@@ -39,7 +39,9 @@ class Deadline:
         self.arg = arg
 
     def __lt__(self, other: Deadline) -> bool:
-        return (self.at, self.seq) < (other.at, other.seq)
+        """(at, seq) order, compared without building tuples (the heap calls this a lot)."""
+        at, other_at = self.at, other.at
+        return at < other_at or (at == other_at and self.seq < other.seq)
 
     def cancel(self) -> None:
         self.fn = None
