@@ -21,6 +21,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timer_throughput import build_process  # noqa: E402
 
 
+def show(prof: cProfile.Profile, top: int) -> None:
+    """The top functions by own time, with their share of the profiled total."""
+    st = pstats.Stats(prof)
+    total = st.total_tt  # type: ignore[attr-defined]
+    rows = sorted(st.stats.items(), key=lambda kv: kv[1][2], reverse=True)  # type: ignore
+    print(f"profiled total {total:.2f}s")
+    print(f"{'own s':>7} {'own %':>6} {'cum s':>7} {'calls':>10}  function")
+    for (file, line, name), (_cc, nc, tt, ct, _callers) in rows[:top]:
+        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
+        print(f"{tt:7.2f} {100 * tt / total:5.1f}% {ct:7.2f} {nc:10,}  {name}  ({where})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--n", type=int, default=20_000)
@@ -43,15 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         prof.dump_stats(args.out)
 
-    st = pstats.Stats(prof)
-    total = st.total_tt  # type: ignore[attr-defined]
-    rows = sorted(st.stats.items(), key=lambda kv: kv[1][2], reverse=True)  # type: ignore
-    print(f"cProfile of eng.run(), N={args.n:,} instances x 10 timers; "
-          f"profiled total {total:.2f}s")
-    print(f"{'own s':>7} {'own %':>6} {'cum s':>7} {'calls':>10}  function")
-    for (file, line, name), (_cc, nc, tt, ct, _callers) in rows[:args.top]:
-        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
-        print(f"{tt:7.2f} {100 * tt / total:5.1f}% {ct:7.2f} {nc:10,}  {name}  ({where})")
+    print(f"cProfile of eng.run(), N={args.n:,} instances x 10 timers")
+    show(prof, args.top)
     return 0
 
 

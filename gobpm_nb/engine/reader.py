@@ -6,6 +6,8 @@ instance, the field (as a path such as ``tracks[0].wait.deadline``) and what is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from ..errors import CheckpointError, ModelError
@@ -30,21 +32,36 @@ class Reader:
         return self.value(obj[name], kind, path)
 
     def value(self, v: Any, kind: str, path: str) -> Any:
-        ok = {
-            "str": isinstance(v, str),
-            "int": isinstance(v, int) and not isinstance(v, bool),
-            "bool": isinstance(v, bool),
-            "dict": isinstance(v, dict),
-            "list": isinstance(v, list),
-            "optint": v is None or (isinstance(v, int) and not isinstance(v, bool)),
-            "optstr": v is None or isinstance(v, str),
-            "time": isinstance(v, str),
-        }[kind]
-        if not ok:
+        if not CHECKS[kind](v):
             raise self.fail(path, f"expected {kind}, found {type(v).__name__}")
         if kind == "time":
+            return self.time(v, path)
+        return v
+
+    def time(self, v: str, path: str) -> int:
+        """An ISO 8601 time as virtual microseconds (the engine writes them as
+        ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; any other ISO form is read too)."""
+        try:
+            at = datetime.fromisoformat(v)
+        except ValueError:
             try:
-                return to_us(parse_date(v))
+                at = parse_date(v)
             except ModelError:
                 raise self.fail(path, f"{v!r} is not an ISO 8601 time") from None
-        return v
+        return to_us(at)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+CHECKS: dict[str, Callable[[Any], bool]] = {
+    "str": lambda v: isinstance(v, str),
+    "int": _int,
+    "bool": lambda v: isinstance(v, bool),
+    "dict": lambda v: isinstance(v, dict),
+    "list": lambda v: isinstance(v, list),
+    "optint": lambda v: v is None or _int(v),
+    "optstr": lambda v: v is None or isinstance(v, str),
+    "time": lambda v: isinstance(v, str),
+}
