@@ -31,3 +31,16 @@ def test_memory_benchmark_runs():
     assert re.search(r"^sqlite_vs_simpy=\d+\.\d\d target<=0\.50$", proc.stdout,
                      re.MULTILINE), proc.stdout
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+
+
+@pytest.mark.parametrize("script, phases", [("profile_timer_path.py", ["eng.run()"]),
+                                            ("profile_residency.py", ["release path",
+                                                                      "wake path"])])
+def test_profile_scripts_run_and_print_each_phase(script, phases):
+    """Each profile script runs on a small N and prints a table per phase."""
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / script), "--n", "200",
+                           "--top", "5"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for phase in phases:
+        assert phase in proc.stdout
+    assert proc.stdout.count("profiled total") == len(phases)
