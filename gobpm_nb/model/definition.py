@@ -118,10 +118,13 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
     outs = outgoing[e.id]
     if isinstance(e, el.StartEvent) and incoming[e.id]:
         p.append(f"start event {e.id!r} has incoming flows")
+    placeholder = isinstance(e, (el.Unsupported, el.UnsupportedBoundary))
+    if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
+        p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
     if isinstance(e, el.EndEvent):
         if outs:
             p.append(f"end event {e.id!r} has outgoing flows")
-    elif not outs:
+    elif not outs and not placeholder:  # a placeholder may stand for an end event
         p.append(f"{e.kind} {e.id!r} has no way out (no outgoing flow)")
     timer = getattr(e, "timer", None)
     if isinstance(e, (el.TimerCatch, el.TimerBoundary)) and timer is not None:
@@ -146,6 +149,14 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
         if e.default not in [f.target for f in outs]:
             p.append(f"exclusive_gateway {e.id!r}: default {e.default!r} is not one of its "
                      "outgoing targets")
+    p.extend(_check_links(e, nodes, outs, incoming, boundaries))
+    return p
+
+
+def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
+                 boundaries: dict) -> list[str]:
+    """Gateway arms and boundary attachments."""
+    p: list[str] = []
     if isinstance(e, (el.ParallelGateway, el.EventGateway)):
         p.extend(f"{e.kind} {e.id!r}: flow {f.id!r} may not carry a condition"
                  for f in outs if f.condition is not None)

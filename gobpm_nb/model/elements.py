@@ -209,6 +209,28 @@ class ConditionalBoundary(Boundary):
 
 
 @dataclass(frozen=True)
+class Unsupported(Element):
+    """A placeholder for an element read from a file that the engine cannot run yet (a
+    subprocess, an inclusive gateway, ...): it keeps the graph whole, and validation refuses
+    it, naming ``tag`` and ``reason``. ``activity`` says whether boundaries may attach to it."""
+
+    tag: str = ""
+    reason: str = ""
+    activity: bool = False  # per placeholder, not per class
+    kind = "unsupported"
+
+
+@dataclass(frozen=True)
+class UnsupportedBoundary(Boundary):
+    """A boundary event of a kind the engine cannot run yet (escalation, compensation, ...);
+    validation refuses it, naming ``tag`` and ``reason``."""
+
+    tag: str = ""
+    reason: str = ""
+    kind = "unsupported_boundary"
+
+
+@dataclass(frozen=True)
 class Flow:
     id: str
     source: str

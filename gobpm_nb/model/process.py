@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from . import interchange
 from .definition import Definition, build_definition
 from .expr import Expr
 from .timers import timer_spec
@@ -26,6 +28,21 @@ class Process:
         self._flows: list[el.Flow] = []
         self._problems: list[str] = []
         self._cache: Definition | None = None
+        # What a codec needs to write this process back into the file it came from (opaque
+        # to the model; None for a process built in Python).
+        self.origin: Any = None
+
+    # -- files ----------------------------------------------------------------------------
+    @classmethod
+    def from_bpmn(cls, source: Any, id: str | None = None) -> Process:
+        """The executable process (or the one named ``id``) of a BPMN 2.0 file: a path, bytes
+        or XML text. ModelError lists every error the import found in it."""
+        return interchange.codec("bpmn").read(source, id)
+
+    def to_bpmn(self) -> str:
+        """This process as BPMN 2.0 XML text: the file it came from with this process's
+        changes, or, built in Python, a new file with a left-to-right diagram."""
+        return interchange.codec("bpmn").write(self)
 
     # -- elements -------------------------------------------------------------------------
     def _add(self, element: el.Element) -> str:
@@ -135,14 +152,57 @@ class Process:
             id, name, attached_to=attached_to, interrupting=interrupting,
             condition=self._expr(id, "condition", condition)))
 
+    def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
+                    activity: bool = False, attached_to: str | None = None,
+                    interrupting: bool = True) -> str:
+        """A placeholder for an element the engine cannot run yet (read from a file): it keeps
+        the flows to and from it, and ``validate()`` refuses it naming ``tag`` and ``reason``.
+        With ``attached_to`` it is a boundary event of that activity."""
+        if attached_to is not None:
+            return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
+                                                    interrupting=interrupting, tag=tag,
+                                                    reason=reason))
+        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity))
+
+    def add_problem(self, problem: str) -> None:
+        """Record a problem found outside the builder (a file's condition that cannot be
+        translated, say): ``validate()`` reports it with the others."""
+        self._problems.append(problem)
+        self._cache = None
+
+    def set_function(self, node: str, fn: Callable) -> str:
+        """Attach a Python function to a script task or a service task (an imported one
+        passes data through until it has one; a worker service task becomes inline)."""
+        if not callable(fn):
+            raise ModelError(f"set_function({node!r}): {fn!r} is not callable")
+        for i, e in enumerate(self._elements):
+            if e.id != node:
+                continue
+            if isinstance(e, el.ScriptTask):
+                self._elements[i] = dataclasses.replace(e, fn=fn)
+            elif isinstance(e, el.ServiceTask):
+                self._elements[i] = dataclasses.replace(e, fn=fn, topic=None)
+            else:
+                raise ModelError(f"set_function({node!r}): {node!r} is a {e.kind}, not a "
+                                 "script or service task")
+            self._cache = None
+            return node
+        raise ModelError(f"set_function({node!r}): process {self.id!r} has no element "
+                         f"{node!r}")
+
     # -- flows ----------------------------------------------------------------------------
-    def flow(self, *ids: str, condition: Condition | None = None) -> list[str]:
-        """Sequence flows along a chain of ids; ``condition`` guards each of them."""
+    def flow(self, *ids: str, condition: Condition | None = None,
+             id: str | None = None) -> list[str]:
+        """Sequence flows along a chain of ids; ``condition`` guards each of them. ``id``
+        names the flow (one flow only: two ids); without it a flow is ``source->target``."""
         if len(ids) < 2:
             raise ModelError(f"flow needs at least two ids, got {list(ids)!r}")
+        if id is not None and len(ids) != 2:
+            raise ModelError(f"flow id {id!r} names one flow: give exactly two ids, "
+                             f"got {list(ids)!r}")
         made = []
         for source, target in zip(ids, ids[1:], strict=False):
-            fid = f"{source}->{target}"
+            fid = id if id is not None else f"{source}->{target}"
             expr = self._expr(fid, "condition", condition)
             self._flows.append(el.Flow(fid, source, target, expr))
             made.append(fid)

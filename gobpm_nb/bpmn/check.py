@@ -1,0 +1,91 @@
+"""The builder's validation of an imported process, turned into notes with source lines.
+
+The builder's checks (dangling flows, unreachable nodes, a gateway arm that is not a catch
+event, a timer that does not parse, a placeholder's reason...) are the import's checks too:
+each problem becomes an error note on the element it names, so ``model.process(id)`` returns
+a process only when ``validate()`` passes. Problems the reader already noted with more to say
+(an untranslatable condition leaves the flow without one) are not repeated.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..model import Process
+from ..model import elements as el
+from .context import Context
+
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
+# a missing part that the reader explains better when it has noted the element already
+_MISSING = ("names no message", "has no correlation key", "names no signal",
+            "has no condition", "give exactly one of duration, date or cycle")
+_UNREACHABLE = "is unreachable from the start event"
+_HINTS = {
+    "has no correlation key (give key=)":
+        "has no correlation key: give its <message> a zeebe:subscription correlationKey, or "
+        "a correlationProperty whose retrieval expression for it is a plain field",
+    "names no message": "names no message (no messageRef to a <message>)",
+    "names no signal": "names no signal (no signalRef to a <signal>)",
+}
+
+
+def check_process(ctx: Context, proc: etree._Element) -> None:
+    """Validate the process just read; every new problem is an error note."""
+    try:
+        ctx.p.definition()
+    except ModelError as exc:
+        reached = _reached_past_placeholders(ctx.p)
+        already = list(ctx.reported)
+        for problem in exc.problems:
+            if problem in already:
+                already.remove(problem)
+                continue
+            node = _element_of(ctx, problem, proc)
+            if node.get("id") in ctx.explained and any(m in problem for m in _MISSING):
+                continue
+            if problem.endswith(_UNREACHABLE) and node.get("id") in reached:
+                continue
+            ctx.notes.error(node, _hinted(problem), ctx.pid)
+
+
+def _reached_past_placeholders(p: Process) -> set[str]:
+    """What a token could reach if every placeholder let it through: from the start events
+    and from each placeholder without incoming flows (a link catch, a compensation handler),
+    along flows and from activities to their boundary events. A node unreachable only
+    because of a placeholder is explained by the placeholder's own note."""
+    outgoing: dict[str, list[str]] = {}
+    for f in p.flows:
+        outgoing.setdefault(f.source, []).append(f.target)
+    for e in p.elements:
+        if isinstance(e, el.Boundary):
+            outgoing.setdefault(e.attached_to, []).append(e.id)
+    targets = {f.target for f in p.flows}
+    todo = [e.id for e in p.elements if isinstance(e, el.StartEvent) or
+            (isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and e.id not in targets)]
+    reached = set(todo)
+    while todo:
+        for nxt in outgoing.get(todo.pop(), []):
+            if nxt not in reached:
+                reached.add(nxt)
+                todo.append(nxt)
+    return reached
+
+
+def _element_of(ctx: Context, problem: str, proc: etree._Element) -> etree._Element:
+    """The element a problem names first (by a quoted id of this process; a timer problem
+    starts with its owner's id unquoted), else the process."""
+    for quoted in _QUOTED.findall(problem) + [problem.partition(":")[0]]:
+        node = ctx.by_id.get(quoted)
+        if node is not None and ctx.process_of.get(quoted) == ctx.pid:
+            return node
+    return proc
+
+
+def _hinted(problem: str) -> str:
+    for plain, hinted in _HINTS.items():
+        if problem.endswith(plain):
+            return problem[: -len(plain)] + hinted
+    return problem

@@ -1,0 +1,101 @@
+"""What the reader of one document carries: indexes of the file and the report it fills."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ..model import Process
+from .names import BPMN, children, local
+from .notes import Notes
+
+
+def pass_through(data: dict) -> None:
+    """What an imported script task (or plain task) runs until it is given a function: it
+    changes nothing and returns nothing."""
+    return None
+
+
+@dataclass
+class Context:
+    """One document being read: its indexes, its notes, and the process being built."""
+
+    root: etree._Element
+    notes: Notes
+    by_id: dict[str, etree._Element] = field(default_factory=dict)
+    process_of: dict[str, str] = field(default_factory=dict)  # element id -> process id
+    language: str | None = None  # the document's default expression language
+    # per process, while it is read
+    pid: str = ""
+    process: Process | None = None
+    flows: dict[str, etree._Element] = field(default_factory=dict)  # flow id -> element
+    reported: list[str] = field(default_factory=list)  # problems already noted, verbatim
+    explained: set[str] = field(default_factory=set)  # ids whose missing parts are noted
+
+    @classmethod
+    def of(cls, tree: etree._ElementTree, notes: Notes) -> Context:
+        root = tree.getroot()
+        ctx = cls(root=root, notes=notes, language=root.get("expressionLanguage"))
+        for node in root.iter():
+            if not isinstance(node.tag, str):
+                continue
+            value = node.get("id")
+            if value is not None:
+                ctx.by_id.setdefault(value, node)
+        for proc in children(root, BPMN, "process"):
+            pid = proc.get("id")
+            if pid is None:
+                continue
+            for node in proc.iter():
+                if isinstance(node.tag, str) and node.get("id") is not None:
+                    ctx.process_of.setdefault(node.get("id", ""), pid)
+        return ctx
+
+    def begin(self, proc: etree._Element, process: Process) -> None:
+        self.pid = process.id
+        self.process = process
+        self.flows = {f.get("id", ""): f for f in children(proc, BPMN, "sequenceFlow")}
+        self.reported = []
+        self.explained = set()
+
+    @property
+    def p(self) -> Process:
+        assert self.process is not None
+        return self.process
+
+    # -- notes --------------------------------------------------------------------------
+    def error(self, node: etree._Element, message: str) -> None:
+        """An error note that also makes the process refuse to validate."""
+        self.notes.error(node, message, self.pid or None)
+        if self.process is not None:
+            self.process.add_problem(message)
+            self.reported.append(message)
+
+    def warning(self, node: etree._Element, message: str) -> None:
+        self.notes.warning(node, message, self.pid or None)
+
+    # -- references ---------------------------------------------------------------------
+    def ref(self, node: etree._Element, attr: str, tag: str, owner: str
+            ) -> etree._Element | None:
+        """The root element of kind ``tag`` that ``node``'s ``attr`` names; an error note
+        (a dangling reference) when it names nothing, None when the attribute is absent.
+        ``owner`` is the flow node the reference serves: its missing parts are explained."""
+        value = node.get(attr)
+        if value is None:
+            return None
+        if value not in self.by_id:  # a QName reference, ``tns:Message_1``
+            value = value.rpartition(":")[2]
+        target = self.by_id.get(value)
+        if target is None or local(target) != tag:
+            self.error(node, f"{attr} {value!r} names no <{tag}> in the file "
+                             "(an unresolved reference)")
+            self.explained.add(owner)
+            return None
+        return target
+
+    def name_of(self, node: etree._Element | None) -> str:
+        """A message's or signal's name (what the engine matches on), else its id."""
+        if node is None:
+            return ""
+        return node.get("name") or node.get("id") or ""

@@ -1,0 +1,129 @@
+"""Diagram interchange (BPMN DI) for what the writer adds: shapes and edges from the layout.
+
+A new file gets one ``BPMNDiagram`` whose plane shows the whole process. A file read earlier
+keeps its diagram untouched; elements added since are laid out the same way and placed in a
+band below everything already drawn, their flows routed from the shapes' actual bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lxml import etree
+
+from ..model import Process
+from ..model import elements as el
+from .layout import Box, Layout, layout, place_boundaries, route
+from .names import BPMNDI, DC, DI, children, di, local
+
+GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway)
+
+
+def shape_of(e: el.Element) -> str:
+    """``activity``, ``gateway`` or ``event``: what size of shape an element gets."""
+    if isinstance(e, GATEWAYS) or (isinstance(e, el.Unsupported) and
+                                   e.tag.endswith("Gateway")):
+        return "gateway"
+    if e.activity and not isinstance(e, el.Boundary):
+        return "activity"
+    return "event"
+
+
+def process_layout(p: Process, flow_ids: dict[str, str]) -> Layout:
+    """The layered layout of the whole process, flows named by their XML ids."""
+    attached = {e.id: e.attached_to for e in p.elements if isinstance(e, el.Boundary)}
+    return layout([(e.id, shape_of(e)) for e in p.elements],
+                  [(flow_ids.get(f.id, f.id), f.source, f.target) for f in p.flows], attached)
+
+
+Fresh = Callable[[str], str]  # a new id, unique in the document, from a wanted one
+
+
+def new_diagram(root: etree._Element, p: Process, flow_ids: dict[str, str],
+                fresh: Fresh) -> None:
+    """A diagram of the whole of ``p``: a shape per node, an edge per flow."""
+    diagram = etree.SubElement(root, di(BPMNDI, "BPMNDiagram"),
+                               id=fresh(f"BPMNDiagram_{p.id}"))
+    plane = etree.SubElement(diagram, di(BPMNDI, "BPMNPlane"), id=fresh(f"BPMNPlane_{p.id}"),
+                             bpmnElement=p.id)
+    drawn = process_layout(p, flow_ids)
+    for e in p.elements:
+        _shape(plane, e, drawn.bounds[e.id], fresh)
+    for f in p.flows:
+        fid = flow_ids.get(f.id, f.id)
+        if fid in drawn.waypoints:
+            _edge(plane, fid, drawn.waypoints[fid], fresh)
+
+
+def add_to_diagram(root: etree._Element, p: Process, elements: list[el.Element],
+                   flows: list[el.Flow], flow_ids: dict[str, str], fresh: Fresh) -> None:
+    """Shapes and edges for what ``p`` gained, in the plane that shows ``p``; nothing when
+    the file has no diagram of it."""
+    plane, bounds = _plane_of(root, p)
+    if plane is None:
+        return
+    drawn = process_layout(p, flow_ids)
+    new = [e for e in elements if not isinstance(e, el.Boundary)]
+    if new:
+        bottom = max((y + h for _, y, _, h in bounds.values()), default=0)
+        top = min(drawn.bounds[e.id][1] for e in new)
+        for e in new:
+            x, y, w, h = drawn.bounds[e.id]
+            bounds[e.id] = (x, y - top + bottom + 60, w, h)
+    place_boundaries(bounds, [(e.id, e.attached_to) for e in elements
+                              if isinstance(e, el.Boundary)])
+    for e in elements:
+        if e.id in bounds:
+            _shape(plane, e, bounds[e.id], fresh)
+    boundary = {e.id for e in p.elements if isinstance(e, el.Boundary)}
+    for f in flows:
+        if f.source in bounds and f.target in bounds:
+            _edge(plane, flow_ids[f.id], route(bounds[f.source], bounds[f.target],
+                                               f.source in boundary), fresh)
+
+
+def _plane_of(root: etree._Element, p: Process
+              ) -> tuple[etree._Element | None, dict[str, Box]]:
+    """The plane that draws ``p`` (the one with most of its shapes), and the bounds of
+    every shape in it."""
+    ids = {e.id for e in p.elements} | {p.id}
+    best: etree._Element | None = None
+    best_count = 0
+    for diagram in children(root, BPMNDI, "BPMNDiagram"):
+        for plane in children(diagram, BPMNDI, "BPMNPlane"):
+            count = sum(1 for s in plane if s.get("bpmnElement") in ids) + \
+                (1 if plane.get("bpmnElement") in ids else 0)
+            if count > best_count:
+                best, best_count = plane, count
+    bounds: dict[str, Box] = {}
+    if best is not None:
+        for shape in children(best, BPMNDI, "BPMNShape"):
+            box = shape.find(di(DC, "Bounds"))
+            if box is not None and shape.get("bpmnElement"):
+                x, y, w, h = (int(float(box.get(k) or 0)) for k in ("x", "y", "width", "height"))
+                bounds[shape.get("bpmnElement", "")] = (x, y, w, h)
+    return best, bounds
+
+
+def _shape(plane: etree._Element, e: el.Element, box: Box, fresh: Fresh) -> None:
+    shape = etree.Element(di(BPMNDI, "BPMNShape"), id=fresh(f"{e.id}_di"), bpmnElement=e.id)
+    if isinstance(e, el.ExclusiveGateway):
+        shape.set("isMarkerVisible", "true")
+    x, y, w, h = box
+    etree.SubElement(shape, di(DC, "Bounds"), x=str(x), y=str(y), width=str(w),
+                     height=str(h))
+    _insert_drawing(plane, shape)
+
+
+def _edge(plane: etree._Element, fid: str, points: list[tuple[int, int]],
+          fresh: Fresh) -> None:
+    edge = etree.SubElement(plane, di(BPMNDI, "BPMNEdge"), id=fresh(f"{fid}_di"),
+                            bpmnElement=fid)
+    for x, y in points:
+        etree.SubElement(edge, di(DI, "waypoint"), x=str(x), y=str(y))
+
+
+def _insert_drawing(plane: etree._Element, shape: etree._Element) -> None:
+    """Shapes before edges, as modelers write them."""
+    edges = [i for i, c in enumerate(plane) if local(c) == "BPMNEdge"]
+    plane.insert(edges[0] if edges else len(plane), shape)

@@ -1,0 +1,125 @@
+"""A BPMN document read into processes, with its report; written back by ``to_bpmn``."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..model import Process
+from .notes import Note
+from .reader import read_document
+from .source import parse
+from .writer import add_changes
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an imported process came from: what ``to_bpmn`` needs to write it back. The
+    baseline lists the element and flow ids read, so additions are known."""
+
+    model: BpmnModel
+    elements: tuple[str, ...]
+    flows: tuple[str, ...]
+
+
+class BpmnModel:
+    """The processes of one BPMN file, its import report, and the file itself.
+
+    ``processes`` maps each process id to its ``Process`` in document order (executable or
+    not; one with error notes does not validate). ``report`` lists every note by line.
+    ``process(id=None)`` is the one to run; ``to_bpmn()`` gives the file back.
+    """
+
+    def __init__(self, tree: etree._ElementTree):
+        self.tree = tree
+        processes, self._notes, self.executable = read_document(tree)
+        self.processes: dict[str, Process] = processes
+        for p in processes.values():
+            p.origin = Origin(self, tuple(e.id for e in p.elements),
+                              tuple(f.id for f in p.flows))
+        lone = self._lone()
+        if lone is not None:
+            node = self._process_node(lone)
+            if node is not None:
+                self._notes.warning(node, f"process {lone!r} is not marked executable "
+                                          "(isExecutable is not 'true'); it is the only "
+                                          "process, so it is the one process() returns", lone)
+
+    @classmethod
+    def load(cls, source: Any) -> BpmnModel:
+        return cls(parse(source))
+
+    @property
+    def report(self) -> list[Note]:
+        return self._notes.report()
+
+    def errors(self, id: str) -> list[Note]:
+        """The error notes that concern process ``id`` (its own, and the document's)."""
+        return self._notes.errors_of(id)
+
+    def main(self) -> str:
+        """The id of the process to run: the executable one, or the only one."""
+        if len(self.executable) == 1:
+            return self.executable[0]
+        if len(self.executable) > 1:
+            raise ModelError(f"the file has {len(self.executable)} executable processes "
+                             f"{self.executable!r}; name one: process(id)")
+        lone = self._lone()
+        if lone is None:
+            raise ModelError(f"the file has no executable process; name one of "
+                             f"{list(self.processes)!r}: process(id)")
+        return lone
+
+    def process(self, id: str | None = None) -> Process:
+        """The executable process, or the one named; ModelError listing every error note
+        that concerns it."""
+        pid = self.main() if id is None else id
+        if pid not in self.processes:
+            raise ModelError(f"the file has no process {pid!r}; it has "
+                             f"{list(self.processes)!r}")
+        errors = self.errors(pid)
+        if errors:
+            raise ModelError([f"process {pid!r}: {note}" for note in errors])
+        return self.processes[pid].validate()
+
+    def to_bpmn(self) -> str:
+        """The file back, as text (UTF-8 declaration): what was read, kept as it was, plus
+        what the processes gained since (elements and flows added with the builder)."""
+        tree = copy.deepcopy(self.tree)
+        for p in self.processes.values():
+            if isinstance(p.origin, Origin) and p.origin.model is self:
+                add_changes(tree, p, p.origin.elements, p.origin.flows)
+        return serialize(tree)
+
+    def _lone(self) -> str | None:
+        if self.executable or len(self.processes) != 1:
+            return None
+        return next(iter(self.processes))
+
+    def _process_node(self, pid: str) -> etree._Element | None:
+        for node in self.tree.getroot():
+            if isinstance(node.tag, str) and node.get("id") == pid:
+                return node
+        return None
+
+    def __repr__(self) -> str:
+        errors = sum(1 for n in self.report if n.severity == "error")
+        return (f"BpmnModel({len(self.processes)} processes, {errors} errors, "
+                f"{len(self.report) - errors} warnings)")
+
+
+def serialize(tree: etree._ElementTree) -> str:
+    """A tree as text with a UTF-8 declaration (the text is no longer in the file's bytes);
+    comments and processing instructions around the root keep a line each, so every
+    element stays on the line it was read from."""
+    root = tree.getroot()
+    before = [etree.tostring(n, encoding="unicode", with_tail=False)
+              for n in reversed(list(root.itersiblings(preceding=True)))]
+    after = [etree.tostring(n, encoding="unicode", with_tail=False)
+             for n in root.itersiblings()]
+    body = etree.tostring(root, encoding="unicode", with_tail=False)
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', *before, body, *after]) + "\n"

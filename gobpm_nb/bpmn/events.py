@@ -1,0 +1,195 @@
+"""Events: start, end, intermediate catch and throw, boundary — by their event definition."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lxml import etree
+
+from ..errors import ModelError
+from .context import Context, pass_through
+from .expressions import translate
+from .names import BPMN, children, is_bpmn, local
+from .vendor import correlation_key, payload
+
+# What each kind of event may carry here; any other definition becomes a placeholder.
+_START = {"", "message", "timer", "signal", "conditional"}
+_END = {"", "terminate", "error"}
+_CATCH = {"timer", "message", "signal", "conditional"}
+_THROW = {"", "message", "signal"}
+_BOUNDARY = {"timer", "message", "signal", "error", "conditional"}
+_WHERE = {"startEvent": "start", "endEvent": "end", "intermediateCatchEvent": "intermediate catch",
+          "intermediateThrowEvent": "intermediate throw", "boundaryEvent": "boundary"}
+
+
+def definition(ctx: Context, node: etree._Element) -> tuple[str, etree._Element | None] | None:
+    """The event's one definition: (``timer``, element), (``""``, None) for none; None (with
+    a placeholder reason noted by the caller) for several or by reference."""
+    defs = [c for c in node if is_bpmn(c) and local(c).endswith("EventDefinition")]
+    if children(node, BPMN, "eventDefinitionRef"):
+        return None
+    if len(defs) > 1:
+        return None
+    if not defs:
+        return "", None
+    return local(defs[0])[: -len("EventDefinition")], defs[0]
+
+
+def read_event(ctx: Context, node: etree._Element) -> None:
+    """Add the event ``node`` to the process being read."""
+    tag, eid, name = local(node), node.get("id", ""), node.get("name")
+    found = definition(ctx, node)
+    allowed = {"startEvent": _START, "endEvent": _END, "intermediateCatchEvent": _CATCH,
+               "intermediateThrowEvent": _THROW, "boundaryEvent": _BOUNDARY}[tag]
+    if found is None or found[0] not in allowed:
+        _placeholder(ctx, node, found)
+        return
+    kind, spec = found
+    p = ctx.p
+    if tag == "startEvent":
+        if kind:
+            ctx.warning(node, f"a {kind} start event starts as a plain start event: "
+                              f"eng.start() starts the instance; the {kind} trigger is not "
+                              "armed")
+        p.start(eid, name)
+    elif tag == "endEvent":
+        error = _error_code(ctx, spec, eid) if kind == "error" else None
+        p.end(eid, name, terminate=kind == "terminate", error=error)
+    elif tag == "intermediateThrowEvent":
+        _throw(ctx, node, kind, spec)
+    else:
+        _catch(ctx, node, kind, spec)
+
+
+def _placeholder(ctx: Context, node: etree._Element,
+                 found: tuple[str, etree._Element | None] | None) -> None:
+    tag, eid = local(node), node.get("id", "")
+    if found is None:
+        reason = "events with several event definitions or a definition by reference are " \
+                 "not supported"
+    elif found[0]:
+        reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
+    else:
+        reason = "a catch event needs an event definition"
+    if tag == "boundaryEvent":
+        ctx.p.unsupported(eid, node.get("name"), tag=tag, reason=reason,
+                          attached_to=_host(node),
+                          interrupting=node.get("cancelActivity", "true") != "false")
+    else:
+        ctx.p.unsupported(eid, node.get("name"), tag=tag, reason=reason)
+
+
+def _host(node: etree._Element) -> str:
+    return (node.get("attachedToRef") or "").rpartition(":")[2]  # an id or a QName
+
+
+def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
+    """A catch event or a boundary event: the builder call that fits its definition."""
+    eid, name, p = node.get("id", ""), node.get("name"), ctx.p
+    boundary = local(node) == "boundaryEvent"
+    where: dict[str, Any] = {}
+    if boundary:
+        where = {"attached_to": _host(node)}
+        if kind != "error":
+            where["interrupting"] = node.get("cancelActivity", "true") != "false"
+        elif node.get("cancelActivity") == "false":
+            ctx.warning(node, "an error boundary always interrupts; cancelActivity='false' "
+                              "is ignored")
+    if kind == "error":
+        p.error_boundary(eid, name, **where, error=_error_code(ctx, spec, eid))
+        return
+    args: dict[str, Any]
+    if kind == "timer":
+        args = timer(ctx, spec, eid)
+    elif kind == "message":
+        message, key = message_of(ctx, spec, eid)
+        args = {"message": message, "key": key}
+    elif kind == "signal":
+        args = {"signal": _signal(ctx, spec, eid)}
+    else:
+        args = {"condition": _condition(ctx, spec, eid)}
+    methods: dict[str, tuple[Callable[..., str], Callable[..., str]]] = {
+        "timer": (p.timer_catch, p.timer_boundary),
+        "message": (p.message_catch, p.message_boundary),
+        "signal": (p.signal_catch, p.signal_boundary),
+        "conditional": (p.conditional_catch, p.conditional_boundary)}
+    methods[kind][boundary](eid, name, **where, **args)
+
+
+def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
+    eid, name, p = node.get("id", ""), node.get("name"), ctx.p
+    if kind == "message":
+        message, key = message_of(ctx, spec, eid)
+        p.message_throw(eid, name, message=message, key=key, payload=payload(node))
+    elif kind == "signal":
+        p.signal_throw(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    else:  # a none throw event marks a milestone: it passes through
+        p.script_task(eid, name, fn=pass_through)
+
+
+def timer(ctx: Context, spec: etree._Element, eid: str) -> dict[str, str]:
+    """The builder's timer arguments: the one of timeDuration, timeDate, timeCycle given
+    (a FEEL string literal ``="PT1H"`` is its text; other text is left to the parser)."""
+    out: dict[str, str] = {}
+    for tag, arg in (("timeDuration", "duration"), ("timeDate", "date"), ("timeCycle", "cycle")):
+        found = spec.find(f"{{{BPMN}}}{tag}")
+        if found is not None:
+            text = (found.text or "").strip()
+            if text.startswith('="') and text.endswith('"'):
+                text = text[2:-1]
+            out[arg] = text
+    if len(out) != 1:
+        ctx.error(spec, f"a timer needs exactly one of timeDuration, timeDate or timeCycle; "
+                        f"this one has {len(out) or 'none'}")
+        ctx.explained.add(eid)
+    return out
+
+
+def message_of(ctx: Context, owner: etree._Element, eid: str) -> tuple[str, str | None]:
+    """The message name and correlation key that ``owner``'s ``messageRef`` names."""
+    if owner.get("messageRef") is None:
+        ctx.error(owner, "no messageRef: it names no <message>, so nothing can correlate to it")
+        ctx.explained.add(eid)
+        return "", None
+    message = ctx.ref(owner, "messageRef", "message", eid)
+    if message is None:
+        return (owner.get("messageRef") or "").rpartition(":")[2], None
+    return ctx.name_of(message), correlation_key(ctx, message, eid)
+
+
+def _signal(ctx: Context, spec: etree._Element, eid: str) -> str:
+    if spec.get("signalRef") is None:
+        ctx.error(spec, "no signalRef: it names no <signal>")
+        ctx.explained.add(eid)
+        return ""
+    signal = ctx.ref(spec, "signalRef", "signal", eid)
+    if signal is None:
+        return (spec.get("signalRef") or "").rpartition(":")[2]
+    return ctx.name_of(signal)
+
+
+def _error_code(ctx: Context, spec: etree._Element | None, eid: str) -> str | None:
+    """The error code thrown or caught: the ``<error>``'s errorCode, else its name or id;
+    None (catch every error) when no errorRef is given."""
+    if spec is None:
+        return None
+    error = ctx.ref(spec, "errorRef", "error", eid)
+    if error is None:
+        ref = spec.get("errorRef")
+        return ref.rpartition(":")[2] if ref else None
+    return error.get("errorCode") or error.get("name") or error.get("id")
+
+
+def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:
+    found = spec.find(f"{{{BPMN}}}condition")
+    text = (found.text or "") if found is not None else ""
+    if not text.strip():
+        return None  # the builder reports a conditional event without a condition
+    try:
+        language = found.get("language") if found is not None else None
+        return translate(text, language or ctx.language)
+    except ModelError as exc:
+        ctx.error(found if found is not None else spec, str(exc))
+        ctx.explained.add(eid)
+        return None

@@ -1,0 +1,322 @@
+"""Conditions and keys written in a file, translated to the safe evaluator's syntax.
+
+What translates, in FEEL (``= amount > 100``; ``=`` compares), JUEL (``${amount > 100}``,
+``&&``, ``||``, ``!``, ``==``, ``eq``...) and plain text (a condition with neither marker):
+names, string/number/boolean/null literals, one comparison per operand pair, ``and``/``or``/
+``not`` and parentheses. Everything else (calls, paths, arithmetic, ternaries, names with
+spaces) is refused with a ModelError naming the expression — nothing is ever ``eval``'d: the
+text is tokenized and parsed here, and the result is the safe evaluator's own syntax.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import re
+from typing import Any
+
+from ..errors import ModelError
+from .names import CALLABLE_LANGUAGE, SAFE_LANGUAGE
+
+Node = tuple[Any, ...]  # ("or"|"and", [nodes]) | ("not", node) | ("cmp", op, a, b) | ...
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<number>\d+(?:\.\d+)?)
+  | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>==|!=|<=|>=|&&|\|\||[<>=!()-])
+  | (?P<other>\S)
+)""", re.VERBOSE)
+
+_WORD_OPS = {"and": "and", "or": "or", "not": "not"}
+_JUEL_WORDS = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
+_LITERALS = {"true": True, "false": False, "null": None}
+_RESERVED = {"for", "some", "every", "if", "then", "else", "in", "between", "instance", "of",
+             "function", "return", "satisfies", "empty", "div", "mod", "instanceof"}
+_FEEL_RESERVED = _RESERVED | {"and", "or", "not", "true", "false", "null"}
+
+# dialect -> symbol -> what it means here (``None``: refused, with why)
+_SYMBOLS: dict[str, dict[str, str | None]] = {
+    "feel": {"=": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">=",
+             "==": None, "&&": None, "||": None, "!": None},
+    "juel": {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">=",
+             "&&": "and", "||": "or", "!": "not", "=": None},
+    "plain": {"==": "==", "=": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">=",
+              "&&": "and", "||": "or", "!": "not"},
+}
+_WHY = {"==": "FEEL compares with '=', not '=='", "&&": "FEEL writes 'and'",
+        "||": "FEEL writes 'or'", "!": "FEEL writes 'not(...)'",
+        "=": "'=' alone is an assignment in JUEL; compare with '=='"}
+
+
+class _Refused(Exception):
+    """Why a text does not translate."""
+
+
+def dialect(text: str, language: str | None) -> str:
+    """``feel``, ``juel``, ``plain``, ``safe``, ``callable`` or ``other:<language>``."""
+    stripped = text.strip()
+    lang = (language or "").strip()
+    if lang == SAFE_LANGUAGE:
+        return "safe"
+    if lang == CALLABLE_LANGUAGE:
+        return "callable"
+    if stripped.startswith("="):
+        return "feel"
+    if "${" in stripped or "#{" in stripped:
+        return "juel"
+    low = lang.lower()
+    if "feel" in low:
+        return "feel"
+    if "juel" in low or low.endswith("/el"):
+        return "juel"
+    if not lang or "xpath" in low:
+        return "plain"
+    return f"other:{lang}"
+
+
+def translate(text: str, language: str | None = None, what: str = "condition") -> str:
+    """The safe evaluator's source for ``text``; ModelError naming it when it does not
+    translate (see the module docstring for what does)."""
+    kind = dialect(text, language)
+    if kind == "safe":
+        return text.strip()
+    if kind == "callable":
+        raise ModelError(f"{what} {text.strip()!r} is a Python callable, which a file cannot "
+                         "carry: attach it in Python")
+    if kind.startswith("other:"):
+        raise ModelError(f"{what} {text.strip()!r} is written in {kind[6:]!r}; only FEEL, "
+                         "JUEL and plain comparisons are translated")
+    try:
+        body = _unwrap(text.strip(), kind)
+        return _render(_Parser(body, kind).parse())
+    except _Refused as why:
+        raise ModelError(f"{what} {text.strip()!r} ({kind.upper()}) does not translate: "
+                         f"{why}; only names, literals, comparisons and and/or/not do") from None
+
+
+def _unwrap(text: str, kind: str) -> str:
+    if kind == "feel":
+        return text[1:] if text.startswith("=") else text
+    if kind == "juel" and ("${" in text or "#{" in text):
+        inner = text[2:-1]
+        if not text.startswith(("${", "#{")) or not text.endswith("}") or "}" in inner or \
+                "${" in inner or "#{" in inner:
+            raise _Refused("it mixes text and expressions")
+        return inner
+    return text
+
+
+class _Parser:
+    """Recursive descent: or > and > comparison > not > atom."""
+
+    def __init__(self, text: str, kind: str):
+        self.kind = kind
+        self.tokens = self._tokens(text)
+        self.at = 0
+
+    def _tokens(self, text: str) -> list[tuple[str, str]]:
+        out = []
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind is None:
+                continue
+            out.append((kind, m.group(kind)))
+        if not out:
+            raise _Refused("it is empty")
+        return out
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        token = self.peek()
+        if token is None:
+            raise _Refused("it ends too early")
+        self.at += 1
+        return token
+
+    def symbol(self, token: tuple[str, str] | None) -> str | None:
+        """What a token means as an operator here (``and``, ``==``, ...), if it is one."""
+        if token is None:
+            return None
+        kind, text = token
+        if kind == "name":
+            if text in _WORD_OPS:
+                return _WORD_OPS[text]
+            return _JUEL_WORDS.get(text) if self.kind != "feel" else None
+        if kind != "op" or text in "()-":
+            return None
+        meaning = _SYMBOLS[self.kind].get(text)
+        if meaning is None:
+            raise _Refused(_WHY.get(text, f"{text!r} is not allowed"))
+        return meaning
+
+    def parse(self) -> Node:
+        node = self.disjunction()
+        token = self.peek()
+        if token is not None:
+            raise _Refused(_unexpected(token))
+        return node
+
+    def disjunction(self) -> Node:
+        parts = [self.conjunction()]
+        while self.symbol(self.peek()) == "or":
+            self.take()
+            parts.append(self.conjunction())
+        return parts[0] if len(parts) == 1 else ("or", parts)
+
+    def conjunction(self) -> Node:
+        parts = [self.comparison()]
+        while self.symbol(self.peek()) == "and":
+            self.take()
+            parts.append(self.comparison())
+        return parts[0] if len(parts) == 1 else ("and", parts)
+
+    def comparison(self) -> Node:
+        left = self.unary()
+        op = self.symbol(self.peek())
+        if op not in ("==", "!=", "<", ">", "<=", ">="):
+            return left
+        self.take()
+        right = self.unary()
+        if self.symbol(self.peek()) in ("==", "!=", "<", ">", "<=", ">="):
+            raise _Refused("it chains comparisons")
+        return ("cmp", op, left, right)
+
+    def unary(self) -> Node:
+        """``not`` binds tighter than a comparison, as JUEL's ``!`` does; FEEL's ``not`` is a
+        function, so it must be followed by a parenthesis."""
+        if self.symbol(self.peek()) != "not":
+            return self.atom()
+        self.take()
+        if self.kind == "feel" and self.peek() != ("op", "("):
+            raise _Refused("FEEL negates with the function not(...)")
+        return ("not", self.unary())
+
+    def atom(self) -> Node:
+        kind, text = self.take()
+        follow = self.peek()
+        if kind == "op" and text == "(":
+            inner = self.disjunction()
+            if self.peek() != ("op", ")"):
+                raise _Refused("a parenthesis is not closed")
+            self.take()
+            return inner
+        if kind == "op" and text == "-" and follow is not None and follow[0] == "number":
+            return ("lit", -_number(self.take()[1]))
+        if kind == "number":
+            return ("lit", _number(text))
+        if kind == "string":
+            if self.kind == "feel" and text.startswith("'"):
+                raise _Refused("FEEL strings are in double quotes")
+            return ("lit", _string(text))
+        if kind == "name":
+            return self.name(text)
+        raise _Refused(_unexpected((kind, text)))
+
+    def name(self, text: str) -> Node:
+        literal = _LITERALS.get(text)
+        if text in _LITERALS:
+            return ("lit", literal)
+        if self.kind == "plain" and text in ("True", "False", "None"):
+            return ("lit", {"True": True, "False": False, "None": None}[text])
+        if text in _RESERVED or keyword.iskeyword(text) or text.startswith("__"):
+            raise _Refused(f"it uses {text!r}, which is not a plain name")
+        follow = self.peek()
+        if follow == ("op", "("):
+            raise _Refused(f"it calls {text!r}")
+        if follow is not None and follow[0] == "other" and follow[1] in ".[":
+            raise _Refused(f"it reads a path or an index from {text!r}")
+        if follow is not None and follow[0] == "name" and self.symbol(follow) is None:
+            if follow[1] in _RESERVED or keyword.iskeyword(follow[1]):
+                raise _Refused(f"it uses {follow[1]!r}, which is not a plain name")
+            raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
+        return ("name", text)
+
+
+def _unexpected(token: tuple[str, str]) -> str:
+    kind, text = token
+    if text in "+-*/%":
+        return f"it uses arithmetic ({text!r})"
+    if text in "?:":
+        return "it uses a conditional ('? :')"
+    return f"{text!r} is not allowed here"
+
+
+def _number(text: str) -> int | float:
+    return float(text) if "." in text else int(text)
+
+
+def _string(text: str) -> str:
+    """A quoted literal's value: a backslash escapes the character after it."""
+    return re.sub(r"\\(.)", r"\1", text[1:-1])
+
+
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5}  # Python's
+
+
+def _render(node: Node, outer: int = 0) -> str:
+    """The safe evaluator's (Python) spelling of a parsed condition, parenthesized only where
+    precedence needs it."""
+    kind = node[0]
+    if kind == "name":
+        text = node[1]
+    elif kind == "lit":
+        text = repr(node[1])
+    elif kind == "cmp":
+        text = f"{_render(node[2], 5)} {node[1]} {_render(node[3], 5)}"
+    elif kind == "not":
+        text = f"not {_render(node[1], 3)}"
+    else:
+        text = f" {kind} ".join(_render(part, _PRECEDENCE[kind] + 1) for part in node[1])
+    return f"({text})" if _PRECEDENCE[kind] < outer else text
+
+
+# -- the way back: the safe evaluator's syntax as FEEL ----------------------------------------
+_FEEL_OPS = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+             ast.GtE: ">="}
+
+
+def to_feel(source: str) -> str | None:
+    """``source`` (the safe evaluator's syntax) as FEEL with its ``=`` prefix, when it uses
+    only what ``translate`` reads back; None otherwise."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval").body
+        return "=" + _feel(tree, 0)
+    except (SyntaxError, _Refused):
+        return None
+
+
+def _feel(node: ast.AST, outer: int) -> str:
+    if isinstance(node, ast.BoolOp):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        inner = _PRECEDENCE[kind]
+        text = f" {kind} ".join(_feel(v, inner + 1) for v in node.values)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner, text = _PRECEDENCE["not"], f"not({_feel(node.operand, 0)})"
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FEEL_OPS:
+        inner = _PRECEDENCE["cmp"]
+        text = (f"{_feel(node.left, 5)} {_FEEL_OPS[type(node.ops[0])]} "
+                f"{_feel(node.comparators[0], 5)}")
+    else:
+        return _feel_atom(node)
+    return f"({text})" if inner < outer else text
+
+
+def _feel_atom(node: ast.AST) -> str:
+    if isinstance(node, ast.Name) and node.id not in _FEEL_RESERVED and \
+            not node.id.startswith("__"):
+        return node.id
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
+            isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+        return f"-{_feel_atom(node.operand)}"
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or type(value) is bool:
+            return {None: "null", True: "true", False: "false"}[value]
+        if type(value) in (int, float) and re.fullmatch(r"\d+(\.\d+)?", repr(value)):
+            return repr(value)  # a literal the way back reads (no exponent, nan or inf)
+        if type(value) is str:
+            return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise _Refused("not FEEL we read back")

@@ -1,0 +1,210 @@
+"""Reading a BPMN document into builder processes, one builder call per element.
+
+Every process in the document is read (executable or not), in document order. An element the
+engine runs becomes the builder element that does the same; one it cannot run yet becomes a
+placeholder (``Process.unsupported``) so the flows around it stay whole and validation refuses
+it; artifacts, lanes and data are kept in the file and left out of the graph. Outgoing flows
+keep document order (the order of the ``sequenceFlow`` elements), never diagram coordinates.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..model import Process
+from .check import check_process
+from .context import Context, pass_through
+from .events import message_of, read_event
+from .expressions import translate
+from .names import BPMN, ZEEBE, children, extension, is_bpmn, local
+from .notes import Notes
+from .schema import check as check_schema
+from .vendor import assignee, implementation, job_topic
+
+EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
+          "boundaryEvent"}
+TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "businessRuleTask",
+         "userTask", "receiveTask"}
+GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway"}
+NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
+    "subProcess": "subprocesses are not supported yet",
+    "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
+    "transaction": "transactions are not supported yet",
+    "callActivity": "call activities are not supported yet",
+    "inclusiveGateway": "inclusive gateways are not supported yet",
+    "complexGateway": "complex gateways are not supported",
+}
+DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
+KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
+        "extensionElements", "ioSpecification", "property", "auditing", "monitoring",
+        "correlationSubscription", "supports", "resourceRole", "performer", "humanPerformer",
+        "potentialOwner", "dataInputAssociation", "dataOutputAssociation"}
+
+
+def read_document(tree: etree._ElementTree) -> tuple[dict[str, Process], Notes, list[str]]:
+    """Every process of the document, the notes, and the ids of the executable processes."""
+    notes = Notes()
+    ctx = Context.of(tree, notes)
+    check_schema(tree, notes, ctx.process_of)
+    processes: dict[str, Process] = {}
+    executable: list[str] = []
+    for node in children(ctx.root, BPMN, "import"):
+        notes.warning(node, "imports of other documents are not followed", None)
+    for proc in children(ctx.root, BPMN, "process"):
+        pid = proc.get("id")
+        if not pid:
+            notes.error(proc, "a process without an id cannot be read", None)
+            continue
+        processes[pid] = read_process(ctx, proc)
+        if proc.get("isExecutable") == "true":
+            executable.append(pid)
+    return processes, notes, executable
+
+
+def read_process(ctx: Context, proc: etree._Element) -> Process:
+    p = Process(proc.get("id", ""), proc.get("name"))
+    ctx.begin(proc, p)
+    for note in ctx.notes.errors_of(p.id):  # schema errors so far: validate() reports them too
+        p.add_problem(str(note))
+        ctx.reported.append(str(note))
+    for node in proc:
+        if is_bpmn(node):
+            read_element(ctx, node)
+    check_process(ctx, proc)
+    return p
+
+
+def read_element(ctx: Context, node: etree._Element) -> None:
+    """One child of a process: a flow node, a flow, or something kept but not run."""
+    tag = local(node)
+    if tag in KEPT:
+        return
+    if tag in DATA:
+        ctx.warning(node, f"{tag} is kept in the file but not modelled: the engine keeps one "
+                          "data dict per instance")
+        return
+    if tag == "sequenceFlow":
+        read_flow(ctx, node)
+        return
+    if not node.get("id"):
+        ctx.error(node, f"a {tag} without an id cannot be read")
+        return
+    if tag == "subProcess" and node.get("triggeredByEvent") == "true":
+        ctx.error(node, "event subprocesses are not supported yet")
+        return
+    if tag in TASKS or tag in NOT_YET:
+        _activity_extras(ctx, node)
+    if tag in EVENTS:
+        read_event(ctx, node)
+    elif node.get("isForCompensation") == "true":
+        _placeholder(ctx, node, "compensation handlers are not supported yet", True)
+    elif tag in TASKS:
+        read_task(ctx, node)
+    elif tag in GATEWAYS:
+        read_gateway(ctx, node)
+    elif tag in NOT_YET:
+        _placeholder(ctx, node, NOT_YET[tag], not tag.endswith("Gateway"))
+    else:
+        _placeholder(ctx, node, f"<{tag}> is not a BPMN flow element this importer knows",
+                     False)
+
+
+def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:
+    inner = sum(1 for c in node.iter() if c is not node and is_bpmn(c) and c.get("id"))
+    if inner and local(node) in ("subProcess", "adHocSubProcess", "transaction"):
+        reason += f"; its {inner} inner elements are kept in the file but not read"
+    ctx.p.unsupported(node.get("id", ""), node.get("name"), tag=local(node), reason=reason,
+                      activity=activity)
+
+
+def _activity_extras(ctx: Context, node: etree._Element) -> None:
+    """What an activity may carry that the engine does not run: loops, a default flow."""
+    for tag in ("multiInstanceLoopCharacteristics", "standardLoopCharacteristics"):
+        for loop in children(node, BPMN, tag):
+            ctx.error(loop, f"{tag} on {node.get('id')!r} is not supported yet: the activity "
+                            "would run once")
+    if node.get("default"):
+        ctx.error(node, f"default flow {node.get('default')!r} on an activity is not "
+                        "supported (only an exclusive gateway's)")
+
+
+def read_task(ctx: Context, node: etree._Element) -> None:
+    tag, eid, name, p = local(node), node.get("id", ""), node.get("name"), ctx.p
+    topic = job_topic(ctx, node) if tag in ("serviceTask", "sendTask", "businessRuleTask",
+                                            "scriptTask") else None
+    if topic is not None:
+        p.service_task(eid, name, topic=topic)
+    elif tag in ("task", "manualTask"):
+        p.script_task(eid, name, fn=pass_through)  # nothing to do: it passes through
+    elif tag == "scriptTask":
+        extra = _script_of(node)
+        ctx.warning(node, f"script task {eid!r} has no Python function{extra}: it passes the "
+                          f"data through unchanged until p.set_function({eid!r}, fn)")
+        p.script_task(eid, name, fn=pass_through)
+    elif tag == "serviceTask":
+        ctx.warning(node, f"service task {eid!r} is not a worker job (no zeebe:taskDefinition "
+                          f"or camunda:type='external'){implementation(node)}: it passes the "
+                          f"data through unchanged until p.set_function({eid!r}, fn)")
+        p.service_task(eid, name, fn=pass_through)
+    elif tag == "sendTask":
+        message, key = message_of(ctx, node, eid)
+        p.message_throw(eid, name, message=message, key=key)
+    elif tag == "businessRuleTask":
+        _placeholder(ctx, node, "business rule tasks (decisions) are not supported; a "
+                                "zeebe:taskDefinition or camunda:type='external' makes it a "
+                                "worker job", True)
+    elif tag == "userTask":
+        p.user_task(eid, name, assignee=assignee(ctx, node))
+    else:  # receiveTask
+        message, key = message_of(ctx, node, eid)
+        p.receive_task(eid, name, message=message, key=key)
+
+
+def _script_of(node: etree._Element) -> str:
+    """What a note says about the script a script task carries in the file."""
+    if node.find(f"{{{BPMN}}}script") is not None:
+        return f" (its {node.get('scriptFormat') or 'inline'} script is not run)"
+    feel = extension(node, ZEEBE, "script")
+    if feel is not None:
+        return f" (its zeebe:script expression {feel.get('expression', '')!r} is not run)"
+    return ""
+
+
+def read_gateway(ctx: Context, node: etree._Element) -> None:
+    tag, eid, name, p = local(node), node.get("id", ""), node.get("name"), ctx.p
+    if tag == "exclusiveGateway":
+        default = node.get("default")
+        target = None
+        if default is not None:
+            flow = ctx.flows.get(default)
+            if flow is None:
+                ctx.error(node, f"default {default!r} names no sequence flow of this process "
+                                "(an unresolved reference)")
+            else:
+                target = flow.get("targetRef")
+        p.exclusive_gateway(eid, name, default=target)
+    elif tag == "parallelGateway":
+        p.parallel_gateway(eid, name)
+    elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
+        _placeholder(ctx, node, "parallel or instantiating event-based gateways are not "
+                                "supported", False)
+    else:
+        p.event_gateway(eid, name)
+
+
+def read_flow(ctx: Context, node: etree._Element) -> None:
+    """A sequence flow, its condition translated (FEEL, JUEL or plain comparisons)."""
+    condition = None
+    found = node.find(f"{{{BPMN}}}conditionExpression")
+    if found is not None:
+        text = found.text or ""
+        if not text.strip():
+            ctx.warning(found, "the condition is empty: the flow is taken as unconditional")
+        else:
+            try:
+                condition = translate(text, found.get("language") or ctx.language)
+            except ModelError as exc:
+                ctx.error(found, str(exc))
+    ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
+               condition=condition)

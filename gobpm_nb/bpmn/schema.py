@@ -1,0 +1,59 @@
+"""Validation against the OMG BPMN 2.0 XML Schema shipped in ``xsd/`` (see its README).
+
+Schema errors become notes: the element at the error's line (or its nearest ancestor with an
+id) is named. The schema lets elements and attributes of foreign namespaces through, so vendor
+extensions are valid.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from .names import BPMN, local, namespace
+from .notes import Notes, owner_id
+
+XSD = Path(__file__).resolve().parent / "xsd" / "BPMN20.xsd"
+
+
+@functools.cache
+def schema() -> etree.XMLSchema:
+    """The BPMN 2.0 schema, loaded once (its imports resolve to the files beside it)."""
+    xsd_parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    return etree.XMLSchema(etree.parse(str(XSD), xsd_parser))
+
+
+def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str]) -> None:
+    """Validate ``tree``; each schema error is an error note (of the process it lies in)."""
+    root = tree.getroot()
+    if namespace(root) != BPMN or local(root) != "definitions":
+        notes.error(root, f"the root element is <{local(root)}> in namespace "
+                          f"{namespace(root) or 'none'!r}, not BPMN 2.0 <definitions>", None)
+        return
+    validator = schema()
+    if validator.validate(tree):
+        return
+    by_line: dict[int, etree._Element] = {}
+    for node in root.iter():
+        if isinstance(node.tag, str) and node.sourceline is not None:
+            by_line.setdefault(node.sourceline, node)
+    for entry in validator.error_log:
+        node = _node_of(tree, entry, by_line.get(entry.line, root))
+        owner = owner_id(node)
+        notes.error(node, f"not valid BPMN 2.0 XML: {entry.message}",
+                    process_of.get(owner) if owner is not None else None)
+
+
+def _node_of(tree: etree._ElementTree, entry: Any, fallback: etree._Element) -> etree._Element:
+    """The element a schema error is about: by the error's path (the one on its line, when
+    the path matches several), else the first element on its line."""
+    try:
+        found = tree.xpath(entry.path) if entry.path else []
+    except etree.XPathError:
+        found = []
+    nodes = [n for n in found if isinstance(n, etree._Element)]
+    on_line = [n for n in nodes if n.sourceline == entry.line]
+    return (on_line or nodes or [fallback])[0]

@@ -1,0 +1,149 @@
+"""Vendor extensions read into the model: worker topics (Camunda 8 and 7), assignees,
+message correlation keys (Zeebe subscriptions, standard correlation properties) and our own
+payload fields; an expression where a constant is needed is reported, not guessed."""
+
+import pytest
+
+import gobpm_nb as bpm
+
+HEAD = ('<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+        'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" '
+        'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" '
+        'xmlns:activiti="http://activiti.org/bpmn" '
+        'xmlns:gobpm="urn:gobpm-nb:bpmn:1" id="d" targetNamespace="http://example.com">')
+
+
+def one_node(node, roots=""):
+    """A document: start -> ``node`` (whose id is ``x``) -> end, plus root elements."""
+    return (HEAD + roots + '<process id="p" isExecutable="true"><startEvent id="s"/>'
+            + node + '<endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="x"/>'
+            '<sequenceFlow id="f2" sourceRef="x" targetRef="e"/></process></definitions>')
+
+
+def element(node, roots=""):
+    """The model element ``x`` and the report of the one-node document."""
+    model = bpm.load_bpmn(one_node(node, roots))
+    return model.processes["p"].elements[1], model.report
+
+
+def message(key_xml="", name="paid"):
+    ext = f"<extensionElements>{key_xml}</extensionElements>" if key_xml else ""
+    return f'<message id="M" name="{name}">{ext}</message>'
+
+
+@pytest.mark.parametrize("node, topic", [
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="charge"/>'
+     '</extensionElements></serviceTask>', "charge"),
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=&quot;charge&quot;"/>'
+     '</extensionElements></serviceTask>', "charge"),
+    ('<serviceTask id="x" camunda:type="external" camunda:topic="rating"/>', "rating"),
+    ('<serviceTask id="x" activiti:type="external" activiti:topic="old"/>', "old"),
+    ('<sendTask id="x"><extensionElements><zeebe:taskDefinition type="mail"/>'
+     '</extensionElements></sendTask>', "mail"),
+    ('<businessRuleTask id="x"><extensionElements><zeebe:taskDefinition type="dmn"/>'
+     '</extensionElements></businessRuleTask>', "dmn"),
+])
+def test_worker_jobs_come_from_zeebe_or_camunda_external_tasks(node, topic):
+    """A task definition or an external task makes a worker job on its topic."""
+    e, report = element(node)
+    assert (e.kind, e.topic, e.fn) == ("service_task", topic, None)
+    assert report == []
+
+
+@pytest.mark.parametrize("node, why", [
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=kind"/>'
+     '</extensionElements></serviceTask>', "job type '=kind' is an expression"),
+    ('<serviceTask id="x" camunda:type="external"/>', "camunda:topic is missing"),
+])
+def test_a_job_topic_that_is_not_a_constant_is_an_error(node, why):
+    """The engine needs a fixed topic: an expression or a missing one is an error note."""
+    _, report = element(node)
+    assert [(n.severity, n.element) for n in report] == [("error", "x")]
+    assert why in report[0].message
+
+
+def test_a_java_service_task_passes_through_with_a_warning_naming_its_class():
+    """camunda:class is Java: the task passes data through and the warning says so."""
+    e, report = element('<serviceTask id="x" camunda:class="com.acme.Charge"/>')
+    assert (e.kind, e.topic, callable(e.fn)) == ("service_task", None, True)
+    assert "camunda:class 'com.acme.Charge' is not run" in report[0].message
+    assert "p.set_function('x', fn)" in report[0].message
+
+
+@pytest.mark.parametrize("node, assignee, warned", [
+    ('<userTask id="x"><extensionElements><zeebe:assignmentDefinition assignee="alice"/>'
+     '</extensionElements></userTask>', "alice", False),
+    ('<userTask id="x"><extensionElements><zeebe:assignmentDefinition '
+     'assignee="=&quot;alice&quot;"/></extensionElements></userTask>', "alice", False),
+    ('<userTask id="x"><extensionElements><zeebe:assignmentDefinition assignee="=owner"/>'
+     '</extensionElements></userTask>', "=owner", True),
+    ('<userTask id="x" camunda:assignee="bob"/>', "bob", False),
+    ('<userTask id="x" camunda:assignee="${owner}"/>', "${owner}", True),
+    ('<userTask id="x"/>', None, False),
+])
+def test_assignees_from_zeebe_or_camunda(node, assignee, warned):
+    """A constant assignee is the task's; an expression is kept as text with a warning."""
+    e, report = element(node)
+    assert (e.kind, e.assignee) == ("user_task", assignee)
+    assert [n.severity for n in report] == (["warning"] if warned else [])
+
+
+@pytest.mark.parametrize("key_xml, field", [
+    ('<zeebe:subscription correlationKey="=orderId"/>', "orderId"),
+    ('<zeebe:subscription correlationKey="= orderId"/>', "orderId"),
+    ('<zeebe:subscription correlationKey="orderId"/>', "orderId"),
+])
+def test_zeebe_subscription_keys_the_message_wait(key_xml, field):
+    """The message's Zeebe correlation key names the data field the wait correlates on."""
+    e, report = element('<receiveTask id="x" messageRef="M"/>', message(key_xml))
+    assert (e.kind, e.message, e.key.field) == ("receive_task", "paid", field)
+    assert report == []
+
+
+def test_a_standard_correlation_property_with_a_plain_field_keys_the_wait():
+    """correlationProperty -> correlationPropertyRetrievalExpression(messageRef) ->
+    messagePath: a plain field is the key (FEEL's = prefix allowed)."""
+    prop = ('<correlationProperty id="cp"><correlationPropertyRetrievalExpression '
+            'messageRef="M"><messagePath>=orderId</messagePath>'
+            '</correlationPropertyRetrievalExpression></correlationProperty>')
+    e, report = element('<receiveTask id="x" messageRef="M"/>', message() + prop)
+    assert e.key.field == "orderId" and report == []
+
+
+def test_a_message_wait_without_any_key_is_an_error_saying_where_to_put_one():
+    """The engine correlates every message wait: no key is an error note with the fix."""
+    _, report = element('<receiveTask id="x" messageRef="M"/>', message())
+    assert [(n.severity, n.element) for n in report] == [("error", "x")]
+    assert "zeebe:subscription correlationKey" in report[0].message
+
+
+def test_message_names_come_from_the_message_element():
+    """The engine matches the <message>'s name (its id when it has none)."""
+    e, _ = element('<intermediateCatchEvent id="x"><messageEventDefinition messageRef="M"/>'
+                   '</intermediateCatchEvent>',
+                   message('<zeebe:subscription correlationKey="=k"/>', name="order paid"))
+    assert (e.kind, e.message) == ("message_catch", "order paid")
+
+
+def test_payload_fields_of_a_throw_come_from_gobpm_payload():
+    """gobpm:payload fields="a b" are the fields a message throw sends."""
+    e, report = element('<intermediateThrowEvent id="x"><extensionElements>'
+                        '<gobpm:payload fields="total orderId"/></extensionElements>'
+                        '<messageEventDefinition messageRef="M"/></intermediateThrowEvent>',
+                        message())
+    assert (e.kind, e.message, e.payload) == ("message_throw", "paid", ("total", "orderId"))
+    assert report == []
+
+
+@pytest.mark.parametrize("node, kind", [
+    ("<task id='x'/>", "script_task"),
+    ("<manualTask id='x'/>", "script_task"),
+    ("<intermediateThrowEvent id='x'/>", "script_task"),
+    ("<sendTask id='x' messageRef='M'/>", "message_throw"),
+])
+def test_how_tasks_without_work_map(node, kind):
+    """A plain task, a manual task and a none throw event pass through (a script task with
+    no function); a send task publishes its message."""
+    e, report = element(node, message())
+    assert e.kind == kind
+    assert report == []

@@ -1,0 +1,182 @@
+"""The import report: every problem at once, each naming its element, tag and source line;
+a process runs only when none of its error notes touch it."""
+
+import pytest
+from bpmn_shapes import BPMN_DIR
+
+import gobpm_nb as bpm
+from gobpm_nb.bpmn import Note
+
+UNSUPPORTED = BPMN_DIR / "unsupported.bpmn"
+REFUSALS = BPMN_DIR / "refusals.bpmn"
+
+
+def line_of(path, text):
+    """The first line of ``path`` that contains ``text`` (1-based)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if text in line:
+            return number
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize("element, tag, reason", [
+    ("sub", "subProcess", "subprocesses are not supported yet; its 3 inner elements are kept"),
+    ("call", "callActivity", "call activities are not supported yet"),
+    ("inc", "inclusiveGateway", "inclusive gateways are not supported yet"),
+    ("each", "task", "multiInstanceLoopCharacteristics on 'each' is not supported yet"),
+    ("tx", "transaction", "transactions are not supported yet"),
+    ("escalate", "intermediateThrowEvent", "escalation intermediate throw events"),
+    ("link_out", "intermediateThrowEvent", "link intermediate throw events"),
+    ("link_in", "intermediateCatchEvent", "link intermediate catch events"),
+    ("undo_b", "boundaryEvent", "compensate boundary events"),
+    ("undo", "task", "compensation handlers are not supported yet"),
+    ("complex", "complexGateway", "complex gateways are not supported"),
+    ("esc_end", "endEvent", "escalation end events"),
+])
+def test_each_unsupported_element_is_an_error_note_at_its_line(element, tag, reason):
+    """An element the engine cannot run yet is one error note: its id, tag, line, why."""
+    notes = [n for n in bpm.load_bpmn(UNSUPPORTED).report if n.element == element]
+    assert len(notes) == 1, notes
+    assert notes[0].severity == "error" and notes[0].tag == tag and reason in notes[0].message
+    expected = line_of(UNSUPPORTED, "<bpmn:multiInstanceLoopCharacteristics>") \
+        if element == "each" else line_of(UNSUPPORTED, f'id="{element}"')
+    assert notes[0].line == expected
+
+
+def test_data_are_warnings_and_lanes_annotations_and_inner_elements_are_silent():
+    """Data objects and stores are kept with a warning; lanes, annotations, associations
+    and what lies inside a subprocess get no note of their own."""
+    report = bpm.load_bpmn(UNSUPPORTED).report
+    warnings = [(n.element, n.tag) for n in report if n.severity == "warning"]
+    assert warnings == [("db", "dataStoreReference"), ("doc", "dataObjectReference"),
+                        ("invoice", "dataObject")]
+    named = {n.element for n in report}
+    assert named.isdisjoint({"lanes", "lane_a", "note", "note_link", "comp_link", "sub_start",
+                             "sub_end", "u_in", "book", "pool", "collab"})
+    assert len(report) == 15
+
+
+def test_a_process_with_unsupported_elements_is_refused_listing_every_one():
+    """process() raises one ModelError whose problems are the twelve error notes, each
+    with its line; validate() on the imported process refuses it as well."""
+    model = bpm.load_bpmn(UNSUPPORTED)
+    with pytest.raises(bpm.ModelError) as info:
+        model.process()
+    assert len(info.value.problems) == 12
+    line = line_of(UNSUPPORTED, 'id="sub"')
+    assert info.value.problems[0].startswith(f"process 'unsupported': line {line}: subProcess")
+    with pytest.raises(bpm.ModelError):
+        model.processes["unsupported"].validate()
+
+
+@pytest.mark.parametrize("element, tag, marker, fragment", [
+    ("Message_dotted", "message", 'correlationKey="=order.id"',
+     "correlation key '=order.id' (FEEL) does not translate: it reads a path"),
+    ("computed_property", "correlationProperty", "<bpmn:messagePath>",
+     "is not a plain field name"),
+    ("gw", "exclusiveGateway", 'id="gw"', "default 'r_missing' names no sequence flow"),
+    ("wait_ghost", "receiveTask", 'id="wait_ghost"',
+     "messageRef 'Message_ghost' names no <message>"),
+    ("orphan", "boundaryEvent", 'id="orphan"', "duration 'PT1X' is not an ISO 8601 duration"),
+    ("orphan", "boundaryEvent", 'id="orphan"', "attached to unknown element 'nowhere'"),
+    ("lonely", "task", 'id="lonely"', "not valid BPMN 2.0 XML"),
+    ("lonely", "task", 'id="lonely"', "'lonely' is unreachable from the start event"),
+    ("r_feel", "sequenceFlow", "=count(items)", "it calls 'count'"),
+    ("r_juel", "sequenceFlow", "${order.total", "it reads a path or an index from 'order'"),
+    ("r_js", "sequenceFlow", 'language="javascript"', "is written in 'javascript'"),
+    ("r7", "sequenceFlow", 'id="r7"', "flow 'r7' is dangling: no element 'ghost'"),
+])
+def test_refusals_name_the_element_the_line_and_the_reason(element, tag, marker, fragment):
+    """Untranslatable expressions, unresolved references, bad timers, schema errors,
+    unreachable nodes and dangling flows: each an error note, at its line."""
+    notes = [n for n in bpm.load_bpmn(REFUSALS).report
+             if n.element == element and fragment in n.message]
+    assert len(notes) == 1, bpm.load_bpmn(REFUSALS).report
+    assert (notes[0].severity, notes[0].tag, notes[0].line) == \
+        ("error", tag, line_of(REFUSALS, marker))
+
+
+def test_the_report_is_in_line_order_and_collects_everything_at_once():
+    """One load reports all thirteen problems of the file, sorted by line."""
+    report = bpm.load_bpmn(REFUSALS).report
+    assert len(report) == 13
+    assert [n.line for n in report] == sorted(n.line for n in report)
+    assert all(isinstance(n, Note) for n in report)
+
+
+def test_a_note_reads_as_line_tag_element_and_message():
+    """str(note) starts with its line and names the element once."""
+    note = Note("error", "gw", "exclusiveGateway", 18, "default 'x' names nothing")
+    assert str(note) == "line 18: exclusiveGateway 'gw': default 'x' names nothing"
+    named = Note("error", "gw", "exclusiveGateway", 18, "exclusiveGateway 'gw' is odd")
+    assert str(named) == "line 18: exclusiveGateway 'gw' is odd"
+
+
+DOC = """<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"
+             targetNamespace="http://example.com">
+{body}
+</definitions>
+"""
+
+
+def process(pid, executable, *, broken=False):
+    """A small process; ``broken`` gives it an inclusive gateway."""
+    middle = '<inclusiveGateway id="{p}_g"/>' if broken else '<task id="{p}_g"/>'
+    return (f'<process id="{pid}" isExecutable="{str(executable).lower()}">'
+            f'<startEvent id="{pid}_s"/>{middle.format(p=pid)}<endEvent id="{pid}_e"/>'
+            f'<sequenceFlow id="{pid}_f1" sourceRef="{pid}_s" targetRef="{pid}_g"/>'
+            f'<sequenceFlow id="{pid}_f2" sourceRef="{pid}_g" targetRef="{pid}_e"/>'
+            '</process>')
+
+
+def test_a_sound_process_runs_beside_a_broken_one():
+    """Errors of one process do not touch another: the sound one is returned and runs."""
+    model = bpm.load_bpmn(DOC.format(body=process("good", True) +
+                                     process("bad", False, broken=True)))
+    assert [n.element for n in model.errors("bad")] == ["bad_g"]
+    assert model.errors("good") == []
+    eng = bpm.Engine()
+    inst = eng.start(model.process())
+    eng.run()
+    assert inst.state == "completed"
+
+
+def test_choosing_the_process_to_run():
+    """process() is the one executable process, or the only process; with two executable
+    ones, or none among several, it asks for an id; an unknown id names the ones there."""
+    two = bpm.load_bpmn(DOC.format(body=process("a", True) + process("b", True)))
+    with pytest.raises(bpm.ModelError, match=r"2 executable processes \['a', 'b'\]"):
+        two.process()
+    assert two.process("b").id == "b"
+    none = bpm.load_bpmn(DOC.format(body=process("a", False) + process("b", False)))
+    with pytest.raises(bpm.ModelError, match="no executable process; name one of"):
+        none.process()
+    with pytest.raises(bpm.ModelError, match=r"no process 'c'; it has \['a', 'b'\]"):
+        none.process("c")
+    lone = bpm.load_bpmn(DOC.format(body=process("a", False)))
+    assert lone.process().id == "a"
+    assert [n.severity for n in lone.report] == ["warning"]
+    assert "not marked executable" in lone.report[0].message
+
+
+def test_a_document_that_is_not_bpmn_is_an_error_note():
+    """A well-formed file whose root is not BPMN <definitions> is reported, not run."""
+    model = bpm.load_bpmn('<?xml version="1.0"?>\n<html><body/></html>')
+    assert [(n.severity, n.tag, n.line) for n in model.report] == [("error", "html", 2)]
+    assert model.processes == {}
+    with pytest.raises(bpm.ModelError):
+        model.process()
+
+
+def test_a_schema_error_alone_keeps_its_process_from_running():
+    """A process whose only fault is a schema error is refused by process() and by its own
+    validate(), naming the attribute."""
+    body = process("p", True).replace('<task id="p_g"/>', '<task id="p_g" startQuantity="x"/>')
+    model = bpm.load_bpmn(DOC.format(body=body))
+    assert [(n.severity, n.element) for n in model.report] == [("error", "p_g")]
+    assert "startQuantity" in model.report[0].message
+    with pytest.raises(bpm.ModelError, match="startQuantity"):
+        model.process()
+    with pytest.raises(bpm.ModelError, match="startQuantity"):
+        model.processes["p"].validate()

@@ -1,0 +1,162 @@
+"""Reading files from anywhere: a DOCTYPE is refused and no entity is ever resolved (no local
+file read, no network); encodings come from the file's own declaration; the shipped XSD is
+the one its README names."""
+
+import hashlib
+import os
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from bpmn_shapes import BPMN_DIR, MIWG_DIR
+from lxml import etree
+
+import gobpm_nb as bpm
+from gobpm_nb.bpmn import source
+
+MINIMAL = ('<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+           'targetNamespace="http://example.com"><process id="p" isExecutable="true">'
+           '<documentation>{name}</documentation><startEvent id="s"/><endEvent id="e"/>'
+           '<sequenceFlow id="f" sourceRef="s" targetRef="e"/></process></definitions>')
+
+
+def with_entity(system_id):
+    """A BPMN document whose process documentation is an external entity at
+    ``system_id``."""
+    return (f'<?xml version="1.0"?>\n<!DOCTYPE definitions [\n'
+            f'  <!ENTITY secret SYSTEM "{system_id}">\n]>\n'
+            + MINIMAL.format(name="&secret;"))
+
+
+def never_blocks(fn, fifo, timeout=10.0):
+    """Run ``fn`` in a thread; True if it returned. Opening ``fifo`` for reading would block
+    until a writer comes, so a call that read it would still be running: it is released
+    (a writer opened) before failing."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = fn()
+        except Exception as exc:  # the refusal under test
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        worker.join(timeout)
+        return False, outcome
+    return True, outcome
+
+
+@pytest.mark.parametrize("form", ["bytes", "text", "path"])
+def test_a_doctype_is_refused_in_every_form_of_source(tmp_path, form):
+    """A document with a DOCTYPE is refused with a ModelError, given as bytes, text or a
+    path."""
+    doc = with_entity("file:///etc/hostname")
+    path = tmp_path / "evil.bpmn"
+    path.write_text(doc)
+    given = {"bytes": doc.encode(), "text": doc, "path": path}[form]
+    with pytest.raises(bpm.ModelError, match="DOCTYPE is refused"):
+        bpm.load_bpmn(given)
+
+
+def test_an_entity_pointing_at_a_local_file_is_never_read(tmp_path):
+    """The entity names a FIFO: reading it would block. load_bpmn refuses at once, and the
+    parser itself (past the DOCTYPE check) neither opens it nor expands the entity."""
+    fifo = tmp_path / "secret"
+    os.mkfifo(fifo)
+    doc = with_entity(fifo.as_uri()).encode()
+    returned, outcome = never_blocks(lambda: bpm.load_bpmn(doc), fifo)
+    assert returned and isinstance(outcome.get("error"), bpm.ModelError)
+    returned, outcome = never_blocks(lambda: etree.fromstring(doc, source.parser()), fifo)
+    assert returned
+    root = outcome["value"]  # parsed, the entity left as a reference, not expanded
+    doc_node = root.find(".//{http://www.omg.org/spec/BPMN/20100524/MODEL}documentation")
+    assert etree.tostring(doc_node).endswith(b">&secret;</documentation>")
+
+
+def test_a_file_behind_an_entity_never_reaches_the_model_or_its_messages(tmp_path):
+    """A readable secret file named by an entity: refused, and its text is nowhere."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-42")
+    with pytest.raises(bpm.ModelError) as info:
+        bpm.load_bpmn(with_entity(secret.as_uri()))
+    assert "TOP-SECRET-42" not in str(info.value)
+
+
+def test_internal_entity_expansion_is_refused():
+    """A billion-laughs document (internal entities, no file) is refused by its DOCTYPE."""
+    laughs = ('<?xml version="1.0"?>\n<!DOCTYPE definitions [\n<!ENTITY a "ha">\n'
+              + "".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">\n'
+                        for i in range(8))
+              + "]>\n" + MINIMAL.format(name="&i;"))
+    with pytest.raises(bpm.ModelError, match="DOCTYPE"):
+        bpm.load_bpmn(laughs)
+
+
+def test_the_parser_is_hardened():
+    """The parser resolves no entities, loads no DTD, touches no network, refuses huge
+    trees."""
+    parser = source.parser()
+    doc = b'<!DOCTYPE x [<!ENTITY e "expanded">]><x>&e;</x>'
+    assert etree.tostring(etree.fromstring(doc, parser)) == b"<x>&e;</x>"
+    assert etree.fromstring(b"<x/>", parser).getroottree().docinfo.doctype == ""
+
+
+ISO_FILES = sorted(p for p in MIWG_DIR.glob("*.bpmn")
+                   if b'encoding="ISO-8859-1"' in p.read_bytes()[:100])
+
+
+def test_the_miwg_files_declaring_iso_8859_1_are_the_a_and_b_models():
+    """Five MIWG files declare ISO-8859-1: the A and B models but A.2.1 (UTF-8)."""
+    assert [p.stem for p in ISO_FILES] == ["A.1.0", "A.2.0", "A.3.0", "A.4.0", "B.1.0"]
+
+
+@pytest.mark.parametrize("path", ISO_FILES + [BPMN_DIR / "latin1.bpmn"], ids=lambda p: p.stem)
+def test_each_iso_8859_1_file_parses_as_bytes_path_and_text(path):
+    """An ISO-8859-1 file reads the same from its path, its bytes and its decoded text."""
+    from_path = bpm.load_bpmn(path)
+    from_bytes = bpm.load_bpmn(path.read_bytes())
+    from_text = bpm.load_bpmn(path.read_bytes().decode("iso-8859-1"))
+    names = [[e.name for e in p.elements] for p in from_path.processes.values()]
+    assert names == [[e.name for e in p.elements] for p in from_bytes.processes.values()]
+    assert names == [[e.name for e in p.elements] for p in from_text.processes.values()]
+    assert from_path.report == from_bytes.report == from_text.report
+
+
+def test_latin1_names_decode_to_their_characters():
+    """Bytes 0xFC and 0xE4 in an ISO-8859-1 file are ü and ä in the model, and UTF-8 in
+    the file written back."""
+    model = bpm.load_bpmn(BPMN_DIR / "latin1.bpmn")
+    p = model.process()
+    assert (p.name, p.elements[1].name, p.elements[2].name) == \
+        ("Prüfung", "Prüfen & bestätigen", "Erledigt \u2013 fertig")
+    text = model.to_bpmn()
+    assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    assert bpm.load_bpmn(text.encode("utf-8")).process().name == "Prüfung"
+
+
+@pytest.mark.parametrize("given, match", [
+    (b"<definitions", "not well-formed XML"),
+    ("this/path/does/not/exist.bpmn", "cannot read BPMN file"),
+    (42, "a path, bytes or XML text, not int"),
+])
+def test_unreadable_sources_are_model_errors(given, match):
+    """Not XML, a missing file, or not a source at all: a ModelError saying which."""
+    with pytest.raises(bpm.ModelError, match=match):
+        bpm.load_bpmn(given)
+
+
+def test_the_shipped_xsd_files_are_the_ones_the_readme_names():
+    """Each XSD file's SHA-256 is the one listed in gobpm_nb/bpmn/xsd/README.md."""
+    folder = Path(source.__file__).parent / "xsd"
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    listed = dict((name, digest) for digest, name in
+                  re.findall(r"`([0-9a-f]{64})`\s+`([\w.]+\.xsd)`", readme))
+    assert sorted(listed) == ["BPMN20.xsd", "BPMNDI.xsd", "DC.xsd", "DI.xsd", "Semantic.xsd"]
+    for name, digest in listed.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
