@@ -67,9 +67,12 @@ def command(fn: F) -> F:
     @functools.wraps(fn)
     def run(self: Engine, *args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(self, *args, **kwargs)
-        finally:
-            self._settle()
+            result = fn(self, *args, **kwargs)
+        except BaseException:
+            self._settle(raising=False)  # record what can be; the command's own error wins
+            raise
+        self._settle()
+        return result
     return run  # type: ignore[return-value]
 
 
@@ -152,8 +155,14 @@ class Engine:
         self._watchers.append(fn)
         return lambda: self._watchers.remove(fn) if fn in self._watchers else None
 
-    def _settle(self) -> None:
-        self._core.journal.settle()
+    def _settle(self, raising: bool = True) -> None:
+        """The end of a command: the store records the clock (EngineError if it cannot,
+        unless the command is already raising), then the watchers are told."""
+        failed: EngineError | None = None
+        try:
+            self._core.journal.settle()
+        except EngineError as exc:
+            failed = exc
         for fn in tuple(self._watchers):
             try:
                 fn()
@@ -161,6 +170,8 @@ class Engine:
                 log.exception("command watcher %r raised; it is removed", fn)
                 if fn in self._watchers:
                     self._watchers.remove(fn)
+        if failed is not None and raising:
+            raise failed
 
     # -- clock and running ----------------------------------------------------------------
     @property
@@ -171,19 +182,24 @@ class Engine:
     @command
     def step(self) -> EventView | None:
         """Run one scheduler event (moving the clock to the next deadline if nothing is
-        ready now) and return what it was; None when nothing is scheduled at all."""
-        event = self._core.kernel.step()
-        return None if event is None else self._describe(event)
+        ready now) and return what it was: its kind, and the instance, track and node it
+        ran at (where the track stood when the event began); None when nothing is
+        scheduled at all."""
+        where: list[str | None] = [None]
 
-    def _describe(self, event: tuple[int, str, Any]) -> EventView:
+        def before(kind: str, subject: Any) -> None:
+            if kind in ("track", "loop"):
+                rec = self._core.runs.get(subject[1])
+                tracks = rec.tracks if isinstance(rec, Run) else {}
+                where[0] = tracks[subject[2]].node if subject[2] in tracks else None
+
+        event = self._core.kernel.step(before)
+        if event is None:
+            return None
         at, kind, subject = event
         when = to_datetime(at)
         if kind in ("track", "loop"):
-            _, iid, tid = subject
-            rec = self._core.runs.get(iid)
-            tracks = rec.tracks if isinstance(rec, Run) else {}
-            node = tracks[tid].node if tid in tracks else None
-            return EventView(when, kind, iid, tid, node)
+            return EventView(when, kind, subject[1], subject[2], where[0])
         if kind == "timer":
             return EventView(when, kind, subject.instance, subject.track, subject.node)
         if kind == "retry":
@@ -234,7 +250,12 @@ class Engine:
         """Move virtual time forward by an ISO 8601 duration or timedelta, running every
         event that falls due on the way."""
         span = _span(duration, "duration")
-        return self.run(until=add(self.now, span))
+        try:
+            until = add(self.now, span)
+        except (OverflowError, ValueError):
+            raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
+                              "the calendar's range") from None
+        return self.run(until=until)
 
     # -- instances ------------------------------------------------------------------------
     @command

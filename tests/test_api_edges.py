@@ -147,3 +147,58 @@ def test_a_store_that_cannot_be_read_is_an_engine_error_naming_it():
     for call in (lambda s: bpm.Engine(store=s), lambda s: bpm.Engine.recover(s)):
         with pytest.raises(bpm.EngineError, match="disk gone"):
             call(Unreadable())
+
+
+@pytest.mark.parametrize("duration", ["P99999Y", "PT9999999999999H"])
+def test_a_duration_out_of_the_calendars_range_is_a_typed_error(duration):
+    """advance(), a ttl and a timer refuse a duration the calendar cannot hold, by name."""
+    eng = bpm.Engine()
+    with pytest.raises(bpm.EngineError, match="9999"):
+        eng.advance(duration)
+    with pytest.raises(bpm.EngineError, match="9999"):
+        eng.publish_message("m", key=1, ttl=duration)
+    p = bpm.Process("t")
+    p.start("s")
+    p.timer_catch("t", duration=duration)
+    p.end("e")
+    p.flow("s", "t", "e")
+    with pytest.raises(bpm.ModelError, match="'t'"):
+        p.validate()
+
+
+def test_a_deadline_beyond_the_calendar_is_an_incident_not_a_stranded_instance():
+    """A timer valid in 2026 but not from the engine's clock fails its instance, typed."""
+    p = bpm.Process("big")
+    p.start("s")
+    p.timer_catch("t", duration="P7900Y")
+    p.end("e")
+    p.flow("s", "t", "e")
+    eng = bpm.Engine(start="2200-01-01T00:00:00Z")
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "failed" and eng.stats()["coroutines"] == 0
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "t" and "out of range" in incident.details["cause"]
+
+
+def deep(levels):
+    out = cur = {}
+    for _ in range(levels):
+        cur["a"] = {}
+        cur = cur["a"]
+    return out
+
+
+def test_data_nested_too_deeply_is_refused_at_start_and_fails_a_script_that_returns_it():
+    """More than 100 levels: start() refuses it by name; a script returning it is an incident."""
+    p = bpm.Process("deep")
+    p.start("s")
+    p.script_task("sc", fn=lambda d: {"x": deep(5000)})
+    p.end("e")
+    p.flow("s", "sc", "e")
+    eng = bpm.Engine()
+    with pytest.raises(bpm.EngineError, match="nested more than 100"):
+        eng.start(p, {"x": deep(600)})
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "failed" and eng.stats()["coroutines"] == 0

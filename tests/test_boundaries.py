@@ -1,5 +1,6 @@
 """Boundary events (timer, message, signal, conditional), conditional catches and end events."""
 
+import pytest
 from conftest import ended_at, kinds
 
 import gobpm_nb as bpm
@@ -139,3 +140,26 @@ def test_an_error_end_fails_the_instance_naming_the_error():
     assert inst.state == "failed"
     assert [f.details.get("error") for f in eng.facts if f.kind == "incident"] == ["E42"]
     assert "instance_failed" in kinds(eng)
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_a_non_interrupting_boundary_hears_a_second_trigger_at_the_same_instant(dehydrate):
+    """Two messages (and two signals) at one instant both fire a non-interrupting boundary."""
+    p = bpm.Process("mb")
+    p.start("s")
+    p.user_task("u")
+    p.message_boundary("info", attached_to="u", message="info", key="k", interrupting=False)
+    p.signal_boundary("ping", attached_to="u", signal="ping", interrupting=False)
+    p.script_task("log", fn=lambda d: {"heard": d.get("heard", 0) + 1})
+    p.end("e")
+    p.end("ei")
+    p.flow("s", "u", "e")
+    p.flow("info", "log", "ei")
+    p.flow("ping", "log")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(p, {"k": "A"})
+    eng.advance("PT2H")
+    assert [eng.publish_message("info", key="A") for _ in range(2)] == ["i1", "i1"]
+    assert [eng.broadcast_signal("ping") for _ in range(2)] == [1, 1]
+    eng.run()
+    assert inst.data["heard"] == 4 and inst.state == "active"

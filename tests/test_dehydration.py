@@ -4,6 +4,7 @@ import json
 import logging
 import re
 
+import pytest
 from conftest import ended_at, kinds
 
 import gobpm_nb as bpm
@@ -217,3 +218,50 @@ def test_released_data_keeps_the_order_its_fields_arrived_in():
     assert list(inst.data) == ["zeta", "alpha"] and list(inst.data["alpha"]) == ["y", "x"]
     eng.run()
     assert list(inst.data) == ["zeta", "alpha"]
+
+
+def notes_process():
+    p = bpm.Process("notes")
+    p.start("s")
+    p.user_task("u")
+    p.message_boundary("um", attached_to="u", message="note", key="k", interrupting=False)
+    p.script_task("noted", fn=lambda d: {"log": d.get("log", []) + [f"noted {d['which']}"]})
+    p.script_task("filed", fn=lambda d: {"log": d.get("log", []) + [f"filed {d['which']}"]})
+    p.end("en")
+    p.end("e")
+    p.flow("s", "u", "e")
+    p.flow("um", "noted", "filed", "en")
+    return p
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_a_durable_store_changes_no_outcome(tmp_path, dehydrate):
+    """Checkpointing at quiet points adds no scheduler event: memory and SQLite agree."""
+    logs = []
+    for store in (bpm.MemoryStore(), bpm.SQLiteStore(tmp_path / f"{dehydrate}.db")):
+        eng = bpm.Engine(store=store, dehydrate=dehydrate)
+        eng.publish_message("note", key="b", payload={"which": 1}, ttl="PT1H")
+        eng.publish_message("note", key="b", payload={"which": 2}, ttl="PT1H")
+        inst = eng.start(notes_process(), data={"k": "b"})
+        eng.run(until="2026-01-01T00:30:00Z")
+        logs.append(inst.data["log"])
+    assert logs[0] == logs[1]
+
+
+def test_step_sequences_are_the_same_with_dehydration_on_and_off():
+    """Dehydrating takes no event of its own: the same steps reach the same place."""
+    p = bpm.Process("approval")
+    p.start("start")
+    p.user_task("approve")
+    p.timer_boundary("late", attached_to="approve", duration="PT1H")
+    p.end("done")
+    p.end("escalated")
+    p.flow("start", "approve", "done")
+    p.flow("late", "escalated")
+    seen = []
+    for dehydrate in (False, True):
+        eng = bpm.Engine(dehydrate=dehydrate)
+        eng.start(p)
+        events = [(e.kind, e.node, e.at) for e in (eng.step() for _ in range(4))]
+        seen.append((events, eng.now, [t.id for t in eng.tasks()]))
+    assert seen[0] == seen[1]

@@ -240,3 +240,41 @@ def test_a_task_completed_between_steps_before_any_checkpoint_survives_a_crash(t
     done = [f.node for f in eng.facts if f.kind == "node_left" and f.node in ("done", "late")]
     assert done == ["done"] and eng.tasks() == []
     assert len([f for f in eng.facts if f.kind == "task_completed"]) == 1
+
+
+class FailingMeta(bpm.SQLiteStore):
+    """A durable store whose meta writes fail while ``fail`` is set."""
+
+    fail = False
+
+    def set_meta(self, meta):
+        if self.fail:
+            raise OSError("disk full")
+        return super().set_meta(meta)
+
+
+def test_a_command_whose_clock_cannot_be_recorded_says_so(tmp_path):
+    """advance() ran but the store refused the clock: EngineError, not a silent return."""
+    store = FailingMeta(tmp_path / "run.db")
+    eng = bpm.Engine(store=store)
+    eng.start(approval())
+    eng.run()
+    store.fail = True
+    with pytest.raises(bpm.EngineError, match="failed to record the clock"):
+        eng.advance("PT5H")
+    store.fail = False
+    eng.advance("PT1M")
+    assert recover(tmp_path / "run.db", approval()).now == eng.now
+
+
+def test_a_deploy_the_store_cannot_record_changes_nothing(tmp_path):
+    """start() of a new process on a store refusing meta: EngineError; a later start works."""
+    store = FailingMeta(tmp_path / "run.db")
+    eng = bpm.Engine(store=store)
+    store.fail = True
+    with pytest.raises(bpm.EngineError, match="not deployed"):
+        eng.start(approval())
+    assert eng.instances() == []
+    store.fail = False
+    assert eng.start(approval()).version == 1
+    assert "process:approval" in store.meta()

@@ -175,3 +175,58 @@ def test_a_refused_task_completion_changes_nothing():
     with pytest.raises(bpm.EngineError, match="unknown task"):
         eng.complete_task("i9:approve:1", {})
     assert snapshot(eng) == before
+
+
+def noting_boundary():
+    p = bpm.Process("q")
+    p.start("s")
+    p.user_task("u")
+    p.message_boundary("info", attached_to="u", message="info", key="k", interrupting=False)
+    p.script_task("note", fn=lambda d: {"log": d.get("log", []) + ["info"]})
+    p.end("e2")
+    p.script_task("after", fn=lambda d: {"log": d.get("log", []) + ["after"]})
+    p.end("e")
+    p.flow("s", "u", "after", "e")
+    p.flow("info", "note", "e2")
+    return p
+
+
+@pytest.mark.parametrize("down", [False, True])
+def test_a_boundary_trigger_queued_before_the_tasks_own_is_not_lost(down):
+    """A non-interrupting boundary's message, then the task's completion, while the store is
+    down: after the retry both run, in that order, as with the store up."""
+    store = Down()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(noting_boundary(), {"k": "A"})
+    eng.run()
+    store.down = down
+    eng.publish_message("info", key="A")
+    eng.complete_task(eng.tasks()[0].id)
+    store.down = False
+    eng.run()
+    assert inst.state == "completed" and inst.data["log"] == ["after", "info"]
+
+
+def test_a_cycle_boundary_keeps_its_rhythm_after_a_failed_wake():
+    """A wake that failed at 02:00 and succeeded at 02:00:15 does not shift the next cycle."""
+    p = bpm.Process("cyc")
+    p.start("s")
+    p.user_task("u")
+    p.timer_boundary("rem", attached_to="u", cycle="R3/PT2H", interrupting=False)
+    p.script_task("note", fn=lambda d: {"n": d.get("n", 0) + 1})
+    p.end("e")
+    p.end("e2")
+    p.flow("s", "u", "e")
+    p.flow("rem", "note", "e2")
+    store = Down()
+    eng = bpm.Engine(store=store)
+    inst = eng.start(p)
+    eng.run(until="2026-01-01T01:59:59Z")
+    store.down = True
+    eng.run(until="2026-01-01T02:00:00Z")
+    store.down = False
+    eng.run(until="2026-01-01T06:00:00Z")
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    fired = [f.at.time().isoformat() for f in eng.facts if f.kind == "timer_fired"]
+    assert fired == ["02:00:00", "04:00:00", "06:00:00"] and inst.data == {"n": 3}

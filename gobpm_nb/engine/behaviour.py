@@ -53,7 +53,7 @@ def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
         raise Incident(node.id, f"error end event threw {node.error!r} and nothing caught it",
                        node.error)
     run.emit("node_left", tr.id, node.id, None)
-    run.end_track(tr, "completed")
+    run.end_track(tr, "completed", quiet=not node.terminate)
     if node.terminate and run.state == "active":
         run.finish("terminated", tr)
     return None
@@ -287,8 +287,6 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
         fire_boundary_event(run, item[1], item[2], item[3])
     elif verb == "data":
         check_conditions(run)
-    elif verb == "quiet":
-        run.core.quiet_point(run)
 
 
 ENTER: dict[str, Callable[..., Result]] = {

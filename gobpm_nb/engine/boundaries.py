@@ -52,12 +52,10 @@ def fire_boundary_event(run: Run, tid: str, bid: str, trigger: Trigger | None) -
     assert isinstance(b, el.Boundary)
     if tr is None or tr.state in TERMINAL or tr.node != b.attached_to or bid not in tr.boundaries:
         return  # the activity finished first: the boundary was already withdrawn
-    if not b.interrupting and not isinstance(tr.boundaries[bid], ConditionalWait):
-        arm = tr.boundaries.pop(bid)
-        cycles = getattr(arm, "cycles", None)
-        repeat = isinstance(arm, (MessageWait, SignalWait)) or cycles not in (None, 0)
-        if repeat and not (tr.wait is not None and tr.wait.fired):
-            arm_boundary(run, tr, b, cycles)
+    if not b.interrupting and not isinstance(tr.boundaries[bid], ConditionalWait) and \
+            not any(h.node == bid and h.wait_kind == BOUNDARY
+                    for h in run.core.holders.of_track(run.id, tr.id)):
+        del tr.boundaries[bid]  # spent: it was not armed again when its trigger came
     fork_boundary(run, tr, b, trigger)
 
 

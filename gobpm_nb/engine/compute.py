@@ -38,27 +38,35 @@ def check(run: Run, where: str, expr: Any) -> bool:
                               f"{type(exc).__name__}") from None
 
 
-def deadline_of(run: Run, node_id: str, cycles: int | None = None) -> tuple[int, int | None]:
+def deadline_of(run: Run, node_id: str, cycles: int | None = None,
+                after: int | None = None) -> tuple[int, int | None]:
     """The absolute deadline of a timer armed now, and for a cycle the repetitions left after
-    it (-1: unbounded). ``cycles`` is what was left when re-arming a cycle."""
+    it (-1: unbounded). Re-arming a cycle gives ``cycles`` (what was left) and ``after`` (the
+    deadline that just fired: the next one is one interval after it, however late the
+    firing was handled). A deadline out of the calendar's range is an incident."""
     spec = run.defn.timers[node_id]
     if type(spec) is timedelta:  # the common case first: exact in microseconds
         return run.core.kernel.now + spec // ONE_US, None
-    now = to_datetime(run.core.kernel.now)
-    if isinstance(spec, Cycle):
-        first = cycles is None
-        if cycles is None:
-            cycles = spec.repeats if spec.repeats is not None else -1
-        at = spec.start if (first and spec.start is not None and spec.start > now) \
-            else add(now, spec.interval)
-        return to_us(at), (cycles - 1 if cycles > 0 else -1)
-    if isinstance(spec, datetime):
-        return to_us(spec), None
-    return to_us(add(now, spec)), None
+    try:
+        now = to_datetime(run.core.kernel.now)
+        if isinstance(spec, Cycle):
+            first = cycles is None
+            if cycles is None:
+                cycles = spec.repeats if spec.repeats is not None else -1
+            base = to_datetime(after) if after is not None else now
+            at = spec.start if (first and spec.start is not None and spec.start > now) \
+                else add(base, spec.interval)
+            return to_us(at), (cycles - 1 if cycles > 0 else -1)
+        if isinstance(spec, datetime):
+            return to_us(spec), None
+        return to_us(add(now, spec)), None
+    except (OverflowError, ValueError) as exc:
+        raise Incident(node_id, f"its timer's deadline is out of range ({exc})") from None
 
 
-def timer_wait(run: Run, node_id: str, cycles: int | None = None) -> TimerWait:
-    deadline, left = deadline_of(run, node_id, cycles)
+def timer_wait(run: Run, node_id: str, cycles: int | None = None,
+               after: int | None = None) -> TimerWait:
+    deadline, left = deadline_of(run, node_id, cycles, after)
     return TimerWait(node_id, deadline, run.core.kernel.now, left)
 
 

@@ -66,9 +66,13 @@ class Core(Hub):
             if existing is not None:
                 return existing
         else:
+            try:
+                self.store.set_meta({f"process:{defn.id}": json.dumps(known + [defn.signature])})
+            except Exception as exc:
+                raise EngineError(f"process {defn.id!r} not deployed: the store failed to "
+                                  f"record it ({type(exc).__name__}: {exc})") from None
             known.append(defn.signature)
             version = len(known)
-            self.store.set_meta({f"process:{defn.id}": json.dumps(known)})
         defn = dataclasses.replace(defn, version=version)
         self.deployed[(defn.id, version)] = defn
         return defn
@@ -160,9 +164,6 @@ class Core(Hub):
     # -- residency hooks (what a Run calls) -------------------------------------------------
     def on_quiet(self, run: Run) -> None:
         self.residency.on_quiet(run)
-
-    def quiet_point(self, run: Run) -> None:
-        self.residency.quiet_point(run)
 
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store."""

@@ -95,7 +95,10 @@ class Hub:
         if is_negative(span):
             raise EngineError(f"ttl {ttl!r} is negative")
         now: int = self.kernel.now
-        return to_us(add(to_datetime(now), span))
+        try:
+            return to_us(add(to_datetime(now), span))
+        except (OverflowError, ValueError):
+            raise EngineError(f"ttl {ttl!r} is out of the calendar's range") from None
 
     def buffer_message(self, name: str, ckey: str, expiry: int, values: dict[str, Any],
                        message_id: str | None) -> list[Any]:

@@ -170,9 +170,10 @@ class Journal:
         try:
             store.set_meta(meta)
         except Exception as exc:
-            log.warning("clock and counters not recorded (%s)", type(exc).__name__)
             self.core.emit("checkpoint_failed", None, None, None, {"cause": type(exc).__name__})
-            return
+            raise EngineError(f"the command ran, but the store failed to record the clock "
+                              f"and counters ({type(exc).__name__}: {exc}); a restart now "
+                              "would resume at the last recorded time") from None
         self.wrote(meta)
 
     # -- accepted triggers ----------------------------------------------------------------

@@ -28,12 +28,13 @@ from ..errors import CheckpointError, EngineError
 from ..model import Definition
 from ..model import elements as el
 from .checkpoint import Image, capture, check_against, read
+from .compute import timer_wait
 from .holders import Hold
 from .records import Track, Trigger
 from .run import Released, Run
 from .tracks import adopt_parked, spawn, start_loop
 from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, TERMINAL
-from .waits import JoinWait, Later, track_holdable
+from .waits import JoinWait, Later, MessageWait, SignalWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
     from .core import Core
@@ -64,19 +65,16 @@ class Residency:
 
     # -- quiet point and dehydration ------------------------------------------------------
     def on_quiet(self, run: Run) -> None:
-        """Every track of the instance is parked: a quiet point. The loop takes it from here
-        when there is something to do (a dehydration, or a durable checkpoint)."""
-        if run.residency != RESIDENT:
+        """Every track of the instance is parked and its mailbox is empty: a quiet point. It
+        is a state, not an event: the checkpoint is written and the instance dehydrates
+        within the event that made it quiet, so dehydration and a durable store add no
+        scheduler event (``step()`` sequences and interleavings are the same with dehydration
+        on or off, on any store). With items in the mailbox, the loop calls this again when
+        it has handled them."""
+        if run.residency != RESIDENT or run.running or run.mailbox:
             return
-        if self.core.store.durable or (self.dehydrate and self.releasable(run, warn=True)):
-            run.post(("quiet",))
-
-    def quiet_point(self, run: Run) -> None:
-        """On the loop: write the checkpoint and, if the instance may, dehydrate it."""
-        if run.residency != RESIDENT or run.running or run.mailbox or run.has_unfired():
-            return
-        free = self.dehydrate and self.releasable(run)
-        if not free and not self.core.store.durable:
+        free = self.dehydrate and self.releasable(run, warn=True)
+        if not free and (not self.core.store.durable or run.has_unfired()):
             return
         doc = capture(run, self.core.kernel.now)
         if free:
@@ -121,12 +119,14 @@ class Residency:
 
     def release(self, run: Run) -> None:
         """End every coroutine of a quiet instance; its checkpoint is already stored. The
-        instance's record shrinks to a ``Released``: id, history and holders."""
+        instance's record shrinks to a ``Released``: id, history and holders. The coroutine
+        running now (the track that just parked, or the loop) is not closed here: it sees
+        the instance dehydrated and returns."""
         kernel = self.core.kernel
         history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
         for tr in list(run.tracks.values()):
             if tr.state == "waiting" and not isinstance(tr.wait, JoinWait):
-                if tr.coro is not None:
+                if tr.coro is not None and tr.coro is not kernel.current:
                     kernel.close(tr.coro)
                 tr.coro = None
                 run.set_state(tr, DEHYDRATED)
@@ -171,7 +171,26 @@ class Residency:
             run.withdraw(tr, "cancelled", firing=hold)
         else:
             core.holders.release(hold, "fired")
+            self.rearm(run, tr, hold)
         run.post(("boundary", tr.id, hold.node, trigger))
+
+    def rearm(self, run: Run, tr: Track, fired: Hold) -> None:
+        """A non-interrupting boundary listens again from the moment its trigger is
+        accepted (a second message at the same instant is not lost): a message or signal
+        subscribes again; a cycle timer arms its next deadline one interval after the one
+        that fired. Nothing is armed if a hold for it is there already (taken while waking)."""
+        w = tr.boundaries.get(fired.node)
+        holders = self.core.holders
+        if w is None or any(h.node == fired.node and h.wait_kind == BOUNDARY
+                            for h in holders.of_track(run.id, tr.id)):
+            return
+        if isinstance(w, TimerWait):
+            if w.cycles in (None, 0):
+                return
+            tr.boundaries[fired.node] = w = timer_wait(run, fired.node, w.cycles, fired.at)
+        elif not isinstance(w, (MessageWait, SignalWait)):
+            return
+        w.hold(holders, run.id, tr.id, BOUNDARY)
 
     def wake(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
         """A trigger for a dehydrated instance: hydrate it and fork. If a wake is already
@@ -202,6 +221,9 @@ class Residency:
             defn = rec.defn
             node = defn.nodes.get(hold.node) if defn is not None else None
             if not getattr(node, "interrupting", True):
+                if hold.kind in ("message", "signal"):  # it listens again at once
+                    holders.hold_subscription(rec.id, hold.track, hold.node, hold.kind,
+                                              hold.name or "", hold.correlation, BOUNDARY)
                 return
             reason = "cancelled"
         else:
@@ -257,12 +279,11 @@ class Residency:
         self.core.emit("hydrated", rec.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "boundary"})
-        woken = {h.track for h, _ in triggers if h.wait_kind == NODE}
-        run = self.restore(rec, image, woken)
-        for h, trigger in triggers:
-            if h.wait_kind == NODE:
+        run = self.restore(rec, image, {hold.track} if node_wake else frozenset())
+        for n, (h, trigger) in enumerate(triggers):
+            if n == 0 and node_wake:
                 self.continuation(run, h, trigger)
-            else:
+            else:  # the instance is resident now: later triggers reach it as they would
                 self.apply(run, h, trigger)
 
     def continuation(self, run: Run, hold: Hold, trigger: Trigger) -> None:

@@ -52,7 +52,6 @@ class RunHost(Protocol):
              details: dict[str, Any] | None = None) -> None: ...
     def close_task(self, task_id: str, how: str) -> None: ...
     def on_quiet(self, run: Run) -> None: ...
-    def quiet_point(self, run: Run) -> None: ...
     def on_finished(self, run: Run) -> None: ...
     def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None: ...
     def publish_message(self, name: str, key: Any = None,
@@ -214,13 +213,14 @@ class Run:
         tr.coro = None
         self.set_state(tr, state)
 
-    def end_track(self, tr: Track, state: str) -> None:
-        """A track's coroutine is about to return for good (or was closed)."""
+    def end_track(self, tr: Track, state: str, quiet: bool = True) -> None:
+        """A track's coroutine is about to return for good (or was closed). ``quiet``: the
+        instance may take a quiet point now (not when a terminate end is about to end it)."""
         self.set_state(tr, state)
         tr.coro = None
         if not self.live_tracks() and self.state == ACTIVE:
             self.finish("completed")
-        elif self.running == 0 and self.state == ACTIVE:
+        elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
 
     # -- instance ends --------------------------------------------------------------------

@@ -8,6 +8,7 @@ comes from the host's ``behaviour`` (handed in, so this module never imports it)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -16,6 +17,7 @@ from .records import Track, Trigger
 from .run import Incident, Run
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
+log = logging.getLogger("gobpm_nb")
 
 
 class Behaviour(Protocol):
@@ -90,6 +92,8 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None,
         while True:
             while result is PARK:
                 run.park(tr)
+                if run.residency != "resident":
+                    return  # the instance dehydrated at this quiet point
                 got = await SUSPEND
                 run.unpark(tr)
                 node = nodes[tr.node]
@@ -105,6 +109,9 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None,
             result = enter[node.kind](run, tr, node)
     except Incident as exc:
         run.fail(tr, exc)
+    except Exception as exc:  # not an incident by design: the instance fails, never strands
+        log.exception("instance %s, track %s at %r raised", run.id, tr.id, tr.node)
+        run.fail(tr, Incident(tr.node, f"{type(exc).__name__}: {exc}"))
 
 
 async def loop_body(run: Run) -> None:
@@ -116,14 +123,20 @@ async def loop_body(run: Run) -> None:
             item = run.mailbox.popleft()
             try:
                 handle(run, item)
-            except Incident as exc:
+            except Exception as exc:  # an incident, or anything else: the instance fails
+                if not isinstance(exc, Incident):
+                    log.exception("instance %s: its loop raised on %r", run.id, item[0])
+                    exc = Incident(str(item[2]) if len(item) > 2 else run.id,
+                                   f"{type(exc).__name__}: {exc}")
                 tr = run.tracks.get(item[1]) if len(item) > 1 else None
                 run.fail(tr or next(iter(run.tracks.values())), exc)
             if run.residency != "resident":
                 return
             if run.mailbox:
                 await PASS
-            elif item[0] != "quiet" and run.running == 0:
+            elif run.running == 0:
                 run.core.on_quiet(run)  # what the item changed may have made it quiet
+                if run.residency != "resident":
+                    return
         run.loop_waiting = True
         await SUSPEND

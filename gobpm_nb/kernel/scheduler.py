@@ -198,9 +198,10 @@ class Kernel:
         """Whether every event still scheduled is of ``kind`` (the ready queue is empty)."""
         return not self._ready and all(e.fn is None or e.event == kind for e in self._heap)
 
-    def step(self) -> Event | None:
+    def step(self, before: Callable[[str, Any], Any] | None = None) -> Event | None:
         """Run one event, moving the clock to the next deadline if nothing is ready now.
-        Returns (time, kind, subject), or None when nothing is scheduled at all."""
+        Returns (time, kind, subject), or None when nothing is scheduled at all. ``before``
+        is called with (kind, subject) once the event is chosen, before it runs."""
         nxt = self._next(None, "")
         if nxt is None:
             return None
@@ -209,6 +210,8 @@ class Kernel:
         if fn == self._send_cb:
             subject = self.live.get(arg[0])
             kind = subject[0] if isinstance(subject, tuple) and subject else "call"
+        if before is not None:
+            before(kind, subject)
         fn(arg)
         return self.now, kind, subject
 

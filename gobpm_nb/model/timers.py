@@ -16,15 +16,20 @@ Duration = Any  # timedelta, or isodate.Duration when months or years are involv
 def parse_duration(text: str | timedelta, what: str = "duration") -> Duration:
     """Parse an ISO 8601 duration such as ``PT24H``; raise ModelError naming the text."""
     if isinstance(text, timedelta):
-        return text
-    if not isinstance(text, str):
+        value: Duration = text
+    elif not isinstance(text, str):
         raise ModelError(f"{what} {text!r} is not an ISO 8601 duration string")
+    else:
+        try:
+            if text.endswith("T"):  # isodate takes "PT" as zero; ISO 8601 wants a time after T
+                raise ValueError(text)
+            value = isodate.parse_duration(text)
+        except (isodate.ISO8601Error, ValueError, TypeError, OverflowError):
+            raise ModelError(f"{what} {text!r} is not an ISO 8601 duration") from None
     try:
-        if text.endswith("T"):  # isodate takes "PT" as zero; ISO 8601 wants a time after T
-            raise ValueError(text)
-        value = isodate.parse_duration(text)
-    except (isodate.ISO8601Error, ValueError, TypeError):
-        raise ModelError(f"{what} {text!r} is not an ISO 8601 duration") from None
+        is_negative(value)
+    except (OverflowError, ValueError):
+        raise ModelError(f"{what} {text!r} is out of the calendar's range") from None
     return value
 
 
