@@ -26,6 +26,10 @@ def catch():
     (lambda e: e.complete_task("i1:approve:1", {"t": (1,)}), "tuple"),
     (lambda e: e.fetch_jobs("work", max_jobs=-1), "max_jobs"),
     (lambda e: e.deploy("not a process"), "str"),
+    (lambda e: e.publish_message("paid", key=float("nan")), "nan"),
+    (lambda e: e.publish_message("paid", key={1: 2}), r"key \{1: 2\}"),
+    (lambda e: e.start(catch(), key=5), "non-empty string"),
+    (lambda e: e.start(catch(), key="i1"), "already used"),
 ])
 def test_a_bad_value_raises_a_typed_error_naming_it_and_changes_nothing(call, named):
     """Each of these raises a GobpmError whose message names the bad value."""

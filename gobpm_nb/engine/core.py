@@ -95,8 +95,11 @@ class Core(Hub):
             raise EngineError(f"start needs a Process, got {type(process).__name__}")
         values = json_dict(data, "start data")
         process.validate()
-        if key is not None and (not isinstance(key, str) or not key or key in self.runs):
-            raise EngineError(f"instance key {key!r} is empty, not a string or already used")
+        if key is not None:
+            if not isinstance(key, str) or not key:
+                raise EngineError(f"instance key {key!r} must be a non-empty string")
+            if key in self.runs:
+                raise EngineError(f"instance key {key!r} is already used")
         defn = self.deploy(process)
         number = self.next_instance
         if key is None:

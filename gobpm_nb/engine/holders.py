@@ -19,12 +19,15 @@ from typing import Any, Protocol
 
 from ..kernel import Deadline, Kernel, to_datetime
 from .records import HoldView, Trigger
+from .values import json_copy
 from .vocabulary import HELD, HOLD_KINDS, NODE, WAKING
 
 
 def correlation(value: Any) -> str:
-    """The index form of a correlation value: 7 and "7" stay different."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """The index form of a correlation value: 7 and "7" stay different, and so do {1: 2} and
+    {"1": 2} (a value JSON would change, NaN, a tuple or a non-string key, is refused with
+    ValueError)."""
+    return json.dumps(json_copy(value, "key"), sort_keys=True, separators=(",", ":"))
 
 
 class Hold(Deadline):
