@@ -163,3 +163,28 @@ def test_a_non_interrupting_boundary_hears_a_second_trigger_at_the_same_instant(
     assert [eng.broadcast_signal("ping") for _ in range(2)] == [1, 1]
     eng.run()
     assert inst.data["heard"] == 4 and inst.state == "active"
+
+
+def test_a_non_interrupting_message_boundary_takes_each_buffered_message_then_listens():
+    """Two messages buffered before the task: the boundary fires for both, says so with
+    message_correlated (buffered), and hears a third one that comes later."""
+    p = bpm.Process("nb")
+    p.start("s")
+    p.user_task("u")
+    p.message_boundary("mb", attached_to="u", message="pay", key="k", interrupting=False)
+    p.end("e")
+    p.end("e2")
+    p.flow("s", "u", "e")
+    p.flow("mb", "e2")
+    eng = bpm.Engine()
+    eng.publish_message("pay", key="x", ttl="PT1H")
+    eng.publish_message("pay", key="x", ttl="PT1H")
+    eng.start(p, {"k": "x"})
+    eng.advance("PT10M")
+    assert eng.publish_message("pay", key="x") == "i1"
+    eng.advance("PT10M")
+    fired = [f for f in eng.facts if f.kind == "node_left" and f.node == "mb"]
+    correlated = [f.details.get("buffered", False) for f in eng.facts
+                  if f.kind == "message_correlated"]
+    assert len(fired) == 3 and correlated == [True, True, False]
+    assert [(h.node, h.kind) for h in eng.holders()] == [("u", "task"), ("mb", "message")]

@@ -278,3 +278,48 @@ def test_a_deploy_the_store_cannot_record_changes_nothing(tmp_path):
     store.fail = False
     assert eng.start(approval()).version == 1
     assert "process:approval" in store.meta()
+
+
+def test_a_timer_fired_by_a_step_before_a_crash_still_comes_before_a_later_message(tmp_path):
+    """step() fired a cycle boundary, then a message came, then the process died: after
+    recovery the boundary's work and the message's both happen, in that order."""
+    p = bpm.Process("p")
+    p.start("s")
+    p.receive_task("r", message="pay", key="k")
+    p.timer_boundary("rc", attached_to="r", cycle="R2/PT1H", interrupting=False)
+    p.script_task("rem", fn=lambda d: {"rem": d.get("rem", 0) + 1})
+    p.end("e")
+    p.end("er")
+    p.flow("s", "r", "e")
+    p.flow("rc", "rem", "er")
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(p, {"k": "a"})
+    eng.run(until="2026-01-01T00:00:01Z")
+    assert eng.step().kind == "timer"
+    eng.publish_message("pay", key="a")
+    eng = recover(db, p)
+    eng.advance("PT10H")
+    assert eng.instance("i1").state == "completed"
+    rem = [f for f in eng.facts if f.kind == "node_left" and f.node == "rem"]
+    assert len(rem) == 1 and rem[0].at.hour == 1
+
+
+def test_recovery_runs_what_was_due_before_it_returns(tmp_path):
+    """A boundary timer that fired in a step before the crash has fired again when recover
+    returns: the worker finds no job to fetch, as it would have without the crash."""
+    p = bpm.Process("w")
+    p.start("s")
+    p.service_task("w", topic="t")
+    p.timer_boundary("wt", attached_to="w", duration="PT2H")
+    p.end("e")
+    p.end("et")
+    p.flow("s", "w", "e")
+    p.flow("wt", "et")
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(p)
+    eng.run(until="2026-01-01T00:00:01Z")
+    assert eng.step().node == "wt"
+    eng = recover(db, p)
+    assert eng.fetch_jobs("t") == []

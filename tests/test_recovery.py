@@ -218,7 +218,8 @@ def test_waits_no_holder_keeps_come_back_resident_after_recovery(tmp_path):
 
 def test_an_overdue_hold_shows_its_recorded_deadline_and_each_instance_one_recovered_fact(
         tmp_path):
-    """After recovery an overdue timer's hold keeps its recorded deadline; one fact each."""
+    """Recovery fires an overdue timer once, at once (it was due at its recorded deadline,
+    before the clock the store recorded); one recovered fact per instance."""
     db = tmp_path / "run.db"
     store = FailingReads(db)
     eng = bpm.Engine(store=store)
@@ -233,8 +234,10 @@ def test_an_overdue_hold_shows_its_recorded_deadline_and_each_instance_one_recov
     store.close()
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT2H"), timer("PT5M"),
                                                               timer("P1D")])
-    due = [h.deadline for h in eng2.holders() if h.instance == "i1"]
-    assert due == [at("2026-01-01T02:00:00")]
+    assert [h for h in eng2.holders() if h.instance == "i1"] == []
+    (fired,) = [f for f in facts(eng2, "timer_fired") if f.instance == "i1"]
+    assert fired.at == eng2.now == at("2026-01-01T03:02:00")
+    assert eng2.instance("i1").state == "completed"
     assert sorted(f.instance for f in facts(eng2, "recovered")) == ["i1", "i2"]
 
 

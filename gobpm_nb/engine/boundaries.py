@@ -24,14 +24,7 @@ def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> Non
     if isinstance(b, el.TimerBoundary):
         w = timer_wait(run, b.id, cycles)
     elif isinstance(b, el.MessageBoundary):
-        key = key_of(run, b)
-        tr.boundaries[b.id] = MessageWait(b.id, b.message, key)
-        buffered = run.core.take_buffered(b.message, key, run)
-        if buffered is not None:
-            run.post(("boundary", tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id,
-                                                       buffered)))
-        else:
-            tr.boundaries[b.id].hold(run.core.holders, run.id, tr.id, BOUNDARY)
+        arm_message_boundary(run, tr, b)
         return
     elif isinstance(b, el.SignalBoundary):
         w = SignalWait(b.id, b.signal)
@@ -42,6 +35,22 @@ def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> Non
     else:
         return  # an error boundary arms nothing: it is resolved where the error is raised
     tr.boundaries[b.id] = w
+    w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
+
+
+def arm_message_boundary(run: Run, tr: Track, b: el.MessageBoundary) -> None:
+    """A message boundary takes what the ttl buffer holds for it first: an interrupting one
+    the first message; a non-interrupting one every message there, in order, and then it
+    subscribes, as it would had they come one by one."""
+    key = key_of(run, b)
+    tr.boundaries[b.id] = w = MessageWait(b.id, b.message, key)
+    while (buffered := run.core.take_buffered(b.message, key, run)) is not None:
+        run.emit("message_correlated", tr.id, b.id,
+                 {"message": b.message, "fields": len(buffered), "buffered": True})
+        run.post(("boundary", tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id,
+                                                   buffered)))
+        if b.interrupting:
+            return
     w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
 
 

@@ -183,9 +183,10 @@ class Journal:
         store = self.core.store
         if not store.durable or not (triggers or force):
             return
-        rows = [(iid, json.dumps({"kind": t.kind, "node": t.node, "wait_kind": t.wait_kind,
-                                  "track": t.track, "payload": t.payload, "ref": t.ref},
-                                 sort_keys=True))
+        at = self.core.kernel.now
+        rows = [(iid, json.dumps({"at": at, "kind": t.kind, "node": t.node,
+                                  "wait_kind": t.wait_kind, "track": t.track,
+                                  "payload": t.payload, "ref": t.ref}, sort_keys=True))
                 for iid, t in triggers]
         meta = self.changed()
         try:
@@ -196,12 +197,18 @@ class Journal:
         self.wrote(meta)
 
     def replay(self) -> int:
-        """Deliver every trigger the store still records, once each, in order. A trigger
-        whose wait the instance has not armed again yet is delivered when it does."""
+        """Deliver every trigger the store still records, once each, in order, each after
+        the events that were due before it was accepted (an overdue timer that had fired
+        before a message still comes first); then run what is due up to the recovered
+        clock. A trigger whose wait the instance has not armed again yet is delivered when
+        it does."""
         core = self.core
+        kernel = core.kernel
         entries = core.store.journal()
         for iid, text in entries:
             entry = json.loads(text)
+            kernel.run(until=min(int(entry.get("at", kernel.now)), kernel.now))
             core.redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
                                         entry["track"], entry["payload"], entry["ref"]))
+        kernel.run(until=kernel.now)
         return len(entries)
