@@ -21,7 +21,7 @@ from .engine.checkpoint import views as track_views
 from .engine.core import Core
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Run
-from .errors import EngineError, GobpmError, ModelError
+from .errors import EngineError, GobpmError, ModelError, StoreError
 from .instance import Instance
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
@@ -158,10 +158,10 @@ class Engine:
     def _settle(self, raising: bool = True) -> None:
         """The end of a command: the store records the clock (EngineError if it cannot,
         unless the command is already raising), then the watchers are told."""
-        failed: EngineError | None = None
+        failed: StoreError | None = None
         try:
             self._core.journal.settle()
-        except EngineError as exc:
+        except StoreError as exc:
             failed = exc
         for fn in tuple(self._watchers):
             try:

@@ -27,4 +27,5 @@ class CheckpointError(GobpmError):
 
 
 class StoreError(GobpmError):
-    """A store cannot be opened: names the path and why."""
+    """A store cannot be opened, or failed after a command had run (the command's work is
+    done; only its record is missing): the message names the store and why."""

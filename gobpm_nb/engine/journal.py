@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import EngineError
+from ..errors import EngineError, StoreError
 from .records import Trigger
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ class Journal:
             store.set_meta(meta)
         except Exception as exc:
             self.core.emit("checkpoint_failed", None, None, None, {"cause": type(exc).__name__})
-            raise EngineError(f"the command ran, but the store failed to record the clock "
+            raise StoreError(f"the command ran, but the store failed to record the clock "
                               f"and counters ({type(exc).__name__}: {exc}); a restart now "
                               "would resume at the last recorded time") from None
         self.wrote(meta)
