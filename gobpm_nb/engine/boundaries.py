@@ -62,8 +62,7 @@ def fire_boundary_event(run: Run, tid: str, bid: str, trigger: Trigger | None) -
     if tr is None or tr.state in TERMINAL or tr.node != b.attached_to or bid not in tr.boundaries:
         return  # the activity finished first: the boundary was already withdrawn
     if not b.interrupting and not isinstance(tr.boundaries[bid], ConditionalWait) and \
-            not any(h.node == bid and h.wait_kind == BOUNDARY
-                    for h in run.core.holders.of_track(run.id, tr.id)):
+            not run.core.holders.holds_boundary(run.id, tr.id, bid):
         del tr.boundaries[bid]  # spent: it was not armed again when its trigger came
     fork_boundary(run, tr, b, trigger)
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..kernel import Deadline, Kernel, to_datetime
 from .records import HoldView, Trigger
 from .values import json_copy
-from .vocabulary import HELD, HOLD_KINDS, NODE, WAKING
+from .vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 
 
 def correlation(value: Any) -> str:
@@ -215,6 +215,11 @@ class Holders:
         """Withdraw every hold a track owns; ``firing`` is released as "fired"."""
         for hold in self.of_track(instance, track):
             self.release(hold, "fired" if hold is firing else reason)
+
+    def holds_boundary(self, instance: str, track: str, node: str) -> bool:
+        """Whether a hold for boundary ``node`` over ``track`` is registered (armed or waking)."""
+        return any(h.node == node and h.wait_kind == BOUNDARY
+                   for h in self.of_track(instance, track))
 
     def of_track(self, instance: str, track: str) -> list[Hold]:
         return [h for h in self._records[instance].holds if h.track == track]

@@ -181,8 +181,7 @@ class Residency:
         that fired. Nothing is armed if a hold for it is there already (taken while waking)."""
         w = tr.boundaries.get(fired.node)
         holders = self.core.holders
-        if w is None or any(h.node == fired.node and h.wait_kind == BOUNDARY
-                            for h in holders.of_track(run.id, tr.id)):
+        if w is None or holders.holds_boundary(run.id, tr.id, fired.node):
             return
         if isinstance(w, TimerWait):
             if w.cycles in (None, 0):

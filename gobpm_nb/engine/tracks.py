@@ -76,11 +76,10 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None,
     b = behaviour_of(run)
     enter, fire, nodes = b.ENTER, b.FIRE, run.defn.nodes
     try:
+        run.unpark(tr)
         if parked:
-            run.unpark(tr)
             trigger = first
         else:
-            run.unpark(tr)
             run.emit("node_entered", tr.id, tr.node, None)
         node = nodes[tr.node]
         if trigger is None:
