@@ -66,6 +66,7 @@ def command(fn: F) -> F:
     """A public command: it ends by recording the clock and telling the watchers."""
     @functools.wraps(fn)
     def run(self: Engine, *args: Any, **kwargs: Any) -> Any:
+        self._log.follow_logging()
         try:
             result = fn(self, *args, **kwargs)
         except BaseException:

@@ -1,6 +1,8 @@
 """Bad input at the API's edges gets a typed error naming the bad value, and changes nothing
 (issue 8, findings 3, 14, 15; read-only facts)."""
 
+import logging
+
 import pytest
 from conftest import approval, snapshot
 
@@ -137,6 +139,23 @@ def test_a_subscriber_cannot_change_the_fact_log():
     assert all("meddled" not in f.details for f in eng.facts)
     changed = [f for f in eng.facts if f.kind == "data_changed"]
     assert [f.details["fields"] for f in changed] == [["a"]]
+
+
+def test_facts_are_echoed_at_debug_from_the_command_after_the_level_is_set(caplog):
+    """Set the gobpm_nb logger to DEBUG between two commands: the next command's facts are
+    logged, the earlier ones were not; set it back and the echo stops."""
+    eng = bpm.Engine()
+    eng.start(catch(), {"order": "o1"})
+    with caplog.at_level(logging.DEBUG, logger="gobpm_nb"):
+        assert not caplog.records  # start() ran before the level was set
+        eng.run()
+        echoed = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert echoed and all(m.startswith("Fact(") for m in echoed)
+    assert any("wait_held" in m for m in echoed)
+    caplog.clear()
+    eng.publish_message("paid", key="o1", payload={"a": 1})
+    eng.run()
+    assert not [r for r in caplog.records if r.levelno == logging.DEBUG]
 
 
 class Unreadable(bpm.MemoryStore):

@@ -41,10 +41,10 @@ def test_coroutines_are_counted_while_alive():
     """The registry of live coroutines shrinks as coroutines finish."""
     k = Kernel(0)
 
-    async def body():
-        await SUSPEND
-        await PASS
-        await SUSPEND
+    def body():
+        yield SUSPEND
+        yield PASS
+        yield SUSPEND
 
     c = body()
     k.spawn(c, "owner")

@@ -35,12 +35,14 @@ Result = Any  # list of flows | PARK | None
 # -- leaving --------------------------------------------------------------------------------
 def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
     """Leave the track's node: the track takes the first flow, a child forks for each other."""
-    run.emit("node_left", tr.id, tr.node, None)
-    for f in flows[1:]:
-        child = run.new_track(f.target, (tr.id,), "fork", f.id)
-        spawn(run, child)
-    tr.node = flows[0].target
-    tr.via = flows[0].id
+    run.core.emit("node_left", run.id, tr.id, tr.node, None)
+    if len(flows) > 1:
+        for f in flows[1:]:
+            child = run.new_track(f.target, (tr.id,), "fork", f.id)
+            spawn(run, child)
+    first = flows[0]
+    tr.node = first.target
+    tr.via = first.id
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -61,7 +63,8 @@ def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
 
 def fire_pass(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
     """Fire path of a catch event: bind the payload, then leave."""
-    run.merge(trigger.payload, node.id)
+    if trigger.payload:
+        run.merge(trigger.payload, node.id)
     return outgoing(run, node)
 
 

@@ -66,8 +66,13 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None,
 
 def timer_wait(run: Run, node_id: str, cycles: int | None = None,
                after: int | None = None) -> TimerWait:
+    """The wait of a timer armed now (a duration, the common case, without a detour)."""
+    spec = run.defn.timers[node_id]
+    now = run.core.kernel.now
+    if type(spec) is timedelta:
+        return TimerWait(node_id, now + spec // ONE_US, now)
     deadline, left = deadline_of(run, node_id, cycles, after)
-    return TimerWait(node_id, deadline, run.core.kernel.now, left)
+    return TimerWait(node_id, deadline, now, left)
 
 
 def key_of(run: Run, node: Any) -> str:

@@ -26,7 +26,10 @@ from .residency import Residency
 from .run import Released, Run
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import FINISHED
+from .vocabulary import BOUNDARY, FINISHED, NODE
+
+#: The details of a ``timer_fired`` fact, by wait kind: made once, shared by every fact.
+_FIRED = {kind: {"wait_kind": kind} for kind in (NODE, BOUNDARY)}
 
 
 class Core(Hub):
@@ -46,6 +49,8 @@ class Core(Hub):
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
+        #: A Run calls this when it may have become quiet (the residency hook).
+        self.on_quiet: Callable[[Run], None] = self.residency.on_quiet
         self.journal = Journal(self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
@@ -138,9 +143,9 @@ class Core(Hub):
         if rec is None or rec.residency == FINISHED:
             self.holders.release(hold, "withdrawn")
             return
-        if hold.kind == "timer":
-            self.emit("timer_fired", rec.id, hold.track, hold.node,
-                      {"wait_kind": hold.wait_kind})
+        site = hold.site
+        if site[0] == "timer":
+            self.emit("timer_fired", rec.id, hold.track, site[2], _FIRED[site[1]])
         self.residency.deliver(rec, hold, trigger)
 
     def redeliver(self, iid: str, trigger: Trigger) -> None:
@@ -165,8 +170,6 @@ class Core(Hub):
             self.closed_tasks[task_id] = how
 
     # -- residency hooks (what a Run calls) -------------------------------------------------
-    def on_quiet(self, run: Run) -> None:
-        self.residency.on_quiet(run)
 
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store."""

@@ -1,4 +1,5 @@
-"""The engine's wait holders: the permanent subscribers of every armed wait (ADR-007 §2.4).
+"""The engine's wait holders: the permanent subscribers of every armed wait (see
+docs/semantics.md, "Wait holders").
 
 A holder is registered when a wait is armed and listed on its instance's record, which
 outlives the instance's coroutines. Timers live in the kernel's one deadline heap; messages
@@ -46,7 +47,10 @@ class Hold(Deadline):
 
     def __init__(self, seq: int, instance: str, track: str, site: tuple[str, str, str],
                  fire: Any, deadline: int = 0):
-        super().__init__(deadline, seq, fire, None)
+        # the Deadline fields, set here rather than through super(): one call per hold
+        self.at = deadline
+        self.seq = seq
+        self.fn = fire
         self.arg = self
         self.instance = instance
         self.track = track
@@ -116,6 +120,10 @@ class Holders:
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
         self.counts = dict.fromkeys(HOLD_KINDS, 0)
+        #: The details of each ``wait_held`` / ``wait_released`` fact, made once per place
+        #: (and reason) and shared: a fact's details are read through copies only.
+        self._held: dict[tuple[str, str, str], dict[str, str]] = {}
+        self._released: dict[tuple[tuple[str, str, str], str], dict[str, str]] = {}
         #: Recorded triggers whose wait was not armed yet when the engine recovered (the
         #: instance's checkpoint is older than the wait): delivered when it is armed again.
         self.expected: dict[tuple[str, str, str, str, str], Trigger] = {}
@@ -123,13 +131,17 @@ class Holders:
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
         record = self._records[hold.instance]
-        if isinstance(record.holds, tuple):  # a dehydrated instance keeps a compact tuple
-            record.holds += (hold,)
+        holds = record.holds
+        if type(holds) is tuple:  # a dehydrated instance keeps a compact tuple
+            record.holds = holds + (hold,)
         else:
-            record.holds.append(hold)
-        self.counts[hold.kind] += 1
-        self._emit("wait_held", hold.instance, hold.track, hold.node,
-                   {"kind": hold.kind, "wait_kind": hold.wait_kind})
+            holds.append(hold)
+        site = hold.site
+        self.counts[site[0]] += 1
+        details = self._held.get(site)
+        if details is None:
+            details = self._held[site] = {"kind": site[0], "wait_kind": site[1]}
+        self._emit("wait_held", hold.instance, hold.track, site[2], details)
         if self.expected:
             trigger = self.expected.pop(expectation(hold), None)
             if trigger is not None:
@@ -137,7 +149,8 @@ class Holders:
         return hold
 
     def _site(self, kind: str, wait_kind: str, node: str) -> tuple[str, str, str]:
-        return self._sites.setdefault((kind, wait_kind, node), (kind, wait_kind, node))
+        site = (kind, wait_kind, node)
+        return self._sites.setdefault(site, site)
 
     def _seq(self, seq: int | None) -> int:
         return self._kernel.next_seq() if seq is None else seq
@@ -146,10 +159,13 @@ class Holders:
                    wait_kind: str = NODE, cycles: int | None = None,
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
-        hold = TimerHold(self._seq(seq), instance, track,
-                         self._site("timer", wait_kind, node), self._due, deadline)
+        kernel = self._kernel
+        if seq is None:
+            seq = kernel.next_seq()
+        site = self._sites.get(("timer", wait_kind, node)) or self._site("timer", wait_kind, node)
+        hold = TimerHold(seq, instance, track, site, self._due, deadline)
         hold.cycles = cycles
-        self._kernel.push(hold)
+        kernel.push(hold)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
@@ -198,22 +214,36 @@ class Holders:
         """Withdraw one hold: its deadline, subscription or task entry goes with it."""
         if hold.fn is None:
             return
-        self._unindex(hold)
-        hold.fn = None
-        self.waking.pop(hold, None)
-        record = self._records[hold.instance]
-        if isinstance(record.holds, tuple):
-            record.holds = tuple(h for h in record.holds if h is not hold)
+        site = hold.site
+        if site[0] == "timer":
+            hold.arg = None  # the heap drops it when it reaches the top
         else:
-            record.holds.remove(hold)
-        self.counts[hold.kind] -= 1
-        self._emit("wait_released", hold.instance, hold.track, hold.node,
-                   {"kind": hold.kind, "wait_kind": hold.wait_kind, "reason": reason})
+            self._unindex(hold)
+        hold.fn = None
+        if self.waking:
+            self.waking.pop(hold, None)
+        record = self._records[hold.instance]
+        holds = record.holds
+        if type(holds) is tuple:
+            record.holds = tuple(h for h in holds if h is not hold)
+        else:
+            holds.remove(hold)
+        self.counts[site[0]] -= 1
+        details = self._released.get((site, reason))
+        if details is None:
+            details = self._released[(site, reason)] = {
+                "kind": site[0], "wait_kind": site[1], "reason": reason}
+        self._emit("wait_released", hold.instance, hold.track, site[2], details)
 
     def release_waits(self, instance: str, track: str, reason: str,
                       firing: Hold | None = None) -> None:
         """Withdraw every hold a track owns; ``firing`` is released as "fired"."""
-        for hold in self.of_track(instance, track):
+        holds = self._records[instance].holds
+        if len(holds) == 1:  # the common case: one hold on the instance
+            if holds[0].track == track:
+                self.release(holds[0], "fired" if holds[0] is firing else reason)
+            return
+        for hold in [h for h in holds if h.track == track]:
             self.release(hold, "fired" if hold is firing else reason)
 
     def holds_boundary(self, instance: str, track: str, node: str) -> bool:
@@ -234,7 +264,8 @@ class Holders:
     # -- triggers -------------------------------------------------------------------------
     def _timer_due(self, hold: Hold) -> None:
         if hold.fn is not None:
-            self._deliver(hold, Trigger("timer", hold.node, hold.wait_kind, hold.track))
+            site = hold.site
+            self._deliver(hold, Trigger("timer", site[2], site[1], hold.track))
 
     def first_message(self, name: str, key: str) -> Hold | None:
         bucket = self.messages.get((name, key))

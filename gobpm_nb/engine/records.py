@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .vocabulary import HELD
 
 if TYPE_CHECKING:
-    from collections.abc import Coroutine
+    from collections.abc import Generator
 
+    from ..kernel import Trap
     from .waits import Wait
 
 
@@ -91,7 +92,7 @@ class Track:
         self.parents = parents
         self.origin = origin
         self.via = via
-        self.coro: Coroutine[Any, Any, Any] | None = None
+        self.coro: Generator[Trap, Any, Any] | None = None
         #: What the track is parked on (see ``waits``), or None.
         self.wait: Wait | None = None
         #: Armed boundaries of the activity it occupies: boundary id -> its wait.

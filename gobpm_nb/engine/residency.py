@@ -1,4 +1,4 @@
-"""Residency (ADR-007): when an instance dehydrates, and how a trigger wakes it.
+"""Residency (docs/semantics.md): when an instance dehydrates, and how a trigger wakes it.
 
 - **Quiet point → dehydrate.** When every track of a resident instance is parked, its loop
   takes a quiet point: with a durable store the checkpoint is written; if every live track is
@@ -33,7 +33,7 @@ from .holders import Hold
 from .records import Track, Trigger
 from .run import Released, Run
 from .tracks import adopt_parked, spawn, start_loop
-from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, TERMINAL
+from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, TERMINAL, WAITING
 from .waits import JoinWait, Later, MessageWait, SignalWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ class Residency:
         self.backoff = backoff
         #: Triggers accepted for dehydrated instances whose wake is pending, in order.
         self.pending: dict[str, list[tuple[Hold, Trigger]]] = {}
+        #: Each element's answer, by (process, version, node, its timer as armed): elements
+        #: are frozen, so the answer to one question never changes.
+        self._eligible: dict[tuple[str, int, str, int | None], bool] = {}
 
     # -- quiet point and dehydration ------------------------------------------------------
     def on_quiet(self, run: Run) -> None:
@@ -90,24 +93,32 @@ class Residency:
     def eligible(self, defn: Definition, tr: Track) -> bool:
         """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
         consulted with how long the track's own timer was when it was armed."""
+        w = tr.wait
+        us = (w.deadline - w.armed if type(w) is TimerWait
+              else w.remaining() if w is not None else None)
+        key = (defn.id, defn.version, tr.node, us)
+        known = self._eligible.get(key)
+        if known is not None:
+            return known
         ask = getattr(defn.nodes[tr.node], "dehydratable", None)
-        if ask is None:
-            return False
-        us = tr.wait.remaining() if tr.wait is not None else None
         remaining = timedelta(microseconds=us) if us is not None else None
-        return bool(ask(WaitContext(remaining, self.min_wait)))
+        answer = ask is not None and bool(ask(WaitContext(remaining, self.min_wait)))
+        if len(self._eligible) >= 4096:  # timers of many lengths: start the memo again
+            self._eligible.clear()
+        self._eligible[key] = answer
+        return answer
 
     def releasable(self, run: Run, warn: bool = False) -> bool:
         """Invariant 2: every live track parked on an eligible, held wait; nothing in flight."""
         if run.running or run.mailbox or run.residency != RESIDENT:
             return False
         parked = 0
+        eligible, defn = self.eligible, run.defn
         for tr in run.tracks.values():
-            if tr.state in TERMINAL or isinstance(tr.wait, JoinWait):
+            w = tr.wait
+            if tr.state in TERMINAL or isinstance(w, JoinWait):
                 continue
-            if tr.state != "waiting" or tr.wait is None or tr.wait.fired:
-                return False
-            if not self.eligible(run.defn, tr):
+            if tr.state != WAITING or w is None or w.fired or not eligible(defn, tr):
                 return False
             missing = track_holdable(tr)
             if missing is not None:
@@ -142,7 +153,7 @@ class Residency:
     # -- triggers -------------------------------------------------------------------------
     def deliver(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
         """A holder's trigger for a live instance: to its track if resident, else a wake."""
-        if rec.id in self.pending or rec.residency == DEHYDRATED:
+        if rec.residency == DEHYDRATED or (self.pending and rec.id in self.pending):
             self.wake(rec, hold, trigger)
         else:
             assert isinstance(rec, Run)
@@ -153,7 +164,7 @@ class Residency:
         withdrawn at once, so nothing else can fire for that wait."""
         core = self.core
         tr = run.tracks[hold.track]
-        if hold.wait_kind == NODE:
+        if hold.site[1] == NODE:
             core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
             if tr.wait is not None:
                 tr.wait.fired = True

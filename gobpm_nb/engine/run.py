@@ -154,15 +154,6 @@ class Run:
     def live_tracks(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.state not in TERMINAL]
 
-    def park(self, tr: Track) -> None:
-        """The track waits for a trigger (no fact: its holds say so)."""
-        self._move(tr, "waiting")
-        if self.running == 0:
-            self.core.on_quiet(self)
-
-    def unpark(self, tr: Track) -> None:
-        self._move(tr, "running")
-
     def has_conditions(self) -> bool:
         """Whether any live track evaluates a condition over the data after each change."""
         for tr in self.tracks.values():

@@ -9,12 +9,13 @@ comes from the host's ``behaviour`` (handed in, so this module never imports it)
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Protocol
 
-from ..kernel import PASS, SUSPEND
+from ..kernel import PASS, SUSPEND, Trap
 from .records import Track, Trigger
 from .run import Incident, Run
+from .vocabulary import RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
 log = logging.getLogger("gobpm_nb")
@@ -66,21 +67,22 @@ def start_loop(run: Run, asleep: bool = False) -> None:
         run.core.kernel.spawn(run.loop, ("loop", run.id, None), None)
 
 
-async def track_body(run: Run, tr: Track, trigger: Trigger | None,
-                     parked: bool = False) -> None:
+def track_body(run: Run, tr: Track, trigger: Trigger | None,
+               parked: bool = False) -> Generator[Trap, Any, None]:
     """One track: enter a node, park while it waits, leave by its flows, one node per event.
 
-    A track is born with ``await SUSPEND``. Born ``parked`` (a track rebuilt from a
+    A track is born with ``yield SUSPEND``. Born ``parked`` (a track rebuilt from a
     checkpoint), that first suspension is its wait: the first resume brings the trigger."""
-    first = await SUSPEND
+    first = yield SUSPEND
     b = behaviour_of(run)
-    enter, fire, nodes = b.ENTER, b.FIRE, run.defn.nodes
+    enter, fire, nodes, leave = b.ENTER, b.FIRE, run.defn.nodes, b.leave
+    emit, move, iid = run.core.emit, run._move, run.id
     try:
-        run.unpark(tr)
+        move(tr, RUNNING)
         if parked:
             trigger = first
         else:
-            run.emit("node_entered", tr.id, tr.node, None)
+            emit("node_entered", iid, tr.id, tr.node, None)
         node = nodes[tr.node]
         if trigger is None:
             result = enter[node.kind](run, tr, node)
@@ -90,20 +92,22 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 tr.wait = None
         while True:
             while result is PARK:
-                run.park(tr)
-                if run.residency != "resident":
+                move(tr, WAITING)  # no fact: its holds say so
+                if run.running == 0:
+                    run.core.on_quiet(run)
+                if run.residency != RESIDENT:
                     return  # the instance dehydrated at this quiet point
-                got = await SUSPEND
-                run.unpark(tr)
+                got = yield SUSPEND
+                move(tr, RUNNING)
                 node = nodes[tr.node]
                 result = fire[node.kind](run, tr, node, got)
                 if result is not PARK:
                     tr.wait = None
             if result is None:
                 return
-            b.leave(run, tr, result)
-            await PASS
-            run.emit("node_entered", tr.id, tr.node, None)
+            leave(run, tr, result)
+            yield PASS
+            emit("node_entered", iid, tr.id, tr.node, None)
             node = nodes[tr.node]
             result = enter[node.kind](run, tr, node)
     except Incident as exc:
@@ -113,9 +117,9 @@ async def track_body(run: Run, tr: Track, trigger: Trigger | None,
         run.fail(tr, Incident(tr.node, f"{type(exc).__name__}: {exc}"))
 
 
-async def loop_body(run: Run) -> None:
+def loop_body(run: Run) -> Generator[Trap, Any, None]:
     """The instance loop: handles its mailbox one item per event, then sleeps."""
-    await SUSPEND
+    yield SUSPEND
     handle = behaviour_of(run).handle
     while True:
         while run.mailbox:
@@ -132,10 +136,10 @@ async def loop_body(run: Run) -> None:
             if run.residency != "resident":
                 return
             if run.mailbox:
-                await PASS
+                yield PASS
             elif run.running == 0:
                 run.core.on_quiet(run)  # what the item changed may have made it quiet
                 if run.residency != "resident":
                     return
         run.loop_waiting = True
-        await SUSPEND
+        yield SUSPEND

@@ -14,6 +14,8 @@ TRACK_STATES: Final = ("ready", "running", "waiting", "dehydrated", "merged", "c
                        "withdrawn", "cancelled", "failed")
 TERMINAL: Final = frozenset({"dehydrated", "merged", "completed", "withdrawn", "cancelled",
                              "failed"})
+RUNNING: Final = "running"
+WAITING: Final = "waiting"
 #: States a track may have in a checkpoint (it is live there).
 LIVE: Final = frozenset({"ready", "running", "waiting", "dehydrated"})
 

@@ -125,7 +125,9 @@ class TimerWait(Wait):
     held = True
 
     def __init__(self, node: str, deadline: int, armed: int, cycles: int | None = None):
-        super().__init__(node)
+        self.node = node  # the base fields, set here: one call per timer armed
+        self.fired = False
+        self.order: int | None = None
         self.deadline = deadline
         self.armed = armed
         self.cycles = cycles
@@ -236,7 +238,7 @@ class TaskWait(Wait):
 
 class JobWait(Wait):
     """Fires when worker job ``job`` is completed or failed. Active work, not a passive
-    wait: no holder keeps it, so its instance stays resident (ADR-021)."""
+    wait: no holder keeps it, so its instance stays resident."""
 
     __slots__ = ("job", "topic")
     kind = "job"

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Generator
 from typing import Any
 
-from .traps import PASS, RESUMED, SUSPEND
+from .traps import PASS, SUSPEND, Trap
 
 Callback = Callable[[Any], Any]
-Coro = Coroutine[Any, Any, Any]
+#: A kernel coroutine: a generator that yields traps and is resumed with values.
+Coro = Generator[Trap, Any, Any]
 #: What ``step()`` returns: (time, kind, subject). The subject is the owner tag of a resumed
 #: coroutine, or the argument of a callback.
 Event = tuple[int, str, Any]
@@ -37,11 +38,6 @@ class Deadline:
         self.seq = seq
         self.fn = fn
         self.arg = arg
-
-    def __lt__(self, other: Deadline) -> bool:
-        """(at, seq) order, compared without building tuples (the heap calls this a lot)."""
-        at, other_at = self.at, other.at
-        return at < other_at or (at == other_at and self.seq < other.seq)
 
     def cancel(self) -> None:
         self.fn = None
@@ -69,7 +65,9 @@ class Kernel:
         self.now = now
         self._seq = seq
         self._ready: deque[tuple[int, Callback, Any, str]] = deque()
-        self._heap: list[Deadline] = []
+        #: ``(at, seq, entry)``: ordered by C-level tuple comparison (seq is unique, so the
+        #: entries themselves are never compared).
+        self._heap: list[tuple[int, int, Deadline]] = []
         #: Every live coroutine and its owner tag ``(kind, ...)``, in the order spawned.
         self.live: dict[Coro, Any] = {}
         #: The coroutine running right now (None between events).
@@ -95,14 +93,14 @@ class Kernel:
         """Run ``fn(arg)`` as an event of kind ``event`` at virtual time ``at`` (never earlier
         than now)."""
         entry = Scheduled(max(at, self.now), self.next_seq(), fn, arg, event)
-        heapq.heappush(self._heap, entry)
+        heapq.heappush(self._heap, (entry.at, entry.seq, entry))
         return entry
 
     def push(self, entry: Deadline) -> None:
         """Put an entry whose ``at``, ``seq``, ``fn`` and ``arg`` are set on the heap. An
         entry already overdue keeps its ``at`` and runs at the next chance, the clock
         staying where it is."""
-        heapq.heappush(self._heap, entry)
+        heapq.heappush(self._heap, (entry.at, entry.seq, entry))
 
     def next_seq(self) -> int:
         """A number from the kernel's one sequence (what orders events at one time)."""
@@ -113,12 +111,12 @@ class Kernel:
     def _prime(self, coro: Coro) -> None:
         if coro.send(None) is not SUSPEND:
             coro.close()
-            raise TypeError("a kernel coroutine must begin with `await SUSPEND`")
+            raise TypeError("a kernel coroutine must begin with `yield SUSPEND`")
 
     def spawn(self, coro: Coro, owner: Any, value: Any = None) -> None:
         """Register a coroutine and schedule its first run.
 
-        Every kernel coroutine begins with ``await SUSPEND``: spawning primes it to that point
+        Every kernel coroutine begins with ``yield SUSPEND``: spawning primes it to that point
         (running none of its work), so a coroutine dropped before it ever ran is closed
         quietly instead of being reported as never awaited."""
         self._prime(coro)
@@ -151,7 +149,7 @@ class Kernel:
             return  # closed while a resume was queued
         outer, self.current = self.current, coro
         try:
-            trap = coro.send(RESUMED if value is None else value)
+            trap = coro.send(value)
         except StopIteration:
             self.live.pop(coro, None)
             return
@@ -165,7 +163,7 @@ class Kernel:
             self._ready.append((self._seq, self._send_cb, (coro, None), ""))
         elif trap is not SUSPEND:
             self.close(coro)
-            raise TypeError(f"a kernel coroutine awaited {trap!r}, which is not a kernel trap")
+            raise TypeError(f"a kernel coroutine yielded {trap!r}, which is not a kernel trap")
 
     # -- running --------------------------------------------------------------------------
     def _next(self, until: int | None, idle: str) -> tuple[Callback, Any, str] | None:
@@ -173,30 +171,30 @@ class Kernel:
         was scheduled before it; else the earliest deadline at or before ``until`` (moving the
         clock there). With ``idle`` an event kind, stop when only events of that kind are left."""
         heap, ready = self._heap, self._ready
-        while heap and heap[0].fn is None:
+        while heap and heap[0][2].fn is None:
             heapq.heappop(heap)
-        if ready and not (heap and heap[0].at <= self.now and heap[0].seq < ready[0][0]):
+        if ready and not (heap and heap[0][0] <= self.now and heap[0][1] < ready[0][0]):
             _, fn, arg, kind = ready.popleft()
             return fn, arg, kind
-        if not heap or (until is not None and heap[0].at > until):
+        if not heap or (until is not None and heap[0][0] > until):
             return None
-        if idle and heap[0].event == idle and self.only(idle):
+        if idle and heap[0][2].event == idle and self.only(idle):
             return None
-        entry = heapq.heappop(heap)
-        if entry.at > self.now:
-            self.now = entry.at
+        at, _, entry = heapq.heappop(heap)
+        if at > self.now:
+            self.now = at
         return entry.fn, entry.arg, entry.event  # type: ignore[return-value]
 
     def next_at(self) -> int | None:
         """When the earliest deadline falls due (None when the heap is empty)."""
         heap = self._heap
-        while heap and heap[0].fn is None:
+        while heap and heap[0][2].fn is None:
             heapq.heappop(heap)
-        return heap[0].at if heap else None
+        return heap[0][0] if heap else None
 
     def only(self, kind: str) -> bool:
         """Whether every event still scheduled is of ``kind`` (the ready queue is empty)."""
-        return not self._ready and all(e.fn is None or e.event == kind for e in self._heap)
+        return not self._ready and all(e.fn is None or e.event == kind for _, _, e in self._heap)
 
     def step(self, before: Callable[[str, Any], Any] | None = None) -> Event | None:
         """Run one event, moving the clock to the next deadline if nothing is ready now.

@@ -1,19 +1,13 @@
-"""The only awaitables a coroutine run by the kernel may await.
+"""The only values a coroutine run by the kernel may yield.
 
-A coroutine suspends by awaiting one of these two objects; ``coro.send`` hands the trap to the
-kernel, which decides what happens next. Nothing else ever yields back to the scheduler.
-
-A trap is its own iterator, so an ``await`` allocates nothing: its first step yields the trap,
-and the next ``send`` finishes the await with the value sent. The kernel therefore never
-resumes with a bare None (that would ask the trap for its first step again); it sends
-``RESUMED`` instead, which the await turns back into None.
+A kernel coroutine is a generator: it suspends with ``yield SUSPEND`` or ``yield PASS``, and
+``coro.send`` hands the trap to the kernel, which decides what happens next. The value the
+kernel resumes it with is the value of the ``yield``. A plain ``yield`` costs no Python call,
+where an ``await`` of a Python-level awaitable costs three and an exception, twice per timer
+firing. Nothing else ever gives control back to the scheduler.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-RESUMED = object()
 
 
 class Trap:
@@ -23,24 +17,6 @@ class Trap:
 
     def __init__(self, name: str):
         self.name = name
-
-    def __await__(self) -> Trap:
-        return self
-
-    def __iter__(self) -> Trap:
-        return self
-
-    def __next__(self) -> Trap:
-        return self
-
-    def send(self, value: Any) -> Any:
-        raise StopIteration(None if value is RESUMED else value)
-
-    def throw(self, *exc: Any) -> Any:
-        raise exc[1] if len(exc) > 1 and exc[1] is not None else exc[0]
-
-    def close(self) -> None:
-        return None
 
     def __repr__(self) -> str:
         return f"<trap {self.name}>"

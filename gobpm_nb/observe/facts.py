@@ -82,6 +82,14 @@ class FactLog:
         self._subscribers: list[Callable[[Fact], Any]] = []
         self.seq = 0
         self.clock = clock  # anything with ``now`` in virtual microseconds
+        #: Whether each fact is echoed to the ``gobpm_nb`` logger at DEBUG: read from the
+        #: logger's level by ``follow_logging`` (the engine calls it as each command
+        #: begins), not asked again for every fact.
+        self.echo = log.isEnabledFor(logging.DEBUG)
+
+    def follow_logging(self) -> None:
+        """Echo facts from now on if and only if the logger is enabled for DEBUG."""
+        self.echo = log.isEnabledFor(logging.DEBUG)
 
     def emit(self, kind: str, instance: str | None, track: str | None,
              node: str | None, details: dict[str, Any] | None = None) -> None:
@@ -97,7 +105,7 @@ class FactLog:
                 except Exception:
                     log.exception("fact subscriber %r raised; it is detached", fn)
                     self.unsubscribe(fn)
-        if log.isEnabledFor(logging.DEBUG):
+        if self.echo:
             log.debug("%s", Fact(raw))
 
     def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
