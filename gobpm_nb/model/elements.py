@@ -1,6 +1,6 @@
 """Element classes of a process definition: immutable, no runtime state.
 
-A wait node may implement ``dehydratable(ctx) -> bool`` (ADR-007 §2.4): the element's
+A wait node may implement ``dehydratable(ctx) -> bool`` (docs/semantics.md, Eligibility): its
 permission to release its instance while a track is parked on it. A node that does not
 implement it is simply not dehydratable, so its instance stays resident.
 """
@@ -66,7 +66,7 @@ class ServiceTask(Element):
     activity = True
 
     def dehydratable(self, ctx: WaitContext) -> bool:
-        return False  # a job in flight is active work, not a passive wait (ADR-021)
+        return False  # a job in flight is active work, not a passive wait
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,14 @@
 # **continuation fork**: a new track whose parent is the dehydrated track, re-entering the
 # timer node with the trigger in hand and leaving by its outgoing flow.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits" — §2.1 *The dehydrated track state — the
-# > goroutine exits*, §2.2 *Two residency levels*, §2.3 *The wake is a continuation fork*,
-# > §2.4 *Which waits release, and who holds them* (Timer → an engine-level timer service),
-# > §2.7 *Observability*. "Dehydratable waits" — *Two halves* (eligibility and holdability)
-# > and the note *Saying true is not a promise it will release* (short timers).
+# > **Semantics:** [Residency](../docs/semantics.md#residency) (the `dehydrated` track state),
+# > [the quiet point](../docs/semantics.md#the-quiet-point),
+# > [wait holders](../docs/semantics.md#wait-holders) (a timer's holder is the deadline heap),
+# > [continuation fork](../docs/semantics.md#continuation-fork),
+# > [two halves](../docs/semantics.md#two-halves) (eligibility and holdability; a short timer
+# > stays resident) and [residency facts](../docs/semantics.md#residency-facts).
 #
-# Here a goroutine of the spec is a coroutine driven by the engine's own scheduler;
+# A resident instance runs as coroutines driven by the engine's own scheduler;
 # `eng.stats()["coroutines"]` counts the live ones.
 
 # %%

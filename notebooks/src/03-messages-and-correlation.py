@@ -14,12 +14,12 @@
 # without one (or after it) the message is dropped, with a fact that says why. A message id
 # makes delivery idempotent: the same id twice is delivered once.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §2.4 *Which waits release, and who holds
-# > them* — "Message / Signal → the EventHub subscription targets the holder … correlation
-# > moves onto the holder: it gates the conversation-key match itself, so a mismatched-key
-# > message never wakes the instance"; §2.5 *Effects and idempotency on wake*.
-# > "Dehydratable waits": the table row *Intermediate catch (message / signal)* — "a
-# > receive is a pure wait — arbitrarily long, externally driven".
+# > **Semantics:** [Wait holders](../docs/semantics.md#wait-holders) and
+# > [correlation on the holder](../docs/semantics.md#correlation-on-the-holder) — a message
+# > whose key matches no holder never wakes the instance, and a message id is delivered once;
+# > [continuation fork](../docs/semantics.md#continuation-fork) — the payload is bound once;
+# > [eligibility](../docs/semantics.md#eligibility) — a message catch is a pure wait,
+# > arbitrarily long and driven from outside.
 
 # %%
 import gobpm_nb as bpm

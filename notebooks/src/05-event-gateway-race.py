@@ -12,12 +12,11 @@
 # gateway and leaves through the winning arm, and every sibling hold is **withdrawn** at
 # once. A loser never fires — not later, not after a restart.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §2.4 *Which waits release, and who holds
-# > them* — "The Event-Based Gateway is the wait node, not its arms … on the winning arm's
-# > trigger the fork fires that arm and withdraws the sibling arm-holders". "Dehydratable
-# > waits": *Two subtleties worth knowing* — "The Event-Based Gateway answers for the whole
-# > race … one conditional arm keeps the gate resident"; and *exec.WaitHolders* —
-# > "ReleaseWaits withdraws every hold a track owns at once".
+# > **Semantics:** [Event-based gateway](../docs/semantics.md#event-based-gateway) — the
+# > gateway is the wait node, not its arms; one holder per arm; the first trigger wins and
+# > every sibling hold of the track is withdrawn at once;
+# > [holdability](../docs/semantics.md#holdability) — one conditional arm keeps the gateway
+# > resident.
 
 # %%
 import gobpm_nb as bpm

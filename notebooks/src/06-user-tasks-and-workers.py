@@ -14,11 +14,10 @@
 #   its coroutines, until the job is reported — and it stays resident however long that
 #   takes.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §2.4 *Which waits release, and who holds
-# > them* — "Human task → the task distributor's completion path is the holder" and
-# > "External worker job → not dehydratable". "Dehydratable waits": the table rows
-# > *User Task — true* and *Service Task (WithWorker) — false*, and *Writing a dehydratable
-# > wait node* ("anything driven … by work in flight (a worker job) must stay resident").
+# > **Semantics:** [Wait holders](../docs/semantics.md#wait-holders) — a user task's holder
+# > is the inbox; [eligibility](../docs/semantics.md#eligibility) — a user task is eligible, a
+# > worker service task is not (a job in flight is active work, so it stays resident);
+# > [holdability](../docs/semantics.md#holdability) — a worker job has no holder.
 
 # %%
 import gobpm_nb as bpm

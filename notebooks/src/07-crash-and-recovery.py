@@ -17,13 +17,13 @@
 #   matter how often the engine restarts; an overdue timer fires once;
 # - tasks keep their ids, and subscriptions keep the order they were armed in.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §2.3 *The wake is a continuation fork* —
-# > "Trigger-present continues; trigger-absent re-arms"; §2.6 *One model, two residency
-# > levels* — "restart recovery is hydration whose trigger is 'the engine started'"; §2.4 —
-# > "A boundary's deadline is durable state, not a value to recompute"; §2.5 *Effects and
-# > idempotency on wake* — "an overdue deadline collapses to a single firing".
-# > "Dehydratable waits": *exec.WaitHolders* — "the engine surrenders a hold only once a
-# > wake has actually succeeded".
+# > **Semantics:** [Trigger-absent re-arm](../docs/semantics.md#trigger-absent-re-arm) — a
+# > trigger present continues, a trigger absent re-arms; [recovery](../docs/semantics.md#recovery)
+# > — a restart rebuilds from the store with no trigger, and work done after the last quiet
+# > point is done again (at least once);
+# > [durable deadlines](../docs/semantics.md#durable-deadlines) — deadlines are recorded, never
+# > recomputed, and an overdue timer fires once; [failed wakes](../docs/semantics.md#failed-wakes)
+# > — a hold is removed only once its wake has succeeded.
 #
 # We work in a temporary folder, so nothing is left behind.
 

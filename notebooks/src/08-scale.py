@@ -14,11 +14,11 @@
 # timer (resident again) and it ships. We count instances by residency and live coroutines
 # every 15 minutes, once with dehydration on and once with it off.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §1 *Context & problem* — "Ten thousand
-# > instances each waiting a week pin thirty thousand goroutines doing nothing but
-# > occupying stacks"; §2.2 *Two residency levels*; §2.7 *Observability* — "how many of my
-# > ten thousand instances are dehydrated is a real question". "Dehydratable waits":
-# > *Saying true is not a promise it will release* (the short timers stay resident).
+# > **Semantics:** [A wait is not work](../docs/semantics.md#a-wait-is-not-work);
+# > [residency](../docs/semantics.md#residency) and
+# > [residency facts](../docs/semantics.md#residency-facts) — how many instances are released
+# > is a question the counters answer; [eligibility](../docs/semantics.md#eligibility) — the
+# > short timers stay resident.
 
 # %%
 import gc

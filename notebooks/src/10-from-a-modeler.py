@@ -20,14 +20,15 @@
 # - **The round trip.** The file written back is the file read — ids, diagram, documentation
 #   and extensions unchanged — so it opens in the modeler as it was drawn.
 #
-# > **Spec:** OMG BPMN 2.0.2, clause 15 *Exchange Formats* (the XML schema the file follows;
-# > the XSD the import validates against ships in `gobpm_nb/bpmn/xsd/`) and §12.1 *BPMN
-# > Diagram Interchange* ("the interchange of laid out shapes and edges that constitute a
-# > BPMN diagram" — what the round trip keeps). ADR-007 "In-Memory Long Waits", §2.4
-# > *Which waits release, and who holds them*, and the "Dehydratable waits" table (*User
-# > Task — true*, *Intermediate catch (message)*, *Service Task (WithWorker) — false*): a
-# > process from a file releases and wakes exactly as one built in Python. The README's
-# > section "BPMN files: from a modeler and back" lists what maps to what.
+# > **Spec:** [OMG BPMN 2.0.2](https://www.omg.org/spec/BPMN/2.0.2/), clause 15 *Exchange
+# > Formats* (the XML schema the file follows; the XSD the import validates against ships in
+# > `gobpm_nb/bpmn/xsd/`) and §12.1 *BPMN Diagram Interchange* ("the interchange of laid out
+# > shapes and edges that constitute a BPMN diagram" — what the round trip keeps).
+# >
+# > **Semantics:** [eligibility](../docs/semantics.md#eligibility) — a user task and a message
+# > catch release their instance, a worker job keeps it resident: a process from a file
+# > releases and wakes exactly as one built in Python. The README's section "BPMN files: from
+# > a modeler and back" lists what maps to what.
 
 # %%
 import subprocess
