@@ -62,9 +62,11 @@ class Residency:
         self.backoff = backoff
         #: Triggers accepted for dehydrated instances whose wake is pending, in order.
         self.pending: dict[str, list[tuple[Hold, Trigger]]] = {}
-        #: Each element's answer, by (process, version, node, its timer as armed): elements
-        #: are frozen, so the answer to one question never changes.
-        self._eligible: dict[tuple[str, int, str, int | None], bool] = {}
+        #: Each element's answer, per deployed version and node, where the answer can only
+        #: be one (elements are frozen; a timer of a fixed duration is always that long as
+        #: armed): the quiet-point test asks a dict, not the element.
+        self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
+        self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
 
     # -- quiet point and dehydration ------------------------------------------------------
     def on_quiet(self, run: Run) -> None:
@@ -90,22 +92,31 @@ class Residency:
         if free:
             self.release(run)
 
+    def memo(self, defn: Definition) -> dict[str, bool]:
+        """The remembered answers of one deployed version's elements."""
+        last, memo = self._last
+        if defn is last:
+            return memo
+        key = (defn.id, defn.version)
+        memo = self._eligible.get(key)
+        if memo is None:
+            memo = self._eligible[key] = {}
+        self._last = (defn, memo)
+        return memo
+
     def eligible(self, defn: Definition, tr: Track) -> bool:
         """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
         consulted with how long the track's own timer was when it was armed."""
-        w = tr.wait
-        us = (w.deadline - w.armed if type(w) is TimerWait
-              else w.remaining() if w is not None else None)
-        key = (defn.id, defn.version, tr.node, us)
-        known = self._eligible.get(key)
+        memo = self.memo(defn)
+        known = memo.get(tr.node)
         if known is not None:
             return known
+        us = tr.wait.remaining() if tr.wait is not None else None
         ask = getattr(defn.nodes[tr.node], "dehydratable", None)
         remaining = timedelta(microseconds=us) if us is not None else None
         answer = ask is not None and bool(ask(WaitContext(remaining, self.min_wait)))
-        if len(self._eligible) >= 4096:  # timers of many lengths: start the memo again
-            self._eligible.clear()
-        self._eligible[key] = answer
+        if us is None or type(defn.timers.get(tr.node)) is timedelta:
+            memo[tr.node] = answer  # the same question every time: remember the answer
         return answer
 
     def releasable(self, run: Run, warn: bool = False) -> bool:
@@ -113,12 +124,17 @@ class Residency:
         if run.running or run.mailbox or run.residency != RESIDENT:
             return False
         parked = 0
-        eligible, defn = self.eligible, run.defn
+        last, memo = self._last
+        if run.defn is not last:
+            memo = self.memo(run.defn)
         for tr in run.tracks.values():
             w = tr.wait
             if tr.state in TERMINAL or isinstance(w, JoinWait):
                 continue
-            if tr.state != WAITING or w is None or w.fired or not eligible(defn, tr):
+            if tr.state != WAITING or w is None or w.fired:
+                return False
+            ok = memo.get(tr.node)
+            if not (ok if ok is not None else self.eligible(run.defn, tr)):
                 return False
             missing = track_holdable(tr)
             if missing is not None:
