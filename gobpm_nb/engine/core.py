@@ -26,7 +26,7 @@ from .residency import Residency
 from .run import Released, Run
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import BOUNDARY, FINISHED, NODE
+from .vocabulary import BOUNDARY, FINISHED, NODE, RESIDENT
 
 #: The details of a ``timer_fired`` fact, by wait kind: made once, shared by every fact.
 _FIRED = {kind: {"wait_kind": kind} for kind in (NODE, BOUNDARY)}
@@ -146,7 +146,11 @@ class Core(Hub):
         site = hold.site
         if site[0] == "timer":
             self.emit("timer_fired", rec.id, hold.track, site[2], _FIRED[site[1]])
-        self.residency.deliver(rec, hold, trigger)
+        residency = self.residency
+        if rec.residency == RESIDENT and rec.id not in residency.pending:
+            residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
+        else:
+            residency.deliver(rec, hold, trigger)
 
     def redeliver(self, iid: str, trigger: Trigger) -> None:
         """A recorded trigger after a restart: to the wait it was accepted for if that is

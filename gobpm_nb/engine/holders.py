@@ -159,13 +159,13 @@ class Holders:
                    wait_kind: str = NODE, cycles: int | None = None,
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
-        kernel = self._kernel
-        if seq is None:
-            seq = kernel.next_seq()
         site = self._sites.get(("timer", wait_kind, node)) or self._site("timer", wait_kind, node)
-        hold = TimerHold(seq, instance, track, site, self._due, deadline)
+        hold = TimerHold(seq or 0, instance, track, site, self._due, deadline)
         hold.cycles = cycles
-        kernel.push(hold)
+        if seq is None:
+            self._kernel.push_next(hold)
+        else:
+            self._kernel.push(hold)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,

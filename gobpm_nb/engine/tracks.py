@@ -90,6 +90,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             result = fire[node.kind](run, tr, node, trigger)
             if result is not PARK:
                 tr.wait = None
+        trigger = first = None  # hold no trigger while parked: it would outlive its use
         while True:
             while result is PARK:
                 move(tr, WAITING)  # no fact: its holds say so
@@ -101,6 +102,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 move(tr, RUNNING)
                 node = nodes[tr.node]
                 result = fire[node.kind](run, tr, node, got)
+                got = None
                 if result is not PARK:
                     tr.wait = None
             if result is None:

@@ -102,6 +102,13 @@ class Kernel:
         staying where it is."""
         heapq.heappush(self._heap, (entry.at, entry.seq, entry))
 
+    def push_next(self, entry: Deadline) -> None:
+        """Number an entry whose ``at``, ``fn`` and ``arg`` are set (the next in the one
+        sequence) and put it on the heap."""
+        self._seq = seq = self._seq + 1
+        entry.seq = seq
+        heapq.heappush(self._heap, (entry.at, seq, entry))
+
     def next_seq(self) -> int:
         """A number from the kernel's one sequence (what orders events at one time)."""
         self._seq += 1
