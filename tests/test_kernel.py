@@ -144,3 +144,32 @@ def test_step_reports_each_documented_event_kind():
     assert kinds == {"track", "loop", "timer", "expiry", "retry"}
     timer = [f for f in eng.facts if f.kind == "timer_fired"]
     assert len(timer) == 1 and eng.instance("i1").state == "completed"
+
+
+def test_a_timer_firing_is_one_event_that_enters_the_next_node():
+    """The step that fires a timer runs its fire path, leaves it and enters the node after it
+    (one scheduler event per firing), resident or released, with the same facts either way."""
+    def steps(dehydrate):
+        p = bpm.Process("t")
+        p.start("s")
+        p.timer_catch("wait", duration="P1D")
+        p.user_task("next")
+        p.end("e")
+        p.flow("s", "wait", "next", "e")
+        eng = bpm.Engine(dehydrate=dehydrate)
+        eng.start(p)
+        eng.run(until=eng.now)
+        seen = len(eng.facts)
+        ev = eng.step()
+        kinds = [(f.kind, f.node) for f in eng.facts[seen:] if f.kind != "hydrated"]
+        return ev.kind, ev.node, kinds, [t.id for t in eng.tasks()]
+
+    resident, released = steps(False), steps(True)
+    kind, node, facts, tasks = resident
+    assert (kind, node) == ("timer", "wait")
+    assert facts[0] == ("timer_fired", "wait")
+    assert ("node_left", "wait") in facts and ("node_entered", "next") in facts
+    assert ("task_created", "next") in facts and tasks  # the task is there after one step
+    woken = released[2]  # the continuation fork re-enters the wait, then goes on the same way
+    assert released[:2] == ("timer", "wait") and released[3]
+    assert woken[woken.index(("node_left", "wait")):][:3] == facts[2:5]

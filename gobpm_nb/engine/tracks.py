@@ -2,7 +2,9 @@
 
 A track runs one node per scheduler event: it enters the node (``enter``), parks while the
 node waits, runs the node's fire path when its trigger comes (``fire``), and leaves by its
-flows. The loop handles the instance's mailbox one item per event. What each element does
+flows. A timer's firing is one event: the timer's own event runs the fire path, leaves, and
+enters the node after the timer (a message, signal or task completion is delivered by an
+event of its own, and the next node is entered in the event after it). The loop handles the instance's mailbox one item per event. What each element does
 comes from the host's ``behaviour`` (handed in, so this module never imports it).
 """
 
@@ -69,7 +71,8 @@ def start_loop(run: Run, asleep: bool = False) -> None:
 
 def track_body(run: Run, tr: Track, trigger: Trigger | None,
                parked: bool = False) -> Generator[Trap, Any, None]:
-    """One track: enter a node, park while it waits, leave by its flows, one node per event.
+    """One track: enter a node, park while it waits, leave by its flows, one node per event
+    (a timer's event also enters the node after the timer).
 
     A track is born with ``yield SUSPEND``. Born ``parked`` (a track rebuilt from a
     checkpoint), that first suspension is its wait: the first resume brings the trigger."""
@@ -90,6 +93,9 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             result = fire[node.kind](run, tr, node, trigger)
             if result is not PARK:
                 tr.wait = None
+        # A timer's trigger is handled within the timer's own event, and that event goes on
+        # into the node after the timer: one scheduler event per timer firing.
+        within = trigger is not None and trigger.kind == "timer"
         trigger = first = None  # hold no trigger while parked: it would outlive its use
         while True:
             while result is PARK:
@@ -101,6 +107,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 got = yield SUSPEND
                 move(tr, RUNNING)
                 node = nodes[tr.node]
+                within = got.kind == "timer"
                 result = fire[node.kind](run, tr, node, got)
                 got = None
                 if result is not PARK:
@@ -108,7 +115,10 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             if result is None:
                 return
             leave(run, tr, result)
-            yield PASS
+            if within:
+                within = False
+            else:
+                yield PASS
             emit("node_entered", iid, tr.id, tr.node, None)
             node = nodes[tr.node]
             result = enter[node.kind](run, tr, node)

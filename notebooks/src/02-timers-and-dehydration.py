@@ -124,7 +124,8 @@ ada.lineage()
 # Run to just before the deadline, then take one step. Nothing is ready at 00:09, so the
 # step moves the clock to the first deadline and fires `i1`'s timer through its holder:
 # the instance is hydrated from its checkpoint, and a new track `t2` whose parent is the
-# dehydrated `t1` enters `a_week` with the trigger in hand and leaves it. `t1` stays
+# dehydrated `t1` enters `a_week` with the trigger in hand, leaves it and — still within the
+# timer's one event — enters `done`, which ends the instance. `t1` stays
 # `dehydrated` forever: that is where its part of the story ended. The other two instances
 # are still released; their timers are next in the heap.
 
