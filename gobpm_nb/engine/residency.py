@@ -98,9 +98,9 @@ class Residency:
         if defn is last:
             return memo
         key = (defn.id, defn.version)
-        memo = self._eligible.get(key)
-        if memo is None:
-            memo = self._eligible[key] = {}
+        if key not in self._eligible:
+            self._eligible[key] = {}
+        memo = self._eligible[key]
         self._last = (defn, memo)
         return memo
 

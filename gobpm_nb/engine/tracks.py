@@ -4,8 +4,9 @@ A track runs one node per scheduler event: it enters the node (``enter``), parks
 node waits, runs the node's fire path when its trigger comes (``fire``), and leaves by its
 flows. A timer's firing is one event: the timer's own event runs the fire path, leaves, and
 enters the node after the timer (a message, signal or task completion is delivered by an
-event of its own, and the next node is entered in the event after it). The loop handles the instance's mailbox one item per event. What each element does
-comes from the host's ``behaviour`` (handed in, so this module never imports it).
+event of its own, and the next node is entered in the event after it). The loop handles
+the instance's mailbox one item per event. What each element does comes from the host's
+``behaviour`` (handed in, so this module never imports it).
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ class Kernel:
     def __init__(self, now: int, seq: int = 0):
         self.now = now
         self._seq = seq
-        self._ready: deque[tuple[int, Callback, Any, str]] = deque()
+        #: ``(seq, fn, arg, kind)``; a coroutine's resume is ``(seq, coro, value, "")``.
+        self._ready: deque[tuple[int, Any, Any, str]] = deque()
         #: ``(at, seq, entry)``: ordered by C-level tuple comparison (seq is unique, so the
         #: entries themselves are never compared).
         self._heap: list[tuple[int, int, Deadline]] = []
@@ -72,7 +73,6 @@ class Kernel:
         self.live: dict[Coro, Any] = {}
         #: The coroutine running right now (None between events).
         self.current: Coro | None = None
-        self._send_cb = self._send  # one bound method for every resume
 
     @property
     def seq(self) -> int:
@@ -138,20 +138,16 @@ class Kernel:
     def resume(self, coro: Coro, value: Any = None) -> None:
         """Schedule a suspended coroutine to continue with ``value``."""
         self._seq += 1
-        self._ready.append((self._seq, self._send_cb, (coro, value), ""))
+        self._ready.append((self._seq, coro, value, ""))
 
-    def resume_within(self, coro: Coro, value: Any) -> None:
-        """Continue a suspended coroutine as part of the event running now (a timer's event
-        runs the woken wait's fire path itself)."""
-        self._send((coro, value))
 
     def close(self, coro: Coro) -> None:
         """End a coroutine where it stands; a pending resume of it becomes a no-op."""
         if self.live.pop(coro, None) is not None:
             coro.close()
 
-    def _send(self, pair: tuple[Coro, Any]) -> None:
-        coro, value = pair
+    def _send(self, coro: Coro, value: Any) -> None:
+        """Continue a suspended coroutine with ``value``, now."""
         if coro not in self.live:
             return  # closed while a resume was queued
         outer, self.current = self.current, coro
@@ -167,16 +163,21 @@ class Kernel:
             self.current = outer
         if trap is PASS:
             self._seq += 1
-            self._ready.append((self._seq, self._send_cb, (coro, None), ""))
+            self._ready.append((self._seq, coro, None, ""))
         elif trap is not SUSPEND:
             self.close(coro)
             raise TypeError(f"a kernel coroutine yielded {trap!r}, which is not a kernel trap")
 
+    #: Continue a suspended coroutine as part of the event running now (a timer's event
+    #: runs the woken wait's fire path itself).
+    resume_within = _send
+
     # -- running --------------------------------------------------------------------------
-    def _next(self, until: int | None, idle: str) -> tuple[Callback, Any, str] | None:
+    def _next(self, until: int | None, idle: str) -> tuple[Any, Any, str] | None:
         """The one next-event rule: the ready queue first, unless a deadline that is due now
         was scheduled before it; else the earliest deadline at or before ``until`` (moving the
-        clock there). With ``idle`` an event kind, stop when only events of that kind are left."""
+        clock there). With ``idle`` an event kind, stop when only events of that kind are left.
+        Returns ``(fn, arg, kind)``, or ``(coro, value, "")`` for a coroutine's resume."""
         heap, ready = self._heap, self._ready
         while heap and heap[0][2].fn is None:
             heapq.heappop(heap)
@@ -190,7 +191,7 @@ class Kernel:
         at, _, entry = heapq.heappop(heap)
         if at > self.now:
             self.now = at
-        return entry.fn, entry.arg, entry.event  # type: ignore[return-value]
+        return entry.fn, entry.arg, entry.event
 
     def next_at(self) -> int | None:
         """When the earliest deadline falls due (None when the heap is empty)."""
@@ -212,24 +213,30 @@ class Kernel:
             return None
         fn, arg, kind = nxt
         subject = arg
-        if fn == self._send_cb:
-            subject = self.live.get(arg[0])
+        if not kind:
+            subject = self.live.get(fn)
             kind = subject[0] if isinstance(subject, tuple) and subject else "call"
         if before is not None:
             before(kind, subject)
-        fn(arg)
+        if nxt[2]:
+            fn(arg)
+        else:
+            self._send(fn, arg)
         return self.now, kind, subject
 
     def run(self, until: int | None = None, idle: str = "") -> int:
         """Run events until none is left at or before ``until``, or (with ``idle``) until
         only events of that kind are left; return how many ran."""
-        nxt = self._next
+        nxt, send = self._next, self._send
         count = 0
         while True:
             event = nxt(until, idle)
             if event is None:
                 return count
-            event[0](event[1])
+            if event[2]:
+                event[0](event[1])
+            else:
+                send(event[0], event[1])
             count += 1
 
     def jump(self, to: int) -> None:

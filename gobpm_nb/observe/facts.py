@@ -86,17 +86,29 @@ class FactLog:
         #: logger's level by ``follow_logging`` (the engine calls it as each command
         #: begins), not asked again for every fact.
         self.echo = log.isEnabledFor(logging.DEBUG)
+        #: emit(kind, instance, track, node, details=None): record a fact at the clock's
+        #: current time and hand it to every subscriber (a closure: the hot path's one call).
+        self.emit: Callable[..., None] = self._emitter()
+
+    def _emitter(self) -> Callable[..., None]:
+        facts, append, subscribers, publish = self, self._facts.append, self._subscribers, \
+            self._publish
+
+        def emit(kind: str, instance: str | None, track: str | None, node: str | None,
+                 details: dict[str, Any] | None = None) -> None:
+            facts.seq = seq = facts.seq + 1
+            raw = (seq, facts.clock.now, kind, instance, track, node, details)
+            append(raw)
+            if subscribers or facts.echo:
+                publish(raw)
+        return emit
 
     def follow_logging(self) -> None:
         """Echo facts from now on if and only if the logger is enabled for DEBUG."""
         self.echo = log.isEnabledFor(logging.DEBUG)
 
-    def emit(self, kind: str, instance: str | None, track: str | None,
-             node: str | None, details: dict[str, Any] | None = None) -> None:
-        """Record a fact at the clock's current time and hand it to every subscriber."""
-        self.seq += 1
-        raw = (self.seq, self.clock.now, kind, instance, track, node, details)
-        self._facts.append(raw)
+    def _publish(self, raw: tuple[Any, ...]) -> None:
+        """Hand a fact just recorded to every subscriber, and echo it at DEBUG if asked."""
         if self._subscribers:
             fact = Fact(raw)
             for fn in tuple(self._subscribers):
