@@ -105,6 +105,7 @@ class Engine:
         if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
             raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
         self._log = FactLog(keep_facts)
+        self._keep_facts: int | None = keep_facts
         self._watchers: list[Callable[[], Any]] = []
         self.store = store
         self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
@@ -374,6 +375,12 @@ class Engine:
     @property
     def facts(self) -> list[Fact]:
         return self._log.snapshot()
+
+    @property
+    def keep_facts(self) -> int | None:
+        """How many of the newest facts ``facts`` keeps (None: every one), as given to the
+        engine; ``stats()["facts"]`` counts every fact emitted."""
+        return self._keep_facts
 
     def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
         """Call ``fn`` with every fact from now on; returns the unsubscribe callable."""

@@ -1,4 +1,4 @@
-"""The dashboard in a real browser: JupyterLab in headless Debian Chromium, driven by Playwright.
+"""The widgets in a real browser: JupyterLab in headless Debian Chromium, driven by Playwright.
 
 A notebook builds the approval process (a user task under a 24 h interrupting timer
 boundary), lets the instance dehydrate, and displays ``eng.dashboard()``. The test checks
@@ -9,11 +9,23 @@ run nothing. Every request that is not to the local server is blocked (the widge
 network). A screenshot goes to ``test-output/browser/screenshot.png`` and is copied to
 ``docs/screenshots/dashboard.png`` for the README.
 
-The same notebook then exports a process built in Python with ``to_bpmn()``, reads the text
-back with ``bpm.Process.from_bpmn``, starts it on an engine of its own and displays its
-``process_view()``: the Graphviz SVG drawn in the browser must show every flow node id
-of the exported file (the bpmn.io view comes later). Both tests share one server, one
-browser page and one run of the notebook (the export check adds about a second).
+The dashboard's process panel and every ``process_view()`` draw the process in BPMN
+notation with bpmn.io's viewer (bundled: no network), the engine's state on its shapes. The
+notebook exports a process built in Python with ``to_bpmn()``, reads the text back with
+``bpm.Process.from_bpmn``, starts and advances it, and shows its process view; it also runs a
+MIWG reference model (C.1.0, read from its file) and shows that. Both views must draw a
+shape for every node, a token marker and hold badges on the expected shapes (found by BPMN
+id), and leave the bpmn.io watermark fully visible (its licence requires it). Screenshots go
+to ``docs/screenshots/process-view.png`` and ``process-view-miwg.png``.
+
+Last, a notebook executed with its widget state stored (nbclient) is opened in a new page,
+with nothing cached in the browser: its views draw from the saved state alone (the shared
+module is saved once, in the notebook). All tests share one server, one browser and one run
+of the notebook; no request leaves the machine.
+
+Then, on the first page, the dashboard must fit a 1280×800 screen (side bar folded, tables
+folded) without scrolling, and, once twenty more instances ran in the notebook's kernel, its
+fact table must page back to fact 1 and filter by an instance across the whole kept log.
 """
 
 from __future__ import annotations
@@ -35,6 +47,8 @@ from urllib.parse import urlparse
 import nbformat
 import pytest
 from lxml import etree
+from nbclient import NotebookClient
+from nbformat.sign import NotebookNotary
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "test-output" / "browser"
@@ -48,6 +62,11 @@ LINEAGE_SVG = f"{DASHBOARD} [data-role=lineage] svg"
 GRAPH_VIEW = ".gobpm-root[data-view=graph]"
 GRAPH_SVG = f"{GRAPH_VIEW} [data-role=graph] svg"
 BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+MIWG = ROOT / "tests" / "data" / "miwg" / "C.1.0.bpmn"
+CLAIM_VIEW = f"{GRAPH_VIEW}:has(g[data-element-id=review_claim])"
+BILL_VIEW = f"{GRAPH_VIEW}:has(g[data-element-id=assignApprover])"
+PROCESS_SHOT = ROOT / "docs" / "screenshots" / "process-view.png"
+MIWG_SHOT = ROOT / "docs" / "screenshots" / "process-view-miwg.png"
 
 CELLS = [
     "import gobpm_nb as bpm",
@@ -97,7 +116,19 @@ claims.advance("PT1H")
 print(q, [f.id for f in q.flows][:2], claim.residency)''',
     "claim.process_view()",
 ]
+# A MIWG reference model read from its file (copied beside the notebook), run for an hour.
+MIWG_CELLS = [
+    f'''invoice = bpm.Process.from_bpmn("{MIWG.name}")
+invoices = bpm.Engine()
+bill = invoices.start(invoice)
+invoices.advance("PT1H")
+bill.residency''',
+    "bill.process_view()",
+]
 NOTEBOOK = "dashboard.ipynb"
+# Executed by nbclient with its widget state stored, then opened in a fresh page.
+SAVED = "saved.ipynb"
+SAVED_CELLS = [*CELLS[:3], "inst.process_view()", "eng.dashboard()"]
 
 # What the page must not need: the news popup and the windowed notebook (which detaches
 # cells scrolled out of view) are switched off in a settings folder of the test's own.
@@ -128,10 +159,18 @@ def lab(tmp_path_factory):
     temporary folder (one server for the module's tests)."""
     tmp_path = tmp_path_factory.mktemp("lab")
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS + EXPORT_CELLS]
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS + EXPORT_CELLS + MIWG_CELLS]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, tmp_path / NOTEBOOK)
+    shutil.copyfile(MIWG, tmp_path / MIWG.name)
+    saved = nbformat.v4.new_notebook()
+    saved.cells = [nbformat.v4.new_code_cell(src) for src in SAVED_CELLS]
+    saved.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    NotebookClient(saved, timeout=120, kernel_name="python3", store_widget_state=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookNotary().sign(saved)  # as JupyterLab signs what it saves: widget views are shown
+    nbformat.write(saved, tmp_path / SAVED)
     settings = tmp_path / "lab-settings"
     for name, value in SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
@@ -177,12 +216,16 @@ def lab(tmp_path_factory):
         log.close()
 
 
+BLOCKED: list[str] = []  # every request the pages tried to send off the machine
+
+
 def local_only(route) -> None:
-    """Let the page reach the local server only."""
+    """Let the page reach the local server only (and note what else it tried)."""
     url = urlparse(route.request.url)
     if url.scheme in ("data", "blob") or url.hostname in ("127.0.0.1", "localhost"):
         route.continue_()
     else:
+        BLOCKED.append(route.request.url)
         route.abort()
 
 
@@ -197,9 +240,10 @@ def notebook(lab):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1700})
+            context = browser.new_context(viewport={"width": 1280, "height": 1700})
+            context.route("**/*", local_only)
+            page = context.new_page()
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.route("**/*", local_only)
             page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
             page.wait_for_function(
                 "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -220,6 +264,68 @@ def graph_texts(page, kind: str) -> list[str]:
         f"{LINEAGE_SVG} g.{kind}",
         "groups => groups.map(g => Array.from(g.querySelectorAll('text'))"
         ".map(t => t.textContent).join('\\n'))")
+
+
+# Read from the page by BPMN id: a shape's classes and box, and the badges drawn for it.
+MARKS_ON = """([scope, id]) => {
+  const root = document.querySelector(scope);
+  const shape = root.querySelector(`g.djs-element[data-element-id="${id}"]`);
+  const group = root.querySelector(`.gobpm-marks[data-element-id="${id}"]`);
+  const box = (node) => { const r = node.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return {classes: Array.from(shape.classList), shape: box(shape.querySelector('.djs-visual')),
+          group: group && box(group),
+          badges: group ? Array.from(group.querySelectorAll('.gobpm-badge'))
+            .map(b => [b.dataset.kind, b.dataset.hold || b.dataset.state || '', b.textContent])
+            : []};
+}"""
+# The watermark of every bpmn.io canvas in scope: inside its canvas, shown, and on top at
+# nine points spread over it.
+WATERMARKS = """(scope) => Array.from(document.querySelectorAll(scope + ' .gobpm-bpmn-canvas'))
+  .filter(c => c.offsetParent !== null).map(canvas => {
+    const mark = canvas.querySelector('a.bjs-powered-by');
+    if (!mark) return {found: false};
+    mark.scrollIntoView({block: 'center'});
+    const c = canvas.getBoundingClientRect(), m = mark.getBoundingClientRect();
+    const hits = [];
+    for (const fx of [0.1, 0.5, 0.9]) for (const fy of [0.15, 0.5, 0.85]) {
+      const at = document.elementFromPoint(m.left + fx * m.width, m.top + fy * m.height);
+      hits.push(Boolean(at && at.closest('a.bjs-powered-by') === mark));
+    }
+    const style = getComputedStyle(mark);
+    return {found: true, inside: m.width > 0 && m.height > 0 && m.left >= c.left &&
+              m.right <= c.right && m.top >= c.top && m.bottom <= c.bottom,
+            hits, shown: style.visibility === 'visible' && style.display !== 'none' &&
+              Number(style.opacity) === 1};
+  })"""
+
+
+def marks_on(page, scope: str, element: str) -> dict:
+    return page.evaluate(MARKS_ON, [scope, element])
+
+
+def badges_sit_on(marks: dict, boundary: bool = False) -> bool:
+    """A node's badges touch its top edge from above; a boundary's hang below it."""
+    group, shape = marks["group"], marks["shape"]
+    across = group["left"] < shape["right"] and group["right"] > shape["left"] - 2
+    if boundary:
+        return across and shape["bottom"] - 1 <= group["top"] <= shape["bottom"] + 40
+    return across and shape["top"] - 14 <= group["bottom"] <= shape["top"] + 2
+
+
+def assert_watermarks_visible(page, scope: str) -> None:
+    """bpmn.io's licence: its watermark stays fully visible, not overlapped."""
+    marks = page.evaluate(WATERMARKS, scope)
+    assert marks, f"no bpmn.io canvas in {scope}"
+    for mark in marks:
+        assert mark["found"] and mark["inside"] and mark["shown"], mark
+        assert all(mark["hits"]), mark
+
+
+def shapes_in(page, scope: str) -> list[str]:
+    """The BPMN ids of every shape drawn in scope."""
+    return page.eval_on_selector_all(f"{scope} g.djs-shape[data-element-id]",
+                                     "gs => gs.map(g => g.dataset.elementId)")
 
 
 def test_dashboard_in_jupyterlab(notebook):
@@ -253,11 +359,21 @@ def test_dashboard_in_jupyterlab(notebook):
     counters = page.inner_text(f"{DASHBOARD} [data-role=counters]")
     assert "finished" in counters
 
+    # the process panel, in BPMN: the timer fired on the boundary and forked t2 there
+    page.wait_for_function(
+        f"() => Array.from(document.querySelectorAll('{DASHBOARD} "
+        ".gobpm-marks[data-element-id=late] .gobpm-badge'))"
+        ".some(b => b.textContent === '↳ t2')", timeout=60_000)
+    late = marks_on(page, DASHBOARD, "late")
+    assert badges_sit_on(late, boundary=True) and "gobpm-fork" in late["classes"], late
+    assert "gobpm-left" in marks_on(page, DASHBOARD, "escalated")["classes"]
+    assert_watermarks_visible(page, DASHBOARD)
+
     # the hostile name is text in both graphs, never an element, and ran nothing
     lineage = "\n".join(graph_texts(page, "node"))
     assert f"{XSS} (approve)" in lineage
-    process = page.inner_text(f"{DASHBOARD} [data-role=process]")
-    assert XSS in process
+    label = page.text_content(f"{DASHBOARD} g.djs-element[data-element-id=approve] text")
+    assert "".join(label.split()) == "".join(XSS.split())  # bpmn-js wraps it over lines
     assert page.evaluate(f"document.querySelectorAll('{DASHBOARD} img').length") == 0
     assert dialogs == []
 
@@ -279,23 +395,173 @@ def exported_node_ids() -> list[str]:
             if node.get("id") and node.tag != f"{{{BPMN}}}sequenceFlow"]
 
 
-def test_exported_model_renders_in_jupyterlab(notebook):
+def test_a_model_built_in_python_renders_in_bpmn_notation(notebook):
     """A builder process exported with to_bpmn(), read back with Process.from_bpmn and
-    started: its process view's SVG, drawn in the browser, shows every node id of the file."""
+    advanced an hour: its process view draws every node of the file as a BPMN shape, a
+    dehydrated token and the task's hold on the user task, the timer's deadline on its
+    boundary, and the bpmn.io watermark in full."""
     page, dialogs = notebook
     ids = exported_node_ids()
     assert len(ids) == 8, ids
-    page.wait_for_selector(GRAPH_SVG, timeout=90_000)
-    page.wait_for_function(  # the token: the track of the released user task
-        f"() => Array.from(document.querySelectorAll('{GRAPH_SVG} text'))"
-        ".some(t => t.textContent.includes('t1 dehydrated'))", timeout=60_000)
-    texts = page.eval_on_selector_all(f"{GRAPH_SVG} text", "ts => ts.map(t => t.textContent)")
-    shown = "\n".join(texts)
-    missing = [i for i in ids if f"({i})" not in shown]
-    assert missing == [], (missing, texts)
-    assert "Review claim (review_claim)" in texts, texts
-    assert any(t.startswith("process claim v1 · i1") for t in texts), texts
-    assert page.text_content(f"{GRAPH_VIEW} [data-role=error-text]") == ""
+    page.wait_for_selector(f"{CLAIM_VIEW} .gobpm-marks[data-element-id=review_late]",
+                           timeout=90_000)
+    assert set(ids) <= set(shapes_in(page, CLAIM_VIEW)), shapes_in(page, CLAIM_VIEW)
+    review = marks_on(page, CLAIM_VIEW, "review_claim")
+    assert review["badges"] == [["token", "dehydrated", "1"],
+                                ["hold", "task", "☺ i1:review_claim:1"]], review
+    assert badges_sit_on(review) and "gobpm-token" in review["classes"], review
+    late = marks_on(page, CLAIM_VIEW, "review_late")
+    assert late["badges"] == [["hold", "timer", "◷ 2026-01-03T00:00:00Z"]], late
+    assert badges_sit_on(late, boundary=True) and "gobpm-held" in late["classes"], late
+    assert "gobpm-left" in marks_on(page, CLAIM_VIEW, "needs_review")["classes"]
+    status = page.text_content(f"{CLAIM_VIEW} [data-role=graph-bpmn-status]")
+    assert status.startswith("claim v1 · i1 · ") and "released" in status, status
+    assert_watermarks_visible(page, CLAIM_VIEW)
+    assert page.text_content(f"{CLAIM_VIEW} [data-role=error-text]") == ""
     assert dialogs == []
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    page.locator(GRAPH_VIEW).screenshot(path=str(OUTPUT / "exported.png"))
+    page.locator(CLAIM_VIEW).screenshot(path=str(PROCESS_SHOT))
+
+
+def test_an_imported_miwg_model_renders_in_bpmn_notation(notebook):
+    """MIWG C.1.0 read from its file and advanced an hour: its own diagram (two pools, lanes)
+    is drawn, the released track and the task hold sit on "Assign Approver", the start event
+    and first flow are the path taken, and the watermark is in full."""
+    page, dialogs = notebook
+    page.wait_for_selector(f"{BILL_VIEW} .gobpm-marks[data-element-id=assignApprover]",
+                           timeout=90_000)
+    drawn = set(shapes_in(page, BILL_VIEW))
+    assert {"approveInvoice", "assignApprover", "reviewInvoice", "StartEvent_1",
+            "prepareBankTransfer", "archiveInvoice", "invoiceProcessed"} <= drawn
+    assert len(page.query_selector_all(f"{BILL_VIEW} g.djs-shape[data-element-id]")) > 30
+    assign = marks_on(page, BILL_VIEW, "assignApprover")
+    assert assign["badges"] == [["token", "dehydrated", "1"],
+                                ["hold", "task", "☺ i1:assignApprover:1"]], assign
+    assert badges_sit_on(assign), assign
+    assert "gobpm-left" in marks_on(page, BILL_VIEW, "StartEvent_1")["classes"]
+    taken = page.get_attribute(f"{BILL_VIEW} g.djs-connection[data-element-id=SequenceFlow_1]",
+                               "class")
+    assert "gobpm-taken" in taken.split(), taken
+    assert_watermarks_visible(page, BILL_VIEW)
+    assert dialogs == []
+    page.locator(BILL_VIEW).screenshot(path=str(MIWG_SHOT))
+
+
+def test_saved_widget_state_draws_after_a_reload(notebook, lab):
+    """A notebook saved with its widget state, opened in a new page (nothing cached there):
+    the process view and the dashboard draw in BPMN from the saved state, which holds the
+    shared module once. Nothing on any page asked for the network."""
+    page, dialogs = notebook
+    base, token = lab
+    fresh = page.context.new_page()
+    try:
+        fresh.goto(f"{base}/lab/workspaces/saved/tree/{SAVED}?token={token}")
+        fresh.wait_for_selector(f"{GRAPH_VIEW} .gobpm-marks[data-element-id=approve]",
+                                timeout=90_000)
+        fresh.wait_for_selector(f"{DASHBOARD} .gobpm-marks[data-element-id=approve]",
+                                timeout=60_000)
+        approve = marks_on(fresh, GRAPH_VIEW, "approve")
+        assert ["token", "dehydrated", "1"] in approve["badges"], approve
+        assert fresh.query_selector("[data-role=load-error]") is None
+        assert fresh.evaluate(
+            "() => globalThis[Symbol.for('gobpm_nb.shared-modules')].size") == 1
+        assert_watermarks_visible(fresh, GRAPH_VIEW)
+        fresh.screenshot(path=str(OUTPUT / "saved.png"))
+    finally:
+        fresh.close()
+    assert BLOCKED == [] and dialogs == []
+
+
+# -- the dashboard's layout and fact table (last: they add instances to the notebook's engine)
+def run_in_kernel(page, code: str) -> None:
+    """Run ``code`` in the notebook's kernel, as a cell would (the widgets update after it)."""
+    page.evaluate(
+        "async (code) => { const w = window.jupyterapp.shell.currentWidget;"
+        " await w.sessionContext.session.kernel.requestExecute({ code }).done; }", code)
+
+
+def test_dashboard_fits_a_1280_by_800_screen(notebook):
+    """On a 1280×800 screen (JupyterLab's side bar folded), the whole dashboard — controls,
+    last-step line, counters, process and lineage, forms and the folded tables — is in view
+    at once, with nothing wider than the output: no scrolling."""
+    page, dialogs = notebook
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.wait_for_timeout(500)
+        page.locator(DASHBOARD).scroll_into_view_if_needed()
+        fit = page.evaluate(
+            f"""() => {{
+              const root = document.querySelector('{DASHBOARD}');
+              let box = root.parentElement;
+              const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowY);
+              while (box && !(box.scrollHeight > box.clientHeight && scrolls(box))) {{
+                box = box.parentElement;
+              }}
+              box.scrollTop += root.getBoundingClientRect().top - box.getBoundingClientRect().top;
+              const r = root.getBoundingClientRect(), v = box.getBoundingClientRect();
+              const parts = '.gobpm-dashboard > *, .gobpm-graphs > *, .gobpm-forms > *, '
+                + '.gobpm-header > *, .gobpm-controls > *, .gobpm-status > *';
+              const wide = Array.from(root.querySelectorAll(parts)).filter(
+                e => e.getBoundingClientRect().right > r.right + 1 && e.getClientRects().length)
+                .map(e => e.className);
+              return {{ top: r.top - v.top, bottom: r.bottom, height: r.height, width: r.width,
+                        view: v.bottom, scrollWidth: root.scrollWidth,
+                        clientWidth: root.clientWidth, wide: wide.slice(0, 5),
+                        folded: Array.from(root.querySelectorAll('details'))
+                          .map(d => [d.dataset.role, d.open]) }};
+            }}""")
+        page.screenshot(path=str(OUTPUT / "fit-1280x800.png"))
+        assert fit["folded"] == [["holds-panel", False], ["facts-panel", False]], fit
+        assert abs(fit["top"]) <= 1 and fit["bottom"] <= fit["view"] + 1, fit
+        assert fit["scrollWidth"] <= fit["clientWidth"] + 1 and fit["wide"] == [], fit
+        assert page.is_visible(f"{DASHBOARD} [data-role=last-step]")
+        assert page.is_visible(f"{DASHBOARD} [data-role=run-horizon]")
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 1700})
+    assert dialogs == []
+
+
+def test_fact_table_pages_back_to_the_first_fact(notebook):
+    """With more facts than one page, the folded fact table opens on the newest page; "oldest"
+    reaches fact 1, "newer" walks back, and filtering by i1 finds its facts from the start
+    (Python answers each request with one page)."""
+    page, dialogs = notebook
+    run_in_kernel(page, "for n in range(20):\n    eng.start(p, data={'amount': n})\n"
+                        "eng.run(until=eng.now)\nkept = len(eng.facts)")
+    facts = f"{DASHBOARD} [data-role=facts-panel]"
+    page.click(f"{facts} summary")
+    page.wait_for_function(
+        f"() => /^\\d+–\\d+ of \\d+ · newest$/.test("
+        f"document.querySelector('{facts} [data-role=facts-count]').textContent)"
+        f" && document.querySelector('{facts} [data-action=facts-oldest]').disabled === false",
+        timeout=30_000)
+    note = page.text_content(f"{facts} [data-role=facts-count]")
+    first, last, total = (int(n) for n in note.replace("–", " ").replace(" of ", " ")
+                          .split(" ")[:3])
+    assert (last, last - first + 1) == (total, 100) and total > 100, note
+
+    def seqs() -> list[int]:
+        return [int(t) for t in page.eval_on_selector_all(
+            f"{facts} tbody td.gobpm-col-seq", "cells => cells.map(c => c.textContent)")]
+
+    page.click(f"{facts} [data-action=facts-oldest]")
+    page.wait_for_function(
+        f"() => document.querySelector('{facts} tbody td.gobpm-col-seq')?.textContent === '1'",
+        timeout=30_000)
+    assert seqs() == list(range(1, 101))
+    assert page.text_content(f"{facts} [data-role=facts-count]") == \
+        f"1–100 of {total} · page 1 of {-(-total // 100)}"
+    assert page.is_disabled(f"{facts} [data-action=facts-older]")
+    page.click(f"{facts} [data-action=facts-newer]")
+    page.wait_for_function(
+        f"() => document.querySelector('{facts} tbody td.gobpm-col-seq')?.textContent === '101'",
+        timeout=30_000)
+
+    page.select_option(f"{facts} [data-role=fact-filter-instance]", "i1")
+    page.wait_for_function(
+        f"() => Array.from(document.querySelectorAll('{facts} tbody td.gobpm-col-instance'))"
+        ".every(c => c.textContent === 'i1') && document.querySelector("
+        f"'{facts} [data-role=facts-count]').textContent.includes('matching')", timeout=30_000)
+    assert seqs()[0] == 1  # i1's first fact is the log's first, long off the newest page
+    assert page.text_content(f"{DASHBOARD} [data-role=error-text]") == ""
+    assert dialogs == []

@@ -14,8 +14,8 @@ from gobpm_nb.ui import views as views_module
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "dashboard_overhead.py"
-TRAITS = ("clock", "counters", "tasks", "holds", "facts", "instances", "selected",
-          "lineage_dot", "process_dot")
+TRAITS = ("clock", "counters", "tasks", "holds", "facts", "fact_page", "instances", "selected",
+          "lineage_dot", "process_dot", "process_bpmn", "process_marks")
 MINUTES = (7, 23, 1, 41, 15, 50, 3, 32, 11, 28)
 
 

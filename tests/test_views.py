@@ -14,16 +14,18 @@ import textwrap
 import time
 
 import pytest
+from conftest import snapshot
 
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
 from gobpm_nb.render import dot as render
+from gobpm_nb.render.marks import bpmn_legend
 from gobpm_nb.ui import Dashboard, LineageView, ProcessView, dashboard_traits, flush_all
 from gobpm_nb.ui import views as views_module
 
 XSS = "<img src=x onerror=alert(1)>"
-TRAITS = ("clock", "counters", "tasks", "holds", "facts", "instances", "selected",
-          "lineage_dot", "process_dot")
+TRAITS = ("clock", "counters", "tasks", "holds", "facts", "fact_page", "instances", "selected",
+          "lineage_dot", "process_dot", "process_bpmn", "process_marks")
 
 NODE = re.compile(r'^\s+"((?:[^"\\]|\\.)*)" \[(.*)\]$', re.MULTILINE)
 EDGE = re.compile(r'^\s+"((?:[^"\\]|\\.)*)" -> "((?:[^"\\]|\\.)*)" \[(.*)\]$', re.MULTILINE)
@@ -92,7 +94,8 @@ def test_constructors_return_bound_widgets(live):
     assert isinstance(pv, ProcessView)
     assert (lin.view, pv.view, board.view) == ("graph", "graph", "dashboard")
     assert lin.title == "lineage of i1" and pv.title == "process view of i1"
-    assert lin.legend == render.lineage_legend() and pv.legend == render.process_legend()
+    assert lin.legend == render.lineage_legend() and pv.legend == bpmn_legend()
+    assert pv.bpmn.startswith("<?xml") and lin.bpmn == ""  # BPMN notation; lineage in Graphviz
 
 
 def test_traits_after_step(live):
@@ -318,7 +321,8 @@ def test_unknown_and_bad_commands_set_error(live):
 
 
 def test_run_with_an_unbounded_cycle_reports_error():
-    """Run with an endless cycle timer armed puts the engine's refusal in the error trait."""
+    """With an endless cycle timer armed, Run stops at the next tick; Run to the 'end' puts
+    the engine's refusal in the error trait and changes nothing."""
     p = bpm.Process("tick")
     p.start("start")
     p.user_task("task")
@@ -332,7 +336,13 @@ def test_run_with_an_unbounded_cycle_reports_error():
     board = eng.dashboard()
     board._handle_custom_msg({"kind": "advance", "duration": "PT1M"}, [])
     board._handle_custom_msg({"kind": "run"}, [])
+    assert (board.error, board.clock) == ("", "2026-01-01T01:00:00Z")  # the first tick
+    assert re.fullmatch(r"Run to the next quiet point: \d+ events; the clock moved PT59M to "
+                        r"2026-01-01T01:00:00Z", board.last_step), board.last_step
+    before = eng.stats()
+    board._handle_custom_msg({"kind": "run", "horizon": "end"}, [])
     assert "run() would never end" in board.error
+    assert (eng.stats(), board.clock) == (before, "2026-01-01T01:00:00Z")
     board.close()
 
 
@@ -523,3 +533,234 @@ def test_a_closed_widget_is_no_longer_told_about_commands(live):
     before = lin.dot
     eng.advance("PT25H")
     assert lin.dot == before
+
+
+# -- the dashboard's controls: the last-step line, Run's horizon, fact pages, the notice ---
+STEP_LINE = re.compile(r"^Step: (track|loop|timer|expiry|retry) event · instance i\d+"
+                       r"( · track t\d+)?( · node \w+)? — \S")
+
+
+def widget_state(board):
+    """Every synced trait a refused dashboard command must leave as it was."""
+    return {name: getattr(board, name) for name in TRAITS + ("last_step", "publish_notice")}
+
+
+@pytest.fixture
+def busy():
+    """Twelve order instances, each run to its first quiet point before the next starts (so
+    the facts of i1 come first and the log holds more than a page), and a dashboard."""
+    eng = bpm.Engine()
+    for n in range(12):
+        eng.start(order(), data={"order": f"o-{n}"})
+        eng.run(until=eng.now)
+    board = eng.dashboard()
+    yield eng, board
+    board.close()
+
+
+def test_step_says_what_it_ran_even_when_no_fact_is_emitted():
+    """Every step names its event kind and where it ran, also a step that emits no fact
+    (a turn of the instance's loop): the dashboard never looks dead."""
+    eng = bpm.Engine()
+    eng.start(order(), data={"order": "o-7"})
+    board = eng.dashboard()
+    silent = []
+    for _ in range(6):
+        facts = eng.stats()["facts"]
+        board._handle_custom_msg({"kind": "step"}, [])
+        assert board.error == "" and STEP_LINE.match(board.last_step), board.last_step
+        if eng.stats()["facts"] == facts:
+            silent.append(board.last_step)
+    assert silent, "no step without a fact to check"
+    assert all(line == "Step: loop event · instance i1 — a turn of the instance's loop, which "
+                       "emits no fact" for line in silent)
+    board.close()
+
+
+def test_step_on_a_quiet_engine_names_the_deadline_it_jumps_to(busy):
+    """Nothing ready: Step moves the clock to the next deadline and the line says how far."""
+    eng, board = busy
+    board._handle_custom_msg({"kind": "step"}, [])
+    assert board.clock == "2026-01-01T02:00:00Z"
+    assert board.last_step == (
+        "Step: timer event · instance i1 · track t1 · node remind — a timer fired its wait. "
+        "Nothing was ready: the clock jumped PT2H to the next deadline, 2026-01-01T02:00:00Z")
+    assert "Dashboard(clock='2026-01-01T02:00:00Z'" in repr(board)
+    assert "last_step='Step: timer event" in repr(board)
+
+
+def test_step_and_run_on_an_idle_engine_say_so():
+    """With nothing scheduled at all, Step and Run do nothing and say the engine is idle."""
+    eng = bpm.Engine()
+    board = eng.dashboard()
+    for kind in ("step", "run"):
+        board._handle_custom_msg({"kind": kind}, [])
+        assert board.error == ""
+        assert board.last_step.endswith("nothing is scheduled (no track is ready, no deadline "
+                                         "is armed): the engine is idle")
+    assert board.clock == "2026-01-01T00:00:00Z"
+    board.close()
+
+
+def test_run_stops_at_the_next_quiet_point_instead_of_emptying_the_future(busy):
+    """Run with no horizon runs the next deadline's events and stops: the reminders fire at
+    2 h, the instances stay active, and their tasks and messages are still held."""
+    eng, board = busy
+    board._handle_custom_msg({"kind": "run"}, [])
+    assert (board.error, board.clock) == ("", "2026-01-01T02:00:00Z")
+    assert re.fullmatch(r"Run to the next quiet point: \d+ events; the clock moved PT2H to "
+                        r"2026-01-01T02:00:00Z", board.last_step), board.last_step
+    assert [i.state for i in eng.instances()] == ["active"] * 12
+    assert board.counters["tasks"] == 12
+    assert eng.stats()["pending_events"] == 0  # quiet: nothing due until a trigger comes
+    board._handle_custom_msg({"kind": "run"}, [])  # nothing is scheduled any more: idle
+    assert board.clock == "2026-01-01T02:00:00Z" and "idle" in board.last_step
+
+
+def test_run_goes_for_a_duration_or_until_a_date(busy):
+    """A horizon is an ISO duration or a date-time: the clock ends there, the line says so."""
+    eng, board = busy
+    board._handle_custom_msg({"kind": "run", "horizon": "pt3h"}, [])
+    assert (board.error, board.clock) == ("", "2026-01-01T03:00:00Z")
+    assert re.fullmatch(r"Run for PT3H: \d+ events; the clock moved PT3H to "
+                        r"2026-01-01T03:00:00Z", board.last_step), board.last_step
+    board._handle_custom_msg({"kind": "run", "horizon": " 2026-01-02T00:00:00Z "}, [])
+    assert (board.error, board.clock) == ("", "2026-01-02T00:00:00Z")
+    assert board.last_step == ("Run until 2026-01-02T00:00:00Z: 0 events; the clock moved "
+                               "PT21H to 2026-01-02T00:00:00Z")
+
+
+@pytest.mark.parametrize("horizon, message", [
+    ("soon", "Run's horizon 'soon' is not understood: give an ISO 8601 duration such as "
+             "'PT24H', a date-time such as '2026-01-02T00:00:00Z', or 'end'"),
+    ("PT", "Run's horizon 'PT' is not understood"),
+    (24, "Run's horizon must be text"),
+    ("-PT1H", "duration '-PT1H' is negative; the clock never moves backwards"),
+    ("2025-12-31T00:00:00Z", "run(until='2025-12-31T00:00:00Z') is before the clock"),
+])
+def test_a_malformed_horizon_is_refused_and_changes_nothing(busy, horizon, message):
+    """A horizon Run cannot read, or one in the past, is a clear error; nothing changed."""
+    eng, board = busy
+    before, shown = snapshot(eng), widget_state(board)
+    board._handle_custom_msg({"kind": "run", "horizon": horizon}, [])
+    assert board.error.startswith("command 'run' failed: ") and message in board.error
+    assert snapshot(eng) == before and widget_state(board) == shown
+
+
+def test_fact_table_pages_back_to_the_first_fact(busy):
+    """The table shows the newest page and says how many facts the log keeps; the oldest page
+    starts with the very first fact, and older/newer walk between them."""
+    eng, board = busy
+    log, size = eng.facts, proj.FACT_PAGE
+    kept = len(log)
+    assert kept > size  # more than one page
+    page = board.fact_page
+    assert (page["page"], page["start"], page["total"], page["kept"], page["emitted"]) == \
+        (None, kept - size, kept, kept, kept)
+    assert [row["seq"] for row in board.facts] == list(range(kept - size + 1, kept + 1))
+    while board.fact_page["older"] is not None:  # what "‹ older" sends, until it greys out
+        board._handle_custom_msg({"kind": "facts", "page": board.fact_page["older"]}, [])
+        assert board.error == ""
+    assert board.fact_page["page"] == 0 and board.fact_page["start"] == 0
+    assert board.facts[0] == proj.fact_row(log[0])
+    assert (board.facts[0]["seq"], board.facts[0]["kind"]) == (1, "instance_started")
+    assert len(board.facts) == size and board.fact_page["newer"] == 1
+    last = page["pages"] - 1
+    board._handle_custom_msg({"kind": "facts", "page": 99}, [])  # past the end: the last page
+    assert (board.error, board.fact_page["page"]) == ("", last)
+    assert board.facts[0]["seq"] == last * size + 1 and board.facts[-1]["seq"] == kept
+    assert board.fact_page["newer"] is None  # what "newer ›" sends next: the newest
+    assert traits(board) == dashboard_traits(eng, "i1", proj.FactQuery(page=99))
+
+
+def test_fact_filter_searches_the_whole_kept_log(busy):
+    """Filtering by an instance whose facts are all older than the newest page still finds
+    every one of them (the browser gets them from Python, a page at a time)."""
+    eng, board = busy
+    assert not [row for row in board.facts if row["instance"] == "i1"]  # not on the newest page
+    board._handle_custom_msg({"kind": "facts", "instance": "i1", "page": None}, [])
+    expected = [proj.fact_row(f) for f in eng.facts if f.instance == "i1"]
+    assert board.error == "" and board.facts == expected and expected
+    assert (board.fact_page["instance"], board.fact_page["total"]) == ("i1", len(expected))
+    board._handle_custom_msg({"kind": "facts", "instance": "i1", "fact_kind": "wait_held"}, [])
+    assert sorted((row["instance"], row["kind"], row["node"]) for row in board.facts) == [
+        ("i1", "wait_held", "approve"), ("i1", "wait_held", "pay"), ("i1", "wait_held", "remind")]
+    assert traits(board) == dashboard_traits(eng, "i1", proj.FactQuery("i1", "wait_held"))
+    eng.advance("PT2H")  # the filter stays in force as the log grows
+    board.refresh()  # what the after-cell hook does
+    assert all(row["instance"] == "i1" and row["kind"] == "wait_held" for row in board.facts)
+    assert traits(board) == dashboard_traits(eng, "i1", proj.FactQuery("i1", "wait_held"))
+
+
+@pytest.mark.parametrize("command, message", [
+    ({"page": -1}, "a fact page is a whole number from 0 (the oldest page) up, or null for the "
+                   "newest facts; got -1"),
+    ({"page": "2"}, "got '2'"),
+    ({"page": True}, "got True"),
+    ({"instance": 7}, "the fact filter's instance must be an instance id"),
+    ({"fact_kind": ["timer_fired"]}, "the fact filter's kind must be a fact kind"),
+    ({"instance": "i99"}, "no fact of instance 'i99' among the {kept} facts the log keeps; the "
+                          "fact table is unchanged"),
+    ({"instance": "i1", "fact_kind": "job_created"},
+     "no fact of instance 'i1' and of kind 'job_created' among the {kept} facts"),
+])
+def test_a_bad_fact_query_is_refused_and_changes_nothing(busy, command, message):
+    """A negative page, a field of the wrong type or a filter that matches no kept fact is a
+    clear error; the table keeps its page and filter."""
+    eng, board = busy
+    board._handle_custom_msg({"kind": "facts", "instance": "i2", "page": 0}, [])
+    before, shown = snapshot(eng), widget_state(board)
+    board._handle_custom_msg({"kind": "facts", **command}, [])
+    assert board.error.startswith("command 'facts' failed: ValueError: ")
+    assert message.format(kept=len(eng.facts)) in board.error
+    assert snapshot(eng) == before and widget_state(board) == shown
+
+
+def test_keep_facts_bounds_what_the_table_pages_through():
+    """With keep_facts=50 the oldest page starts at the oldest kept fact, and the table says
+    how many facts were emitted in all."""
+    eng = bpm.Engine(keep_facts=50)
+    for n in range(6):
+        eng.start(order(), data={"order": f"o-{n}"})
+    eng.run(until=eng.now)
+    emitted = eng.stats()["facts"]
+    assert emitted > 50
+    board = eng.dashboard()
+    page = board.fact_page
+    assert (page["kept"], page["emitted"], page["total"], page["pages"]) == (50, emitted, 50, 1)
+    assert [row["seq"] for row in board.facts] == list(range(emitted - 49, emitted + 1))
+    assert repr(board).endswith("facts=50)")
+    board._handle_custom_msg({"kind": "facts", "page": 0}, [])
+    assert board.facts[0]["seq"] == eng.facts[0].seq == emitted - 49
+    assert traits(board) == dashboard_traits(eng, "i1", proj.FactQuery(page=0))
+    board.close()
+
+
+def test_a_message_that_reaches_nobody_says_so_by_the_form(busy):
+    """Publishing to a key no instance waits for is no error: the notice by the form says
+    the message reached nobody; a matching message names the instance it reached."""
+    eng, board = busy
+    board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-99"}, [])
+    assert board.error == ""
+    assert board.publish_notice == {
+        "text": "Message 'paid' with key 'o-99' reached nobody (no subscriber): it was dropped",
+        "level": "warning"}
+    board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-3", "payload": {}},
+                             [])
+    assert board.publish_notice == {
+        "text": "Message 'paid' with key 'o-3' reached instance i4 (track t2 at 'pay')",
+        "level": "ok"}
+    board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-3"}, [])
+    assert board.publish_notice["level"] == "warning"  # i4 took it already: nobody waits
+
+
+def test_span_text_is_an_iso_duration():
+    """The line's spans read as ISO 8601 durations."""
+    from datetime import timedelta
+
+    from gobpm_nb.ui.status import span_text
+
+    assert [span_text(timedelta(**kw)) for kw in (
+        {}, {"hours": 2}, {"days": 1, "hours": 21}, {"minutes": 1, "seconds": 30},
+        {"days": 3}, {"milliseconds": 500})] == \
+        ["PT0S", "PT2H", "P1DT21H", "PT1M30S", "P3D", "PT0.5S"]

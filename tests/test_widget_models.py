@@ -6,6 +6,7 @@ import pytest
 import traitlets
 
 from gobpm_nb.ui import Coalescer, DashboardWidget, GraphWidget
+from gobpm_nb.ui.shared import SHARED_JS
 from gobpm_nb.ui.widgets import COMMAND_FIELDS
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -33,23 +34,31 @@ def test_dashboard_widget_trait_defaults():
     assert w.view == "dashboard"
     assert (w.clock, w.selected, w.lineage_dot, w.process_dot, w.error) == ("", "", "", "", "")
     assert (w.counters, w.tasks, w.holds, w.facts, w.instances) == ({}, [], [], [], [])
+    assert (w.fact_page, w.last_step, w.publish_notice) == ({}, "", {})
     assert w.playing is False
 
 
 def test_every_trait_of_the_contract_is_synced():
     """Each trait the front end reads is tagged sync=True."""
-    graph = {"view", "title", "dot", "legend"}
+    graph = {"view", "title", "dot", "bpmn", "marks", "legend", "_shared", "_shared_digest"}
     dash = {
+        "_shared",
+        "_shared_digest",
         "view",
         "clock",
         "counters",
         "tasks",
         "holds",
         "facts",
+        "fact_page",
+        "last_step",
+        "publish_notice",
         "instances",
         "selected",
         "lineage_dot",
         "process_dot",
+        "process_bpmn",
+        "process_marks",
         "playing",
         "error",
     }
@@ -203,10 +212,10 @@ def test_on_command_checks_its_arguments():
 
 
 def test_command_table_matches_the_front_end():
-    """The documented command kinds are the ones the bundle sends."""
-    esm = DashboardWidget()._esm
+    """The documented command kinds are the ones the shared module's dashboard sends."""
+    code = SHARED_JS.read_text(encoding="utf-8")
     for kind in COMMAND_FIELDS:
-        assert f'kind:"{kind}"' in esm
+        assert f'kind:"{kind}"' in code
 
 
 def test_coalescer_limits_pushes_in_a_burst():
@@ -267,3 +276,13 @@ def test_coalescer_rejects_a_negative_interval():
     """A negative interval is a ValueError."""
     with pytest.raises(ValueError, match="-1"):
         Coalescer(lambda: None, interval=-1)
+
+
+def test_dashboard_repr_counts_the_kept_log_and_says_what_the_last_step_did():
+    """The repr counts the facts the log keeps (not the rows of one page) and carries the
+    last-step line once there is one."""
+    w = DashboardWidget(facts=[{"seq": 201}], fact_page={"kept": 250, "total": 250})
+    assert repr(w).endswith("facts=250)")
+    w.last_step = "Step: timer event · instance i1 · track t1 · node late"
+    assert repr(w).endswith("facts=250, last_step='Step: timer event · instance i1 · track t1 "
+                            "· node late')")

@@ -1,11 +1,17 @@
-// Bundle the widget front end into one ES module for anywidget.
+// Bundle the widget front end into two ES modules:
 //
-//   node build.mjs                 -> ../gobpm_nb/static/widget.js (the committed bundle)
-//   node build.mjs --out DIR       -> DIR/widget.js (used by tests/test_widget_bundle.py)
+//   widget.js  the module anywidget loads for every widget (src/loader.js): a few kilobytes,
+//              since it travels and is saved with every widget;
+//   shared.js  everything else (src/index.js: the views, WebAssembly Graphviz, bpmn.io's
+//              viewer and its style sheets), sent once per kernel by the SharedModule widget
+//              and imported once per page (gobpm_nb/ui/shared.py).
 //
-// The output is deterministic: the same sources and the same locked packages give a
-// byte-identical file. Graphviz's WebAssembly is inlined by @hpcc-js/wasm, so the bundle
-// needs no network at run time.
+//   node build.mjs                 -> ../gobpm_nb/static/{widget,shared}.js (committed)
+//   node build.mjs --out DIR       -> DIR/{widget,shared}.js (used by tests/test_widget_bundle.py)
+//
+// The output is deterministic: the same sources and the same locked packages give
+// byte-identical files. Graphviz's WebAssembly is inlined by @hpcc-js/wasm and bpmn-js needs
+// no fonts or images from outside, so nothing is fetched at run time.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import process from "node:process";
@@ -32,8 +38,9 @@ function parseArgs(argv) {
   return outDir;
 }
 
-// anywidget imports the module once per widget, so a page holds several copies of this bundle,
-// each with its own d3-transition. Transition ids live on shared DOM nodes (d3-graphviz
+// The shared module is imported once per page and digest, but a page may still hold several
+// copies (two versions of gobpm_nb, or a notebook from before the shared module), each with
+// its own d3-transition. Transition ids live on shared DOM nodes (d3-graphviz
 // schedules every transition on document.documentElement), and each copy counts ids from 1:
 // two copies animating at once collide ("too late; already running") and a graph stops
 // updating. Patch newId() to draw from one page-wide counter, started far above the ids any
@@ -59,12 +66,8 @@ const SHARED_TRANSITION_IDS = {
 };
 
 const outDir = parseArgs(process.argv.slice(2));
-const outfile = path.join(outDir, "widget.js");
-
-await esbuild.build({
+const common = {
   absWorkingDir: here,
-  entryPoints: ["src/index.js"],
-  outfile,
   bundle: true,
   format: "esm",
   minify: true,
@@ -73,7 +76,14 @@ await esbuild.build({
   legalComments: "eof",
   sourcemap: false,
   logLevel: "warning",
-  plugins: [SHARED_TRANSITION_IDS],
-});
+};
 
-console.log(`wrote ${outfile}`);
+for (const [entry, name, extra] of [
+  ["src/loader.js", "widget.js", {}],
+  // bpmn.io's style sheets are bundled as text and added to the page by index.js
+  ["src/index.js", "shared.js", { plugins: [SHARED_TRANSITION_IDS], loader: { ".css": "text" } }],
+]) {
+  const outfile = path.join(outDir, name);
+  await esbuild.build({ ...common, ...extra, entryPoints: [entry], outfile });
+  console.log(`wrote ${outfile}`);
+}

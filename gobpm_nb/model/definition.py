@@ -31,6 +31,9 @@ class Definition:
     start: str
     signature: str
     version: int = field(default=0, compare=False)
+    #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
+    #: does; None for a process built in Python). Opaque to the model; not in the signature.
+    origin: Any = field(default=None, compare=False, repr=False)
 
     def node(self, id: str) -> el.Element:
         return self.nodes[id]
@@ -61,7 +64,8 @@ def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> 
 
 
 def build_definition(pid: str, name: str | None, elements: list[el.Element],
-                     flows: list[el.Flow], problems: list[str]) -> Definition:
+                     flows: list[el.Flow], problems: list[str],
+                     origin: Any = None) -> Definition:
     """Validate the graph and freeze it; raise ModelError naming every problem."""
     found = list(problems)
     nodes: dict[str, el.Element] = {}
@@ -109,7 +113,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         timers=freeze(timers), start=starts[0],
         plain=freeze({k: tuple(v) for k, v in outgoing.items()
                       if v and all(f.condition is None for f in v)}),
-        signature=signature_of(pid, elements, flows))
+        signature=signature_of(pid, elements, flows), origin=origin)
 
 
 def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,

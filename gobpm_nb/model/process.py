@@ -39,6 +39,16 @@ class Process:
         or XML text. ModelError lists every error the import found in it."""
         return interchange.codec("bpmn").read(source, id)
 
+    @classmethod
+    def of(cls, definition: Definition) -> Process:
+        """A builder holding the graph of ``definition`` (its elements and flows, as
+        deployed), e.g. to write it as a file."""
+        p = cls(definition.id, definition.name)
+        p._elements = list(definition.nodes.values())
+        p._flows = list(definition.flows)
+        p.origin = definition.origin
+        return p
+
     def to_bpmn(self) -> str:
         """This process as BPMN 2.0 XML text: the file it came from with this process's
         changes, or, built in Python, a new file with a left-to-right diagram."""
@@ -212,9 +222,9 @@ class Process:
     # -- checking -------------------------------------------------------------------------
     def definition(self) -> Definition:
         """The validated, immutable snapshot of the graph as it stands now."""
-        if self._cache is None:
+        if self._cache is None or self._cache.origin is not self.origin:
             self._cache = build_definition(self.id, self.name, self._elements, self._flows,
-                                           self._problems)
+                                           self._problems, self.origin)
         return self._cache
 
     def validate(self) -> Process:

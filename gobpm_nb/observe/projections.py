@@ -14,8 +14,11 @@ The results are tuples of named tuples and plain dicts, ordered by ids or by def
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
+
+from .fact_pages import FACT_PAGE, FactQuery, fact_page, when
+from .fact_pages import fact_row as fact_row  # re-exported: the rows the widgets show
+from .fact_pages import short_details as short_details
 
 #: Track states in the order the engine lists them.
 TRACK_STATES = ("ready", "running", "waiting", "dehydrated", "merged", "completed", "withdrawn",
@@ -25,13 +28,16 @@ LIVE_STATES = frozenset({"ready", "running", "waiting", "dehydrated"})
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
                "boundary": "boundary fork"}
+#: Origins of a track that begins where another track stands (drawn on the process view).
+FORK_ORIGINS = ("boundary", "continuation")
 #: Hold kinds in a fixed order.
 HOLD_KINDS = ("timer", "message", "signal", "task")
 #: Residencies in a fixed order.
 RESIDENCIES = ("resident", "dehydrated", "finished")
 
-#: Newest facts the dashboard's timeline carries.
-FACT_TAIL = 200
+#: Newest facts a live dashboard keeps at hand: its fact table's newest page, read without
+#: copying the log (the table pages through the whole kept log: :mod:`.fact_pages`).
+FACT_TAIL = FACT_PAGE
 #: Rows of the dashboard's holder table (the counters carry the totals).
 HOLD_ROWS = 200
 #: Instance ids the dashboard offers (the newest; the selected one is always kept).
@@ -39,26 +45,6 @@ INSTANCE_ROWS = 1000
 
 
 # -- small formatting helpers ------------------------------------------------------------
-def when(value: datetime | None) -> str | None:
-    """A datetime as ISO 8601 text in UTC ending in ``Z`` (None stays None)."""
-    if value is None:
-        return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def short_details(details: Mapping[str, Any], limit: int = 120) -> str:
-    """Fact details as one short line: ``key=value`` pairs in the engine's order."""
-    parts = []
-    for key, value in details.items():
-        if isinstance(value, list | tuple):
-            text = "+".join(str(v) for v in value)
-        else:
-            text = str(value)
-        parts.append(f"{key}={text}")
-    line = ", ".join(parts)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def track_number(tid: str) -> tuple[int, str]:
     """Sort key of a track id: ``t2`` before ``t10``; anything else after, by text."""
     if tid[:1] == "t" and tid[1:].isdigit():
@@ -133,7 +119,9 @@ def lineage(engine: Any, iid: str) -> Lineage:
 
 # -- the path taken ---------------------------------------------------------------------
 class PathTracker:
-    """The nodes one instance has left (``node_left`` facts) and entered (``node_entered``).
+    """The nodes one instance has left (``node_left`` facts) and entered (``node_entered``),
+    and where its boundary forks and continuations began (``track_state`` facts of a new
+    track whose origin is ``boundary`` or ``continuation``: track id -> (node, origin)).
 
     Built from a log snapshot (``engine.facts``) and then, in a live widget, fed each new
     fact from a subscription, so keeping it current costs nothing per refresh. Fed every
@@ -142,12 +130,13 @@ class PathTracker:
     some, the live tracker still remembers what they said.
     """
 
-    __slots__ = ("instance", "left", "entered")
+    __slots__ = ("instance", "left", "entered", "forks")
 
     def __init__(self, instance: str, facts: Iterable[Any] = ()) -> None:
         self.instance = instance
         self.left: set[str] = set()
         self.entered: set[str] = set()
+        self.forks: dict[str, tuple[str, str]] = {}
         for fact in facts:
             if fact.instance == instance:
                 self.feed(fact)
@@ -159,6 +148,8 @@ class PathTracker:
             self.left.add(fact.node)
         elif kind == "node_entered":
             self.entered.add(fact.node)
+        elif kind == "track_state" and fact.details.get("origin") in FORK_ORIGINS:
+            self.forks[fact.track] = (fact.node, fact.details["origin"])
 
 
 def path_taken(engine: Any, iid: str) -> frozenset[str]:
@@ -194,6 +185,15 @@ class Token(NamedTuple):
     state: str
 
 
+class Fork(NamedTuple):
+    """A track that began at ``node`` as a boundary fork or a continuation of ``parents``."""
+
+    track: str
+    node: str
+    origin: str  # boundary | continuation
+    parents: tuple[str, ...]
+
+
 class HoldRow(NamedTuple):
     """An armed hold, with its deadline as ISO text and its keys as strings."""
 
@@ -226,6 +226,7 @@ class ProcessState(NamedTuple):
     holds: tuple[HoldRow, ...]  # armed order
     path: tuple[str, ...]  # nodes left, definition order
     entered: tuple[str, ...]  # nodes entered, definition order
+    forks: tuple[Fork, ...] = ()  # boundary forks and continuations, track order
 
 
 def _detail(element: Any) -> str:
@@ -303,20 +304,16 @@ def process_state(engine: Any, iid: str, path: PathTracker | None = None) -> Pro
     else:
         nodes, flows = definition_graph(definition)
         order = [n.id for n in nodes]
+    forks = tuple(Fork(v.id, path.forks[v.id][0], path.forks[v.id][1], tuple(v.parents))
+                  for v in views if v.id in path.forks)
     return ProcessState(
         inst.id, inst.process, inst.version, inst.state, inst.residency, nodes, flows,
         tokens, ended, holds,
         tuple(n for n in order if n in path.left),
-        tuple(n for n in order if n in path.entered))
+        tuple(n for n in order if n in path.entered), forks)
 
 
 # -- the dashboard ------------------------------------------------------------------------
-def fact_row(fact: Any) -> dict[str, Any]:
-    """One fact as the dashboard's timeline shows it (details as a short line)."""
-    return {"seq": fact.seq, "at": when(fact.at), "kind": fact.kind, "instance": fact.instance,
-            "track": fact.track, "node": fact.node, "details": short_details(fact.details)}
-
-
 def task_row(task: Any) -> dict[str, Any]:
     return {"id": task.id, "instance": task.instance, "node": task.node,
             "assignee": task.assignee}
@@ -361,25 +358,32 @@ class DashboardState(NamedTuple):
     counters: dict[str, int]
     tasks: list[dict[str, Any]]
     holds: list[dict[str, Any]]
-    facts: list[dict[str, Any]]
+    facts: list[dict[str, Any]]  # one page of the fact table
+    fact_page: dict[str, Any]  # what the table says about that page (see fact_page)
     instances: list[str]
     selected: str
 
 
 def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | None = None,
                     stats: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None,
-                    known: Any = None) -> DashboardState:
-    """The dashboard's rows. A caller that already holds a log snapshot (``facts``),
-    ``engine.stats()`` or the instance ids may pass them in; the result is the same."""
+                    known: Any = None, query: FactQuery | None = None,
+                    kept: int | None = None) -> DashboardState:
+    """The dashboard's rows, its fact table showing ``query``. A caller that already holds
+    the log (``facts``; for a query that does not need the whole log, its newest page with
+    ``kept`` the length of the log), ``engine.stats()`` or the instance ids may pass them in;
+    the result is the same."""
     log = engine.facts if facts is None else facts
+    stats = engine.stats() if stats is None else stats
     all_ids = instance_ids(engine) if ids is None else ids
     chosen = choose(all_ids, selected, known)
+    page = fact_page(log, query or FactQuery(), kept=kept, emitted=int(stats["facts"]))
     return DashboardState(
         clock=when(engine.now) or "",
-        counters=counters(engine.stats() if stats is None else stats),
+        counters=counters(stats),
         tasks=[task_row(t) for t in engine.tasks()],
         holds=[hold_row(h).as_dict() for h in engine.holders()[:HOLD_ROWS]],
-        facts=[fact_row(f) for f in log[-FACT_TAIL:]],
+        facts=page.rows,
+        fact_page=page.info,
         instances=offered_ids(all_ids, chosen),
         selected=chosen,
     )

@@ -1,9 +1,11 @@
-"""Notebook widgets: anywidget classes over one bundled ES module, and update coalescing.
+"""Notebook widgets: anywidget classes over a small ES module each (the views, Graphviz and
+the BPMN viewer come once per page in a shared module), and update coalescing.
 
 The front end lives in ``widgets/`` (repository root) and is bundled into
-``gobpm_nb/static/widget.js``; ``widgets`` declares the synced traits and routes the commands
-the dashboard sends back, ``views`` binds them to a live engine (``lineage_view``,
-``process_view``, ``dashboard``).
+``gobpm_nb/static/widget.js`` (the loader) and ``shared.js`` (sent once: ``shared``);
+``widgets`` declares the synced traits and routes the commands the dashboard sends back,
+``views`` binds them to a live engine (``lineage_view``, ``process_view``, ``dashboard``),
+``process`` builds what a process view shows.
 """
 
 from gobpm_nb.ui.coalesce import Coalescer

@@ -3,15 +3,18 @@
 ``lineage_view(engine, iid)``, ``process_view(engine, iid)`` and ``dashboard(engine)`` (also
 reachable as ``inst.lineage()``, ``inst.process_view()`` and ``eng.dashboard()``) return
 anywidget objects whose synced traits are rebuilt from projections
-(:mod:`gobpm_nb.observe.projections`) and DOT (:mod:`gobpm_nb.render.dot`). A widget never
-reaches into the engine: it reads the public API, and the dashboard's controls call the
-public API — the same calls a user types in a cell.
+(:mod:`gobpm_nb.observe.projections`), DOT (:mod:`gobpm_nb.render.dot`) and, for the process
+in BPMN notation, the diagram's document and the marks drawn on it
+(:mod:`gobpm_nb.ui.process`). A widget never reaches into the engine: it reads the public
+API, and the dashboard's controls call the public API — the same calls a user types in a
+cell.
 
 How updates flow (the subscription, coalesced previews, exact flushes after each command
 and each cell) is in :mod:`gobpm_nb.ui.live`.
 
 Everything is shown as text: names, ids and data go through the DOT quoting of
-:mod:`gobpm_nb.render.dot` and the front end writes only ``textContent``.
+:mod:`gobpm_nb.render.dot` or lxml's XML escaping, and the front end writes only
+``textContent`` (bpmn.io's viewer too draws labels as SVG text).
 
 """
 
@@ -24,15 +27,17 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from ..observe.fact_pages import FactQuery, fact_query, matching, needs_log
 from ..observe.projections import (
     FACT_TAIL,
     dashboard_state,
     instance_ids,
     lineage,
-    process_state,
 )
-from ..render.dot import lineage_dot, lineage_legend, process_dot, process_legend, svg
+from ..render.dot import lineage_dot, lineage_legend, svg
 from .live import INTERVAL, _after_cell, _Live, flush_all
+from .process import Drawings, panel, process_picture
+from .status import IDLE, publish_notice, read_horizon, run_line, step_line
 from .widgets import Command, DashboardWidget, GraphWidget
 
 #: Wall seconds between two steps of play.
@@ -87,19 +92,26 @@ class LineageView(_InstanceGraph):
 
 
 class ProcessView(_InstanceGraph):
-    """The process graph of one instance with tokens, armed holds and the path taken."""
+    """The process of one instance in BPMN notation (its file's diagram, or the exporter's
+    layout) with tokens, armed holds, forks and the path taken on it; in Graphviz where no
+    diagram can be had."""
 
     def __init__(self, engine: Any, instance: Any) -> None:
         iid = _iid(instance)
         engine.instance(iid)
-        super().__init__(title=f"process view of {iid}", legend=process_legend())
+        super().__init__(title=f"process view of {iid}")
         self._iid = iid
         self._summary = ""
+        self._drawings = Drawings()
         self._bind(engine, tracked=iid)
 
     def _update(self) -> None:
-        view = process_state(self._engine, self._iid, self._track(self._iid))
-        self.dot = process_dot(view)
+        picture = process_picture(self._engine, self._iid, self._track(self._iid),
+                                  self._drawings)
+        with self.hold_sync():
+            self.dot, self.bpmn, self.marks = picture.dot, picture.bpmn, picture.marks
+            self.legend = picture.legend
+        view = picture.view
         self._summary = f"process={view.process!r}, tokens={len(view.tokens)}, " \
                         f"holds={len(view.holds)}"
 
@@ -119,12 +131,14 @@ class Dashboard(_Live, DashboardWidget):
         self._syncing = False
         self._speed = 3600.0
         self._play_task: asyncio.Task[None] | None = None
+        self._query = FactQuery()
         for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
                          ("play", self._play), ("pause", self._pause),
                          ("publish", self._publish), ("complete", self._complete),
-                         ("select", self._select)):
+                         ("select", self._select), ("facts", self._facts)):
             self.on_command(kind, self._then_refresh(fn))
         self.observe(self._on_selected, names="selected")
+        self._drawings = Drawings()
         self._bind(engine, tail=FACT_TAIL)
 
     # -- building the traits --------------------------------------------------------------
@@ -135,13 +149,20 @@ class Dashboard(_Live, DashboardWidget):
         if total != len(self._ids):  # instances are never removed: a new count, new ids
             self._ids = instance_ids(eng)
             self._known = set(self._ids)
-        state = dashboard_state(eng, self.selected, facts=list(self._tail), stats=stats,
-                                ids=self._ids, known=self._known)
-        lineage_text = process_text = ""
+        query = self._query
+        if needs_log(query):  # a filter or an older page: the whole kept log
+            facts, kept = eng.facts, None
+        else:  # the newest page: the tail this widget keeps, and the log's length
+            keep = eng.keep_facts
+            facts, kept = list(self._tail), stats["facts"] if keep is None \
+                else min(stats["facts"], keep)
+        state = dashboard_state(eng, self.selected, facts=facts, stats=stats, ids=self._ids,
+                                known=self._known, query=query, kept=kept)
+        lineage_text, picture = "", None
         if state.selected:
             lineage_text = lineage_dot(lineage(eng, state.selected))
-            process_text = process_dot(process_state(eng, state.selected,
-                                                     self._track(state.selected)))
+            picture = process_picture(eng, state.selected, self._track(state.selected),
+                                      self._drawings)
         self._syncing = True
         try:
             with self.hold_sync():
@@ -150,10 +171,11 @@ class Dashboard(_Live, DashboardWidget):
                 self.tasks = state.tasks
                 self.holds = state.holds
                 self.facts = state.facts
+                self.fact_page = state.fact_page
                 self.instances = state.instances
                 self.selected = state.selected
                 self.lineage_dot = lineage_text
-                self.process_dot = process_text
+                self.process_dot, self.process_bpmn, self.process_marks = panel(picture)
         finally:
             self._syncing = False
 
@@ -175,17 +197,40 @@ class Dashboard(_Live, DashboardWidget):
         return handler
 
     def _step(self, _command: Command) -> None:
-        self._engine.step()
+        before = self._engine.now
+        self.last_step = step_line(self._engine.step(), before)
 
-    def _run(self, _command: Command) -> None:
-        self._engine.run()
+    def _run(self, command: Command) -> None:
+        """Run to the horizon the user gave: the next quiet point when none (everything due
+        now; when nothing is, the next deadline and everything due then), ``end`` (until
+        nothing is scheduled), an ISO duration, or a date-time."""
+        eng = self._engine
+        horizon = read_horizon(command.get("horizon"))
+        before = eng.now
+        if horizon.kind == "end":
+            what, count = "Run to the end", eng.run()
+        elif horizon.kind == "for":
+            what, count = f"Run for {horizon.text}", eng.advance(horizon.text)
+        elif horizon.kind == "until":
+            what, count = f"Run until {horizon.text}", eng.run(until=horizon.text)
+        else:
+            what, count = "Run to the next quiet point", eng.run(until=before)
+            if count == 0:
+                if eng.step() is None:
+                    self.last_step = f"Run: {IDLE}"
+                    return
+                count = 1 + eng.run(until=eng.now)
+        self.last_step = run_line(what, count, before, eng.now)
 
     def _advance(self, command: Command) -> None:
         duration = command.get("duration")
         if not isinstance(duration, str) or not duration.strip():
             raise ValueError(f"advance needs an ISO 8601 duration such as 'PT1H', "
                              f"got {duration!r}")
-        self._engine.advance(duration.strip())
+        before = self._engine.now
+        count = self._engine.advance(duration.strip())
+        self.last_step = run_line(f"Advance {duration.strip()}", count, before,
+                                  self._engine.now)
 
     def _publish(self, command: Command) -> None:
         name = command.get("name")
@@ -195,8 +240,12 @@ class Dashboard(_Live, DashboardWidget):
         payload = command.get("payload")
         if payload is not None and not isinstance(payload, dict):
             raise ValueError(f"publish payload must be a JSON object, got {payload!r}")
-        self._engine.publish_message(name.strip(), key=key if key not in ("", None) else None,
-                                     payload=payload or None)
+        key = key if key not in ("", None) else None
+        seen = self._tail[-1].seq if self._tail else 0
+        self.publish_notice = {}  # a refused message leaves no notice of an earlier one
+        reached = self._engine.publish_message(name.strip(), key=key, payload=payload or None)
+        self.publish_notice = publish_notice(name.strip(), key, reached,
+                                             [f for f in self._tail if f.seq > seen])
 
     def _complete(self, command: Command) -> None:
         task = command.get("task")
@@ -213,6 +262,18 @@ class Dashboard(_Live, DashboardWidget):
             raise ValueError(f"select needs an instance id, got {iid!r}")
         self._engine.instance(iid)  # unknown: the engine's error goes to the error trait
 
+    def _facts(self, command: Command) -> None:
+        """Show another page of the fact table, or filter it. A filter that matches no kept
+        fact is refused (the table stays as it was)."""
+        query = fact_query(command.get("instance"), command.get("fact_kind"),
+                           command.get("page"))
+        if query.instance or query.kind:
+            log = self._engine.facts
+            if not matching(log, query):
+                raise ValueError(f"no fact {query.describe()} among the {len(log)} facts "
+                                 f"the log keeps; the fact table is unchanged")
+        self._query = query
+
     # -- play: virtual time moved from the Jupyter kernel's event loop ----------------------
     def _play(self, command: Command) -> None:
         speed = command.get("speed", self._speed)
@@ -221,8 +282,10 @@ class Dashboard(_Live, DashboardWidget):
             raise ValueError(f"play speed must be a positive number of virtual seconds per "
                              f"wall second, got {speed!r}")
         self._speed = float(speed)
+        line = f"Play: virtual time moves {self._speed:g} s per wall second, running every " \
+               "event that falls due"
         if self._play_task is not None and not self._play_task.done():
-            self.playing = True
+            self.playing, self.last_step = True, line
             return  # already playing: the new speed applies from the next tick
         try:
             loop = asyncio.get_running_loop()
@@ -230,7 +293,7 @@ class Dashboard(_Live, DashboardWidget):
             self.playing = False
             raise RuntimeError("play needs a running asyncio event loop (a Jupyter kernel "
                                "has one); call step, run or advance instead") from None
-        self.playing = True
+        self.playing, self.last_step = True, line
         self._play_task = loop.create_task(self._play_loop())
 
     def _pause(self, _command: Command) -> None:
@@ -295,15 +358,20 @@ def dashboard(engine: Any) -> Dashboard:
     return Dashboard(engine)
 
 
-def dashboard_traits(engine: Any, selected: str = "") -> dict[str, Any]:
-    """What a dashboard showing ``selected`` must hold, built from scratch (for tests and
-    for comparing a live widget with a fresh projection)."""
-    state = dashboard_state(engine, selected)
-    lineage_text = process_text = ""
+def dashboard_traits(engine: Any, selected: str = "", query: FactQuery | None = None
+                     ) -> dict[str, Any]:
+    """What a dashboard showing ``selected`` (and ``query`` in its fact table: by default
+    the newest facts) must hold, built from scratch (for tests and for comparing a live
+    widget with a fresh projection)."""
+    state = dashboard_state(engine, selected, query=query)
+    lineage_text, picture = "", None
     if state.selected:
         lineage_text = lineage_dot(lineage(engine, state.selected))
-        process_text = process_dot(process_state(engine, state.selected))
+        picture = process_picture(engine, state.selected)
+    process_text, process_bpmn, process_marks = panel(picture)
     return {"clock": state.clock, "counters": state.counters, "tasks": state.tasks,
-            "holds": state.holds, "facts": state.facts, "instances": state.instances,
+            "holds": state.holds, "facts": state.facts, "fact_page": state.fact_page,
+            "instances": state.instances,
             "selected": state.selected, "lineage_dot": lineage_text,
-            "process_dot": process_text}
+            "process_dot": process_text, "process_bpmn": process_bpmn,
+            "process_marks": process_marks}

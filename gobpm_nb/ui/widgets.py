@@ -1,8 +1,10 @@
 """anywidget classes for the notebook views: a graph (lineage or process) and the dashboard.
 
-Both load the same bundled ES module (``gobpm_nb/static/widget.js``, built from
-``widgets/``) and pick their view with the ``view`` trait. The traits below are the whole
-contract with the front end; ``widgets/src/traits.js`` mirrors them.
+Both load the same small ES module (``gobpm_nb/static/widget.js``, built from ``widgets/``),
+which draws them with the shared module every widget of the kernel refers to (the views,
+Graphviz and the BPMN viewer, sent once: :mod:`gobpm_nb.ui.shared`), and pick their view
+with the ``view`` trait. The traits below are the whole contract with the front end;
+``widgets/src/traits.js`` mirrors them.
 
 The dashboard sends commands as custom messages ``{"kind": ..., ...}``. They are dispatched
 by ``kind`` to handlers registered with :meth:`DashboardWidget.on_command`; a missing handler
@@ -18,6 +20,9 @@ from typing import Any
 
 import anywidget
 import traitlets as t
+from ipywidgets import widget_serialization
+
+from .shared import SharedModule, shared_module
 
 _ESM = pathlib.Path(__file__).parent.parent / "static" / "widget.js"
 
@@ -27,22 +32,27 @@ CommandHandler = Callable[[Command], object]
 #: The kinds the dashboard front end sends, with the fields each carries.
 COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "step": (),
-    "run": (),
+    "run": ("horizon",),
     "advance": ("duration",),
     "play": ("speed",),
     "pause": (),
     "publish": ("name", "key", "payload"),
     "complete": ("task", "outputs"),
     "select": ("instance",),
+    "facts": ("instance", "fact_kind", "page"),
 }
 
 _FIXED = frozenset({"view"})
 
 
 class _Widget(anywidget.AnyWidget):
-    """Shared base: the bundle, strict keyword arguments, a deterministic repr."""
+    """Shared base: the loader module and the shared module it loads, strict keyword
+    arguments, a deterministic repr."""
 
     _esm = _ESM
+    #: The kernel's shared module (views, Graphviz, BPMN viewer) and its digest.
+    _shared = t.Instance(SharedModule, allow_none=True).tag(sync=True, **widget_serialization)
+    _shared_digest = t.Unicode("").tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         allowed = {
@@ -54,7 +64,8 @@ class _Widget(anywidget.AnyWidget):
         if unknown:
             names = ", ".join(repr(name) for name in unknown)
             raise TypeError(f"{type(self).__name__}() got unexpected keyword argument(s): {names}")
-        super().__init__(**kwargs)
+        shared = shared_module()
+        super().__init__(_shared=shared, _shared_digest=shared.digest, **kwargs)
 
     def _repr_fields(self) -> list[str]:
         raise NotImplementedError
@@ -65,18 +76,25 @@ class _Widget(anywidget.AnyWidget):
 
 
 class GraphWidget(_Widget):
-    """One graph, drawn from DOT by WebAssembly Graphviz in the browser, animated on change.
+    """One graph: a BPMN diagram drawn by bpmn.io's viewer with the engine's state on it, or
+    else DOT drawn by WebAssembly Graphviz in the browser, animated on change.
 
     Traits (all synced):
         view:   ``"graph"``, fixed.
         title:  str, default ``""``; shown above the graph as text.
-        dot:    str, default ``""``; a complete DOT document (quoted by the Python builder).
+        dot:    str, default ``""``; a complete DOT document (quoted by the Python builder);
+                drawn when ``bpmn`` is empty.
+        bpmn:   str, default ``""``; a BPMN 2.0 document with its diagram (BPMN DI).
+        marks:  dict, default ``{}``; what to draw on the diagram's shapes
+                (:func:`gobpm_nb.render.marks.process_marks`).
         legend: list of ``[label, colour]`` pairs, default ``[]``; drawn as swatches below.
     """
 
     view = t.Unicode("graph", read_only=True).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
     dot = t.Unicode("").tag(sync=True)
+    bpmn = t.Unicode("").tag(sync=True)
+    marks = t.Dict(default_value={}).tag(sync=True)
     legend = t.List(t.List(t.Unicode(), minlen=2, maxlen=2), default_value=[]).tag(sync=True)
 
     def _repr_fields(self) -> list[str]:
@@ -92,12 +110,24 @@ class DashboardWidget(_Widget):
         counters:    dict str -> int, default ``{}``; shown as labelled numbers, in order.
         tasks:       list of ``{id, instance, node, assignee}``, default ``[]``.
         holds:       list of ``{instance, track, kind, wait_kind, node, deadline, keys}``.
-        facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first;
-                     send a bounded tail, the browser filters and scrolls it.
+        facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
+                     one page of the fact table (the browser never holds the whole log).
+        fact_page:   dict, default ``{}``; what the fact table says about that page: the query
+                     in force (``instance``, ``kind``: ``""`` for any; ``page``: 0 is the
+                     oldest, None the newest facts), ``start``, ``size``, ``total`` (kept facts
+                     that match), ``pages``, ``older`` / ``newer`` (the page to ask for next),
+                     ``kept``, ``emitted``, ``kinds`` (the kind filter's choices). The browser
+                     asks for another page with the ``facts`` command.
+        last_step:   str, default ``""``; what the last Step, Run or Advance did, in words.
+        publish_notice: dict, default ``{}``; ``{text, level}`` about the last published
+                     message (``level`` ``"warning"`` when it reached nobody).
         instances:   list of instance ids, default ``[]``.
         selected:    str, default ``""``; two-way, set by the instance select.
         lineage_dot: str, default ``""``; DOT of the selected instance's lineage.
-        process_dot: str, default ``""``; DOT of its process view.
+        process_dot: str, default ``""``; DOT of its process view (drawn when
+                     ``process_bpmn`` is empty).
+        process_bpmn: str, default ``""``; its process as BPMN XML with a diagram.
+        process_marks: dict, default ``{}``; the engine's state on that diagram.
         playing:     bool, default ``False``; set it while a play loop runs so the Play/Pause
                      button shows the truth (the button also flips itself when clicked).
         error:       str, default ``""``; shown in red when non-empty; the user can dismiss it.
@@ -109,10 +139,15 @@ class DashboardWidget(_Widget):
     tasks = t.List(t.Dict(), default_value=[]).tag(sync=True)
     holds = t.List(t.Dict(), default_value=[]).tag(sync=True)
     facts = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    fact_page = t.Dict(default_value={}).tag(sync=True)
+    last_step = t.Unicode("").tag(sync=True)
+    publish_notice = t.Dict(default_value={}).tag(sync=True)
     instances = t.List(t.Unicode(), default_value=[]).tag(sync=True)
     selected = t.Unicode("").tag(sync=True)
     lineage_dot = t.Unicode("").tag(sync=True)
     process_dot = t.Unicode("").tag(sync=True)
+    process_bpmn = t.Unicode("").tag(sync=True)
+    process_marks = t.Dict(default_value={}).tag(sync=True)
     playing = t.Bool(False).tag(sync=True)
     error = t.Unicode("").tag(sync=True)
 
@@ -171,8 +206,10 @@ class DashboardWidget(_Widget):
             f"instances={len(self.instances)}",
             f"tasks={len(self.tasks)}",
             f"holds={len(self.holds)}",
-            f"facts={len(self.facts)}",
+            f"facts={self.fact_page.get('kept', len(self.facts))}",
         ]
+        if self.last_step:
+            fields.append(f"last_step={self.last_step!r}")
         if self.error:
             fields.append(f"error={self.error!r}")
         return fields

@@ -15,7 +15,7 @@
 # and a parent link. The lineage of the tracks is the story of the instance: which track
 # forked which, which tracks merged into which.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §3 *Runtime invariants this preserves* — a
+# > **Semantics:** [Tracks and checkpoints](../docs/semantics.md#tracks-and-checkpoints) — a
 # > track's continuation is fully described by its position, its state, the data and its
 # > lineage; there is no hidden token state.
 #

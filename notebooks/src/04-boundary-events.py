@@ -18,11 +18,12 @@
 # instance is released, the instance is rebuilt *without* a trigger for the task; the
 # boundary then fires over the guarded track exactly as it would on a resident instance.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits", §2.3 *The wake is a continuation fork* — "A
-# > boundary's trigger is the exception that proves the rule"; §2.4 *Which waits release,
-# > and who holds them* — "A guarded activity has more waits than its token can see" and
-# > "A boundary's deadline is durable state, not a value to recompute". "Dehydratable waits":
-# > *exec.WaitHolders — the engine's side* (`WaitKind`: `WaitNode` and `WaitBoundary`).
+# > **Semantics:** [Boundary fork](../docs/semantics.md#boundary-fork) — a boundary's trigger
+# > never travels as the guarded node's; [holdability](../docs/semantics.md#holdability) — a
+# > guarded activity has more waits than its token shows, each with its own holder
+# > (`wait_kind` `node` or `boundary`);
+# > [durable deadlines](../docs/semantics.md#durable-deadlines) — a boundary's deadline is
+# > recorded, never recomputed.
 
 # %%
 import json

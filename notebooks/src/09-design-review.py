@@ -18,12 +18,15 @@
 #
 # A parallel join waits for both; then the order is closed.
 #
-# > **Spec:** ADR-007 "In-Memory Long Waits" — §1 *Context & problem* ("a UserTask waiting
-# > three days, a Timer, a ReceiveTask" — this process has all three), §2.3 (continuation and
-# > boundary forks), §2.4 ("approve within 24 hours or escalate" is two waits), §2.6 *One
-# > model, two residency levels* (a restart mid-order); and the invariant this notebook
-# > leans on in its last questions: dehydration is transparent — the same outcome resident
-# > or released, and across a crash. "Dehydratable waits": *Two halves*.
+# > **Semantics:** [A wait is not work](../docs/semantics.md#a-wait-is-not-work) (a user
+# > task, a timer, a receive task — this process has all three);
+# > [continuation fork](../docs/semantics.md#continuation-fork) and
+# > [boundary fork](../docs/semantics.md#boundary-fork);
+# > [holdability](../docs/semantics.md#holdability) ("pack within 24 hours or escalate" is two
+# > waits); [recovery](../docs/semantics.md#recovery) (a restart mid-order);
+# > [two halves](../docs/semantics.md#two-halves); and what this notebook leans on in its last
+# > questions: dehydration is [transparent](../docs/semantics.md#residency) — the same outcome
+# > resident or released, and across a crash.
 
 # %%
 import os

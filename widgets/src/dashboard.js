@@ -1,8 +1,10 @@
-// view == "dashboard": controls, clock, counters, forms, holder table, fact timeline and the
-// lineage and process graphs of the selected instance. Every control talks to Python with
-// model.send({kind, ...}); the Python side dispatches on `kind`.
+// view == "dashboard": controls, the last-step line, clock, counters, forms, the holder table,
+// the fact table and the lineage and process graphs of the selected instance. Every control
+// talks to Python with model.send({kind, ...}); the Python side dispatches on `kind`. The fact
+// table holds one page: the browser asks for pages and filters, Python reads the kept log.
 import { asText, fillSelect, h, trait, watch } from "./dom.js";
 import { GraphPane } from "./graph.js";
+import { ProcessPane } from "./processPane.js";
 
 const SPEEDS = [
   [60, "60× (1 min/s)"],
@@ -10,7 +12,10 @@ const SPEEDS = [
   [86400, "86400× (1 day/s)"],
 ];
 const ALL = "\u0000all"; // filter value no id can take
-const MAX_FACT_ROWS = 500;
+const HORIZON_HELP =
+  "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
+  "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
+const LAST_STEP_HINT = "Step runs one event · Run goes to the next quiet point, or to the horizon typed next to it · Advance moves the clock";
 const HOLD_COLUMNS = ["instance", "track", "kind", "wait_kind", "node", "deadline", "keys"];
 const FACT_COLUMNS = ["seq", "at", "kind", "instance", "track", "node", "details"];
 
@@ -22,8 +27,8 @@ function button(action, label, onclick, extra = {}) {
   );
 }
 
-function field(label, control) {
-  return h("label", { class: "gobpm-field" }, [h("span", { class: "gobpm-field-label", text: label }), control]);
+function field(label, control, extra = "") {
+  return h("label", { class: `gobpm-field ${extra}`.trim() }, [h("span", { class: "gobpm-field-label", text: label }), control]);
 }
 
 /** Parse JSON text that must be an object; returns [value, null] or [null, message]. */
@@ -85,12 +90,39 @@ function controls(model, offs) {
   );
   showPlaying();
 
+  const horizon = h("input", {
+    type: "text",
+    class: "gobpm-input gobpm-horizon",
+    "data-role": "run-horizon",
+    placeholder: "quiet point",
+    size: "12",
+    spellcheck: "false",
+    title: HORIZON_HELP,
+    "aria-label": HORIZON_HELP,
+  });
+  const run = () => send({ kind: "run", horizon: horizon.value.trim() });
+  horizon.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") run();
+  });
+
   return h("div", { class: "gobpm-controls", "data-role": "controls" }, [
-    button("step", "Step", () => send({ kind: "step" })),
-    button("run", "Run", () => send({ kind: "run" })),
+    button("step", "Step", () => send({ kind: "step" }), { title: "run one scheduler event" }),
+    h("span", { class: "gobpm-group" }, [button("run", "Run", run, { title: HORIZON_HELP }), horizon]),
     h("span", { class: "gobpm-group" }, [button("advance", "Advance", advance), duration]),
     h("span", { class: "gobpm-group" }, [play, speed]),
   ]);
+}
+
+function lastStep(model, offs) {
+  const line = h("div", { class: "gobpm-last-step", "data-role": "last-step", "aria-live": "polite" });
+  const show = () => {
+    const text = asText(trait(model, "last_step", ""));
+    line.textContent = text || LAST_STEP_HINT;
+    line.classList.toggle("gobpm-hint", !text);
+  };
+  show();
+  offs.push(watch(model, "last_step", show));
+  return line;
 }
 
 function clockAndCounters(model, offs) {
@@ -119,11 +151,22 @@ function clockAndCounters(model, offs) {
   return [h("div", { class: "gobpm-clock" }, [h("span", { class: "gobpm-muted", text: "virtual time" }), clock]), counters];
 }
 
-function publishForm(model) {
+function publishForm(model, offs) {
   const name = h("input", { type: "text", class: "gobpm-input", "data-role": "publish-name", placeholder: "paid" });
   const key = h("input", { type: "text", class: "gobpm-input", "data-role": "publish-key", placeholder: "order-7" });
-  const payload = h("textarea", { class: "gobpm-input gobpm-json", "data-role": "publish-payload", rows: "2", spellcheck: "false" }, ["{}"]);
+  const payload = h("textarea", { class: "gobpm-input gobpm-json", "data-role": "publish-payload", rows: "1", spellcheck: "false" }, ["{}"]);
   const error = h("div", { class: "gobpm-form-error", "data-role": "publish-error", hidden: true });
+  // what became of the last message: Python says whether it reached an instance or nobody
+  const notice = h("div", { class: "gobpm-notice", "data-role": "publish-notice", role: "status", hidden: true });
+  const showNotice = () => {
+    const value = trait(model, "publish_notice", {});
+    const text = value && typeof value === "object" ? asText(value.text) : "";
+    notice.textContent = text;
+    notice.dataset.level = value && value.level === "ok" ? "ok" : "warning";
+    notice.hidden = !text;
+  };
+  showNotice();
+  offs.push(watch(model, "publish_notice", showNotice));
   const submit = () => {
     const [value, problem] = parseObject(payload.value, "payload");
     const message = name.value.trim();
@@ -134,16 +177,20 @@ function publishForm(model) {
     model.send({ kind: "publish", name: message, key: key.value.trim(), payload: value });
   };
   return h("form", { class: "gobpm-form gobpm-publish", "data-role": "publish-form", onsubmit: (e) => { e.preventDefault(); submit(); } }, [
-    h("div", { class: "gobpm-form-title", text: "Publish message" }),
-    h("div", { class: "gobpm-row" }, [field("name", name), field("key", key)]),
-    field("payload (JSON)", payload),
-    h("div", { class: "gobpm-row" }, [button("publish", "Publish", submit), error]),
+    h("div", { class: "gobpm-form-fields" }, [
+      field("name", name),
+      field("key", key),
+      field("payload (JSON)", payload, "gobpm-wide-field"),
+      button("publish", "Publish message", submit),
+    ]),
+    error,
+    notice,
   ]);
 }
 
 function completeForm(model, offs) {
   const task = h("select", { class: "gobpm-select gobpm-task", "data-role": "complete-task" });
-  const outputs = h("textarea", { class: "gobpm-input gobpm-json", "data-role": "complete-outputs", rows: "2", spellcheck: "false" }, ["{}"]);
+  const outputs = h("textarea", { class: "gobpm-input gobpm-json", "data-role": "complete-outputs", rows: "1", spellcheck: "false" }, ["{}"]);
   const error = h("div", { class: "gobpm-form-error", "data-role": "complete-error", hidden: true });
   let ids = new Map();
   const showTasks = () => {
@@ -171,10 +218,12 @@ function completeForm(model, offs) {
   showTasks();
   offs.push(watch(model, "tasks", showTasks));
   return h("form", { class: "gobpm-form gobpm-complete", "data-role": "complete-form", onsubmit: (e) => { e.preventDefault(); submit(); } }, [
-    h("div", { class: "gobpm-form-title", text: "Complete task" }),
-    field("task", task),
-    field("outputs (JSON)", outputs),
-    h("div", { class: "gobpm-row" }, [button("complete", "Complete", submit), error]),
+    h("div", { class: "gobpm-form-fields" }, [
+      field("task", task, "gobpm-wide-field"),
+      field("outputs (JSON)", outputs, "gobpm-wide-field"),
+      button("complete", "Complete task", submit),
+    ]),
+    error,
   ]);
 }
 
@@ -195,21 +244,43 @@ function rowsOf(rows, columns) {
   });
 }
 
+/** A table that folds away: <details> with a summary line; open or closed by the user. */
+function collapsible(role, title, count, contents, open = false) {
+  return h("details", { class: "gobpm-section gobpm-collapsible", "data-role": `${role}-panel`, open }, [
+    h("summary", { class: "gobpm-section-title" }, [`${title} `, count]),
+    h("div", { class: "gobpm-collapsible-body" }, contents),
+  ]);
+}
+
 function holdsTable(model, offs) {
   const [element, body] = table("gobpm-holds", "holds", HOLD_COLUMNS);
   const count = h("span", { class: "gobpm-muted", "data-role": "holds-count" });
   const show = () => {
     const holds = trait(model, "holds", []).filter((row) => row && typeof row === "object");
+    const counters = trait(model, "counters", {});
+    const total = Number.isInteger(counters.holds) ? Math.max(counters.holds, holds.length) : holds.length;
     body.replaceChildren(...rowsOf(holds, HOLD_COLUMNS));
-    count.textContent = `${holds.length}`;
+    count.textContent = total > holds.length ? `${total} (the first ${holds.length} shown)` : `${total}`;
     element.classList.toggle("gobpm-empty", holds.length === 0);
   };
   show();
-  offs.push(watch(model, "holds", show));
-  return h("section", { class: "gobpm-section" }, [
-    h("div", { class: "gobpm-section-title" }, ["Holders ", count]),
-    h("div", { class: "gobpm-scroll gobpm-holds-scroll" }, [element]),
-  ]);
+  offs.push(watch(model, ["holds", "counters"], show));
+  return collapsible("holds", "Holders", count, [h("div", { class: "gobpm-scroll gobpm-holds-scroll" }, [element])]);
+}
+
+/** "1–100 of 1234 · newest", "101–200 of 850 matching (1234 kept) · page 2 of 9", ... */
+export function factNote(info, shown) {
+  const total = Number(info.total) || 0;
+  const kept = Number(info.kept) || 0;
+  const emitted = Number(info.emitted) || 0;
+  const filtered = Boolean(info.instance || info.kind);
+  if (total === 0) return filtered ? "no kept fact matches" : "no facts yet";
+  const first = (Number(info.start) || 0) + 1;
+  let text = `${first}–${first + shown - 1} of ${total}`;
+  if (filtered) text += ` matching (${kept} kept)`;
+  text += info.page === null || info.page === undefined ? " · newest" : ` · page ${info.page + 1} of ${info.pages}`;
+  if (emitted > kept) text += ` · the log keeps the newest ${kept} of ${emitted} facts (keep_facts)`;
+  return text;
 }
 
 function factTimeline(model, offs) {
@@ -217,61 +288,62 @@ function factTimeline(model, offs) {
   const byInstance = h("select", { class: "gobpm-select", "data-role": "fact-filter-instance", "aria-label": "filter facts by instance" });
   const byKind = h("select", { class: "gobpm-select", "data-role": "fact-filter-kind", "aria-label": "filter facts by kind" });
   const note = h("span", { class: "gobpm-muted", "data-role": "facts-count" });
+  const count = h("span", { class: "gobpm-muted", "data-role": "facts-kept" });
   const scroller = h("div", { class: "gobpm-scroll gobpm-facts-scroll", "data-role": "facts-scroll" }, [element]);
+  let info = {};
 
-  const distinct = (values) => {
-    const seen = new Set();
-    const out = [];
-    for (const value of values) {
-      if (value === null || value === undefined || value === "") continue;
-      const text = String(value);
-      if (!seen.has(text)) {
-        seen.add(text);
-        out.push(text);
-      }
-    }
-    return out;
+  // the browser only asks: Python filters the kept log and answers with one page
+  const ask = (change) => {
+    const query = { instance: info.instance || "", fact_kind: info.kind || "", page: info.page ?? null, ...change };
+    model.send({ kind: "facts", instance: query.instance, fact_kind: query.fact_kind, page: query.page });
+  };
+  const pager = {
+    oldest: button("facts-oldest", "« oldest", () => ask({ page: 0 }), { title: "the first facts the log keeps" }),
+    older: button("facts-older", "‹ older", () => ask({ page: info.older }), { title: "older facts" }),
+    newer: button("facts-newer", "newer ›", () => ask({ page: info.newer ?? null }), { title: "newer facts" }),
+    newest: button("facts-newest", "newest »", () => ask({ page: null }), { title: "the newest facts, following the log" }),
   };
 
+  const showFilters = () => {
+    const instances = [...trait(model, "instances", [])].map(String);
+    if (info.instance && !instances.includes(String(info.instance))) instances.unshift(String(info.instance));
+    const kinds = Array.isArray(info.kinds) ? info.kinds.map(String) : [];
+    fillSelect(byInstance, [[ALL, "all instances"], ...instances.map((i) => [i, i])], info.instance || ALL);
+    fillSelect(byKind, [[ALL, "all kinds"], ...kinds.map((k) => [k, k])], info.kind || ALL);
+  };
   const show = () => {
+    const page = trait(model, "fact_page", {});
+    const previous = info;
+    info = page && typeof page === "object" ? page : {};
     const facts = trait(model, "facts", []).filter((row) => row && typeof row === "object");
-    const instances = distinct([...trait(model, "instances", []), ...facts.map((f) => f.instance)]);
-    const kinds = distinct(facts.map((f) => f.kind)).sort();
-    const instance = fillSelect(byInstance, [[ALL, "all instances"], ...instances.map((i) => [i, i])]);
-    const kind = fillSelect(byKind, [[ALL, "all kinds"], ...kinds.map((k) => [k, k])]);
-    const shown = facts.filter(
-      (f) => (instance === ALL || String(f.instance) === instance) && (kind === ALL || String(f.kind) === kind),
-    );
-    const tail = shown.slice(-MAX_FACT_ROWS);
+    showFilters();
+    const following = info.page === null || info.page === undefined;
     const stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 24;
-    body.replaceChildren(...rowsOf(tail, FACT_COLUMNS));
-    element.classList.toggle("gobpm-empty", tail.length === 0);
-    note.textContent =
-      shown.length > tail.length
-        ? `newest ${tail.length} of ${shown.length}`
-        : shown.length === facts.length
-          ? `${facts.length}`
-          : `${shown.length} of ${facts.length}`;
-    if (stick) scroller.scrollTop = scroller.scrollHeight;
+    body.replaceChildren(...rowsOf(facts, FACT_COLUMNS));
+    element.classList.toggle("gobpm-empty", facts.length === 0);
+    note.textContent = factNote(info, facts.length);
+    count.textContent = `${Number(info.kept) || 0}`;
+    pager.oldest.disabled = !info.start;
+    pager.older.disabled = info.older === null || info.older === undefined;
+    pager.newer.disabled = following;
+    pager.newest.disabled = following;
+    const moved = previous.page !== info.page || previous.instance !== info.instance || previous.kind !== info.kind;
+    if (following && (stick || moved)) scroller.scrollTop = scroller.scrollHeight;
+    else if (moved) scroller.scrollTop = 0;
   };
-  byInstance.addEventListener("change", () => {
-    show();
-    scroller.scrollTop = scroller.scrollHeight;
-  });
-  byKind.addEventListener("change", () => {
-    show();
-    scroller.scrollTop = scroller.scrollHeight;
-  });
+  byInstance.addEventListener("change", () => ask({ instance: byInstance.value === ALL ? "" : byInstance.value, page: null }));
+  byKind.addEventListener("change", () => ask({ fact_kind: byKind.value === ALL ? "" : byKind.value, page: null }));
   show();
-  offs.push(watch(model, ["facts", "instances"], show));
-  // scroll to the newest fact once the table is laid out
+  // a refused filter leaves the query as it was: show the filters in force again
+  offs.push(watch(model, ["facts", "fact_page", "instances"], show), watch(model, "error", showFilters));
   requestAnimationFrame(() => {
     scroller.scrollTop = scroller.scrollHeight;
   });
-  return h("section", { class: "gobpm-section" }, [
-    h("div", { class: "gobpm-section-title gobpm-row" }, [
-      h("span", {}, ["Facts ", note]),
+  return collapsible("facts", "Facts", count, [
+    h("div", { class: "gobpm-row gobpm-facts-bar" }, [
       h("span", { class: "gobpm-filters" }, [byInstance, byKind]),
+      h("span", { class: "gobpm-pager" }, [pager.oldest, pager.older, pager.newer, pager.newest]),
+      note,
     ]),
     scroller,
   ]);
@@ -305,20 +377,28 @@ function instancePicker(model, offs) {
   return h("div", { class: "gobpm-row gobpm-instance" }, [h("span", { class: "gobpm-section-title", text: "Instance" }), picker]);
 }
 
+// The selected instance's process (BPMN, full width; Graphviz where there is no diagram),
+// then its lineage (Graphviz).
 function graphs(model, offs) {
   const lineage = new GraphPane({ role: "lineage", title: "Lineage" });
-  const process = new GraphPane({ role: "process", title: "Process" });
+  const process = new ProcessPane({ role: "process", title: "Process", maxHeight: 250 });
+  process.el.classList.add("gobpm-graph", "gobpm-wide");
   const showLineage = () => lineage.update(trait(model, "lineage_dot", ""));
-  const showProcess = () => process.update(trait(model, "process_dot", ""));
+  const showProcess = () =>
+    process.update({
+      bpmn: trait(model, "process_bpmn", ""),
+      marks: trait(model, "process_marks", {}),
+      dot: trait(model, "process_dot", ""),
+    });
   showLineage();
   showProcess();
   offs.push(
     watch(model, "lineage_dot", showLineage),
-    watch(model, "process_dot", showProcess),
+    watch(model, ["process_dot", "process_bpmn", "process_marks"], showProcess),
     () => lineage.destroy(),
     () => process.destroy(),
   );
-  return h("div", { class: "gobpm-graphs" }, [lineage.el, process.el]);
+  return h("div", { class: "gobpm-graphs" }, [process.el, lineage.el]);
 }
 
 export function renderDashboard(model, root) {
@@ -327,10 +407,10 @@ export function renderDashboard(model, root) {
   root.append(
     h("div", { class: "gobpm-dashboard" }, [
       h("div", { class: "gobpm-header" }, [controls(model, offs), clock]),
-      counters,
-      instancePicker(model, offs),
+      lastStep(model, offs),
+      h("div", { class: "gobpm-status" }, [counters, instancePicker(model, offs)]),
       graphs(model, offs),
-      h("div", { class: "gobpm-forms" }, [publishForm(model), completeForm(model, offs)]),
+      h("div", { class: "gobpm-forms" }, [publishForm(model, offs), completeForm(model, offs)]),
       holdsTable(model, offs),
       factTimeline(model, offs),
     ]),

@@ -1,9 +1,11 @@
-// view == "graph": a title, one animated graph, a legend of colour swatches.
+// view == "graph": a title, one diagram — BPMN with the engine's state on it when the model
+// has a `bpmn` document, else an animated Graphviz graph of `dot` — and a legend of colour
+// swatches.
 import { h, trait, watch } from "./dom.js";
-import { GraphPane } from "./graph.js";
+import { ProcessPane } from "./processPane.js";
 
 export function renderGraphView(model, root) {
-  const pane = new GraphPane({ role: "graph" });
+  const pane = new ProcessPane({ role: "graph" });
   const title = h("div", { class: "gobpm-title", "data-role": "title" });
   const legend = h("div", { class: "gobpm-legend", "data-role": "legend" });
   root.append(h("div", { class: "gobpm-graph-view" }, [title, pane.el, legend]));
@@ -12,7 +14,8 @@ export function renderGraphView(model, root) {
     title.textContent = trait(model, "title", "");
     title.hidden = !title.textContent;
   };
-  const showDot = () => pane.update(trait(model, "dot", ""));
+  const showDot = () =>
+    pane.update({ bpmn: trait(model, "bpmn", ""), marks: trait(model, "marks", {}), dot: trait(model, "dot", "") });
   const showLegend = () => drawLegend(legend, trait(model, "legend", []));
 
   showTitle();
@@ -20,7 +23,7 @@ export function renderGraphView(model, root) {
   showLegend();
   const offs = [
     watch(model, "title", showTitle),
-    watch(model, "dot", showDot),
+    watch(model, ["dot", "bpmn", "marks"], showDot),
     watch(model, "legend", showLegend),
   ];
   return () => {

@@ -1,4 +1,7 @@
-// The anywidget front-end module of gobpm_nb: one bundle, two views chosen by the `view` trait.
+// The shared module of gobpm_nb's widgets (gobpm_nb/static/shared.js): the views, chosen by
+// the `view` trait, with WebAssembly Graphviz and bpmn.io's viewer. It reaches the page once
+// and every widget's small loader (loader.js) hands it the widget to draw.
+import { BPMN_STYLE } from "./bpmnStyle.js";
 import { h, trait, watch } from "./dom.js";
 import { renderDashboard } from "./dashboard.js";
 import { renderGraphView } from "./graphView.js";
@@ -23,8 +26,18 @@ function errorBar(model) {
   return [bar, watch(model, "error", show)];
 }
 
-/** anywidget entry point: draw one view of the model into el; returns the cleanup. */
+const STYLE_ID = "gobpm-nb-bpmn-style";
+
+/** bpmn.io's style sheets and the marks' look, once per document (they are large). */
+function addPageStyle() {
+  if (document.getElementById(STYLE_ID)) return;
+  const style = h("style", { id: STYLE_ID }, [BPMN_STYLE]);
+  document.head.append(style);
+}
+
+/** Draw one view of the model into el (what the loader calls); returns the cleanup. */
 function render({ model, el }) {
+  addPageStyle();
   const root = h("div", { class: "gobpm-root" });
   el.replaceChildren(h("style", {}, [CSS]), root);
   let cleanup = () => {};

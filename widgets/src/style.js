@@ -9,6 +9,7 @@ export const CSS = `
   --gobpm-bg2: var(--jp-layout-color2, #f6f8fa);
   --gobpm-accent: var(--jp-brand-color1, #0969da);
   --gobpm-error: var(--jp-error-color1, #cf222e);
+  --gobpm-warning: var(--jp-warn-color1, #9a6700);
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
   font-size: 13px;
   line-height: 1.35;
@@ -40,7 +41,41 @@ export const CSS = `
 .gobpm-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 6px; color: var(--gobpm-muted); font-size: 12px; }
 .gobpm-legend-item { display: inline-flex; align-items: center; gap: 5px; }
 .gobpm-swatch { width: 11px; height: 11px; border-radius: 2px; border: 1px solid rgba(0,0,0,.25); display: inline-block; }
-.gobpm-dashboard { display: flex; flex-direction: column; gap: 8px; }
+/* The dashboard is one grid sized for a 1280x800 screen: full-width rows, except the lineage
+   (left) beside the forms (right) under the full-width process panel; .gobpm-graphs only
+   groups the two panes. The tables fold away. Narrow outputs get one column. */
+.gobpm-root[data-view="dashboard"] { container: gobpm-dashboard / inline-size; }
+.gobpm-dashboard { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 6px; align-items: start; }
+.gobpm-dashboard > * { grid-column: 1 / -1; }
+.gobpm-dashboard > .gobpm-graphs { display: contents; }
+.gobpm-graphs > * { grid-column: 1; }
+.gobpm-graphs > .gobpm-wide { grid-column: 1 / -1; }
+.gobpm-dashboard > .gobpm-forms { grid-column: 2; }
+.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas { max-height: 150px; }
+.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas svg { max-height: 146px; }
+@container gobpm-dashboard (max-width: 720px) {
+  .gobpm-dashboard > .gobpm-forms, .gobpm-graphs > * { grid-column: 1 / -1; }
+}
+.gobpm-last-step {
+  padding: 3px 8px; border-left: 3px solid var(--gobpm-accent); background: var(--gobpm-bg2);
+  border-radius: 0 4px 4px 0; font-size: 12px; white-space: normal; overflow-wrap: anywhere;
+}
+.gobpm-last-step.gobpm-hint { color: var(--gobpm-muted); border-left-color: var(--gobpm-border); }
+.gobpm-status { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 6px; }
+.gobpm-horizon { width: 9em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+.gobpm-notice { font-size: 12px; padding: 2px 6px; border-radius: 4px; overflow-wrap: anywhere; }
+.gobpm-notice[data-level="warning"] {
+  color: var(--gobpm-warning); background: color-mix(in srgb, var(--gobpm-warning) 10%, transparent);
+  border: 1px solid color-mix(in srgb, var(--gobpm-warning) 40%, transparent);
+}
+.gobpm-notice[data-level="ok"] { color: var(--gobpm-muted); }
+.gobpm-collapsible > summary { cursor: pointer; user-select: none; }
+.gobpm-collapsible > summary:hover { color: var(--gobpm-accent); }
+.gobpm-collapsible-body { display: flex; flex-direction: column; gap: 4px; margin-top: 2px; }
+.gobpm-facts-bar { gap: 6px 10px; }
+.gobpm-pager { display: inline-flex; gap: 3px; }
+.gobpm-pager .gobpm-button { padding: 1px 6px; font-size: 12px; min-height: 22px; }
+.gobpm-button:disabled { opacity: .45; cursor: default; border-color: var(--gobpm-border); }
 .gobpm-header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px; }
 .gobpm-controls, .gobpm-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .gobpm-group { display: inline-flex; align-items: center; gap: 4px; padding-left: 6px; border-left: 1px solid var(--gobpm-border); }
@@ -64,8 +99,11 @@ export const CSS = `
 .gobpm-counter-value { font-weight: 600; font-variant-numeric: tabular-nums; }
 .gobpm-counter-label { color: var(--gobpm-muted); font-size: 12px; }
 .gobpm-instance .gobpm-section-title { margin: 0; }
-.gobpm-graphs { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 8px; }
-.gobpm-forms { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 8px; }
+.gobpm-forms { display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+.gobpm-form-fields { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 4px 6px; }
+.gobpm-form-fields > .gobpm-field { flex: 1 1 90px; min-width: 0; }
+.gobpm-form-fields > .gobpm-wide-field { flex: 2 1 150px; }
+.gobpm-form-fields .gobpm-json { resize: vertical; min-height: 24px; }
 .gobpm-form { display: flex; flex-direction: column; gap: 4px; border: 1px solid var(--gobpm-border); border-radius: 6px; padding: 6px 8px; margin: 0; }
 .gobpm-form .gobpm-row > .gobpm-field { flex: 1; }
 .gobpm-field { display: flex; flex-direction: column; gap: 1px; }

@@ -1,12 +1,52 @@
-// The synced traits, as the Python classes in gobpm_nb/ui/widgets.py declare them.
+// The synced traits, as the Python classes in gobpm_nb/ui/widgets.py (and shared.py) declare them.
 // Kept as JSDoc so the bundle needs no TypeScript step; keep both sides in step.
+
+/**
+ * Traits every widget has: anywidget's `_esm` is the small loader (loader.js); it draws the
+ * widget with the shared module the kernel sends once (index.js, in SharedModule.code).
+ * @typedef {object} SharedTraits
+ * @property {string} _shared           "IPY_MODEL_<id>" of the kernel's SharedModule
+ * @property {string} _shared_digest    what the imported module is kept under on globalThis
+ */
+
+/**
+ * The SharedModule widget (a plain @jupyter-widgets/base model; no view).
+ * @typedef {object} SharedModuleTraits
+ * @property {string} digest
+ * @property {DataView|ArrayBuffer} code   shared.js, gzip-compressed (a binary buffer)
+ */
+
+/**
+ * What to draw on one element of a BPMN diagram (gobpm_nb/render/marks.py).
+ * @typedef {object} ElementMarks
+ * @property {string} id                the BPMN id of the shape
+ * @property {string[]} classes         canvas markers: gobpm-left, gobpm-token,
+ *                                      gobpm-dehydrated, gobpm-held, gobpm-fork
+ * @property {Array<{kind: "token"|"hold"|"fork", text: string, tip: string, colour: string,
+ *   state?: string, fill?: string, ink?: string, dashed?: boolean, hold?: string,
+ *   origin?: string}>} badges
+ * @property {string} tip               hover text: the tracks and holds there
+ */
+
+/**
+ * The engine's state on a BPMN diagram.
+ * @typedef {object} Marks
+ * @property {string} status            the instance line shown above the diagram
+ * @property {string} residency         resident | dehydrated | finished
+ * @property {ElementMarks[]} elements  definition order
+ * @property {string[]} flows           ids of the sequence flows taken
+ * @property {Object<string, string>} colours  path, path-fill, token, held, fork, released
+ */
 
 /**
  * Traits of GraphWidget (view "graph").
  * @typedef {object} GraphTraits
  * @property {"graph"} view
  * @property {string} title             shown above the graph, as text
- * @property {string} dot               a DOT document, built and quoted by Python
+ * @property {string} dot               a DOT document, built and quoted by Python; drawn
+ *                                      when bpmn is empty
+ * @property {string} bpmn              a BPMN 2.0 document with its diagram, or ""
+ * @property {Marks|{}} marks           the engine's state on that diagram
  * @property {Array<[string, string]>} legend  [label, CSS colour] pairs
  */
 
@@ -44,6 +84,24 @@
  */
 
 /**
+ * The fact table's page: the query in force and where the page stands (Python pages and
+ * filters the kept log; the browser asks with the "facts" command).
+ * @typedef {object} FactPage
+ * @property {string} instance          "" for every instance
+ * @property {string} kind              "" for every kind
+ * @property {number|null} page         0 is the oldest page; null the newest facts
+ * @property {number} start             position of the first row among the matching facts
+ * @property {number} size              rows per page
+ * @property {number} total             kept facts that match
+ * @property {number} pages
+ * @property {number|null} older        the page to ask for older rows (null: none)
+ * @property {number|null} newer        the page to ask for newer rows (null: the newest)
+ * @property {number} kept              facts the log keeps (keep_facts)
+ * @property {number} emitted           facts the engine emitted
+ * @property {string[]} kinds           the kind filter's choices
+ */
+
+/**
  * Traits of DashboardWidget (view "dashboard").
  * @typedef {object} DashboardTraits
  * @property {"dashboard"} view
@@ -51,22 +109,28 @@
  * @property {Object<string, number>} counters name -> count
  * @property {TaskRow[]} tasks
  * @property {HoldRow[]} holds
- * @property {FactRow[]} facts                 oldest first
+ * @property {FactRow[]} facts                 one page of the fact table, oldest first
+ * @property {FactPage} fact_page              what the table says about that page
+ * @property {string} last_step                what the last Step / Run / Advance did
+ * @property {{text?: string, level?: "ok"|"warning"}} publish_notice  the last message's fate
  * @property {string[]} instances
  * @property {string} selected                 two-way: set by the instance select
  * @property {string} lineage_dot
- * @property {string} process_dot
+ * @property {string} process_dot                Graphviz; drawn when process_bpmn is ""
+ * @property {string} process_bpmn               its process as BPMN with a diagram
+ * @property {Marks|{}} process_marks            the engine's state on it
  * @property {boolean} playing                 true while Python's play loop runs
  * @property {string} error                    shown in red when non-empty
  */
 
 /**
  * Messages the dashboard sends with model.send(); Python dispatches them by `kind`.
- * @typedef {{kind: "step"} | {kind: "run"} | {kind: "advance", duration: string}
+ * @typedef {{kind: "step"} | {kind: "run", horizon: string} | {kind: "advance", duration: string}
  *   | {kind: "play", speed: number} | {kind: "pause"}
  *   | {kind: "publish", name: string, key: string, payload: object}
  *   | {kind: "complete", task: string, outputs: object}
- *   | {kind: "select", instance: string}} Command
+ *   | {kind: "select", instance: string}
+ *   | {kind: "facts", instance: string, fact_kind: string, page: number|null}} Command
  */
 
 export {};

@@ -1,0 +1,98 @@
+"""The BPMN XML a diagram viewer draws for a deployed definition, and the XML id of each flow.
+
+Which diagram:
+
+- a process read from a file that draws it is shown as the file draws it: the diagram the
+  user made (what ``to_bpmn()`` gives back, so elements added with the builder since are laid
+  out below it);
+- a process built in Python, or read from a file with no diagram of it, gets the exporter's
+  left-to-right layout (:mod:`.layout`); an element without a name is labelled with its id,
+  as the Graphviz view labels it (a label only: the XML is for drawing, not for saving);
+- ``None`` when no file can be written (an id that is not an XML name): the caller falls back
+  to Graphviz.
+
+Element ids in the XML are the engine's node ids. Flow ids may differ (a flow built in
+Python is ``a->b``, not an XML name; the file calls it ``Flow_a_b``): :attr:`Drawing.flows`
+maps each flow of the definition to the id of its ``sequenceFlow``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..model import Process
+from .document import Origin, serialize
+from .names import BPMN, BPMNDI, FLOW_ELEMENTS, children, local
+from .source import parse
+from .writer import new_document
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A BPMN document to draw one process with, and where it came from."""
+
+    xml: str
+    flows: Mapping[str, str]  # flow id in the definition -> id of its sequenceFlow
+    source: str  # "file": the diagram of the file read; "layout": drawn by the exporter
+
+
+def drawing(definition: Any) -> Drawing | None:
+    """The document a viewer draws ``definition`` (a deployed ``Definition``) with."""
+    origin = definition.origin
+    if isinstance(origin, Origin):
+        xml = origin.model.to_bpmn()
+        tree = parse(xml)
+        if draws(tree, definition):
+            return Drawing(xml, flow_ids(tree, definition), "file")
+    try:
+        tree = new_document(Process.of(definition))
+    except ModelError:
+        return None
+    _label_unnamed(tree, definition)
+    return Drawing(serialize(tree), flow_ids(tree, definition), "layout")
+
+
+def draws(tree: etree._ElementTree, definition: Any) -> bool:
+    """Whether a diagram of the file has a shape for a node of ``definition``."""
+    nodes = definition.nodes
+    return any(shape.get("bpmnElement") in nodes
+               for shape in tree.getroot().iter(f"{{{BPMNDI}}}BPMNShape"))
+
+
+def _process(tree: etree._ElementTree, pid: str) -> etree._Element | None:
+    return next((p for p in children(tree.getroot(), BPMN, "process") if p.get("id") == pid),
+                None)
+
+
+def flow_ids(tree: etree._ElementTree, definition: Any) -> dict[str, str]:
+    """Each flow of ``definition`` -> the id of its ``sequenceFlow`` in ``tree``: the flow of
+    the same id, else the first one left between the same two nodes (document order)."""
+    proc = _process(tree, definition.id)
+    if proc is None:
+        return {}
+    free = [(n.get("id", ""), n.get("sourceRef"), n.get("targetRef"))
+            for n in children(proc, BPMN, "sequenceFlow")]
+    out: dict[str, str] = {}
+    for f in definition.flows:
+        match = next((x for x in free if x[0] == f.id), None) or \
+            next((x for x in free if x[1:] == (f.source, f.target)), None)
+        if match is not None:
+            free.remove(match)
+            out[f.id] = match[0]
+    return out
+
+
+def _label_unnamed(tree: etree._ElementTree, definition: Any) -> None:
+    """Give every unnamed flow node of the drawn process its id as a name."""
+    proc = _process(tree, definition.id)
+    if proc is None:
+        return
+    for node in proc:
+        if local(node) in FLOW_ELEMENTS and local(node) != "sequenceFlow" and \
+                node.get("id") in definition.nodes and not node.get("name"):
+            node.set("name", node.get("id", ""))
