@@ -65,7 +65,8 @@ def fire_pass(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result
     """Fire path of a catch event: bind the payload, then leave."""
     if trigger.payload:
         run.merge(trigger.payload, node.id)
-    return outgoing(run, node)
+    plain = run.defn.plain.get(node.id)  # flows without conditions: the common case
+    return plain if plain is not None else outgoing(run, node)
 
 
 def enter_timer(run: Run, tr: Track, node: el.TimerCatch) -> Result:

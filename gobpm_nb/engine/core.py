@@ -137,8 +137,12 @@ class Core(Hub):
         return run
 
     # -- triggers -------------------------------------------------------------------------
-    def deliver(self, hold: Hold, trigger: Trigger) -> None:
-        """A holder's trigger: to the live track if resident, through a wake if not."""
+    def deliver(self, hold: Hold, trigger: Trigger | None = None) -> None:
+        """A holder's trigger: to the live track if resident, through a wake if not. A timer's
+        heap entry calls this with its hold alone: the deadline is the trigger."""
+        if trigger is None:
+            site = hold.site
+            trigger = Trigger("timer", site[2], site[1], hold.track)
         rec = self.runs.get(hold.instance)
         if rec is None or rec.residency == FINISHED:
             self.holders.release(hold, "withdrawn")

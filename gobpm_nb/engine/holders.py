@@ -106,12 +106,14 @@ class Holders:
     ``records`` maps instance ids to instance records; each lists its holds."""
 
     def __init__(self, kernel: Kernel, emit: Callable[..., Any],
-                 deliver: Callable[[Hold, Trigger], None], records: Mapping[str, HoldList]):
+                 deliver: Callable[..., None], records: Mapping[str, HoldList]):
         self._kernel = kernel
         self._emit = emit
         self._deliver = deliver
         self._records = records
-        self._due = self._timer_due  # one bound method shared by every hold
+        #: What every hold's ``fn`` is while it is alive; a timer's heap entry calls it with
+        #: the hold alone (no trigger: the deadline is the trigger).
+        self._due = deliver
         #: Holds whose trigger came while their wake is pending, in the order accepted.
         self.waking: dict[Hold, None] = {}
         #: (kind, wait kind, node) tuples shared by every hold armed at the same place.
@@ -262,11 +264,6 @@ class Holders:
             yield from record.holds
 
     # -- triggers -------------------------------------------------------------------------
-    def _timer_due(self, hold: Hold) -> None:
-        if hold.fn is not None:
-            site = hold.site
-            self._deliver(hold, Trigger("timer", site[2], site[1], hold.track))
-
     def first_message(self, name: str, key: str) -> Hold | None:
         bucket = self.messages.get((name, key))
         return next(iter(bucket.values())) if bucket else None
