@@ -26,10 +26,7 @@ from .residency import Residency
 from .run import Released, Run
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import BOUNDARY, FINISHED, NODE, RESIDENT
-
-#: The details of a ``timer_fired`` fact, by wait kind: made once, shared by every fact.
-_FIRED = {kind: {"wait_kind": kind} for kind in (NODE, BOUNDARY)}
+from .vocabulary import FINISHED, RESIDENT
 
 
 class Core(Hub):
@@ -142,14 +139,14 @@ class Core(Hub):
         heap entry calls this with its hold alone: the deadline is the trigger."""
         if trigger is None:
             site = hold.site
-            trigger = Trigger("timer", site[2], site[1], hold.track)
+            trigger = Trigger("timer", site.node, site.wait_kind, hold.track)
         rec = self.runs.get(hold.instance)
         if rec is None or rec.residency == FINISHED:
             self.holders.release(hold, "withdrawn")
             return
         site = hold.site
-        if site[0] == "timer":
-            self.emit("timer_fired", rec.id, hold.track, site[2], _FIRED[site[1]])
+        if site.kind == "timer":
+            self.emit("timer_fired", rec.id, hold.track, site.node, site.fired)
         residency = self.residency
         if rec.residency == RESIDENT and rec.id not in residency.pending:
             residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run

@@ -31,6 +31,29 @@ def correlation(value: Any) -> str:
     return json.dumps(json_copy(value, "key"), sort_keys=True, separators=(",", ":"))
 
 
+class Site:
+    """One place a hold can sit — kind, wait kind, node — shared by every hold armed there,
+    with the details of its ``wait_held``, ``timer_fired`` and ``wait_released`` facts made
+    once (a fact's details are only ever read through copies)."""
+
+    __slots__ = ("kind", "wait_kind", "node", "held", "fired", "released")
+
+    def __init__(self, kind: str, wait_kind: str, node: str):
+        self.kind = kind
+        self.wait_kind = wait_kind
+        self.node = node
+        self.held = {"kind": kind, "wait_kind": wait_kind}
+        self.fired = {"wait_kind": wait_kind}
+        self.released: dict[str, dict[str, str]] = {}
+
+    def released_by(self, reason: str) -> dict[str, str]:
+        details = self.released.get(reason)
+        if details is None:
+            details = self.released[reason] = {"kind": self.kind, "wait_kind": self.wait_kind,
+                                               "reason": reason}
+        return details
+
+
 class Hold(Deadline):
     """One registered wait holder. A timer's holder is itself its entry in the kernel's
     deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
@@ -45,7 +68,7 @@ class Hold(Deadline):
     task: str | None = None  # a task hold's task id
     cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
 
-    def __init__(self, seq: int, instance: str, track: str, site: tuple[str, str, str],
+    def __init__(self, seq: int, instance: str, track: str, site: Site,
                  fire: Any, deadline: int = 0):
         # the Deadline fields, set here rather than through super(): one call per hold
         self.at = deadline
@@ -54,21 +77,21 @@ class Hold(Deadline):
         self.arg = self
         self.instance = instance
         self.track = track
-        self.site = site  # (kind, wait kind, node), one tuple shared by holds at one place
+        self.site = site  # where it sits, shared by the holds at one place
 
     @property
     def kind(self) -> str:
         """timer | message | signal | task"""
-        return self.site[0]
+        return self.site.kind
 
     @property
     def wait_kind(self) -> str:
         """node | boundary"""
-        return self.site[1]
+        return self.site.wait_kind
 
     @property
     def node(self) -> str:
-        return self.site[2]
+        return self.site.node
 
     @property
     def alive(self) -> bool:
@@ -116,16 +139,14 @@ class Holders:
         self._due = deliver
         #: Holds whose trigger came while their wake is pending, in the order accepted.
         self.waking: dict[Hold, None] = {}
-        #: (kind, wait kind, node) tuples shared by every hold armed at the same place.
-        self._sites: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+        #: The place of every hold armed so far, by (kind, wait kind, node); timers' also by
+        #: node, per wait kind (the hot path asks with strings, not a tuple).
+        self._sites: dict[tuple[str, str, str], Site] = {}
+        self._timer_sites: dict[str, dict[str, Site]] = {NODE: {}, BOUNDARY: {}}
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
         self.counts = dict.fromkeys(HOLD_KINDS, 0)
-        #: The details of each ``wait_held`` / ``wait_released`` fact, made once per place
-        #: (and reason) and shared: a fact's details are read through copies only.
-        self._held: dict[tuple[str, str, str], dict[str, str]] = {}
-        self._released: dict[tuple[tuple[str, str, str], str], dict[str, str]] = {}
         #: Recorded triggers whose wait was not armed yet when the engine recovered (the
         #: instance's checkpoint is older than the wait): delivered when it is armed again.
         self.expected: dict[tuple[str, str, str, str, str], Trigger] = {}
@@ -139,20 +160,21 @@ class Holders:
         else:
             holds.append(hold)
         site = hold.site
-        self.counts[site[0]] += 1
-        details = self._held.get(site)
-        if details is None:
-            details = self._held[site] = {"kind": site[0], "wait_kind": site[1]}
-        self._emit("wait_held", hold.instance, hold.track, site[2], details)
+        self.counts[site.kind] += 1
+        self._emit("wait_held", hold.instance, hold.track, site.node, site.held)
         if self.expected:
             trigger = self.expected.pop(expectation(hold), None)
             if trigger is not None:
                 self._deliver(hold, trigger)
         return hold
 
-    def _site(self, kind: str, wait_kind: str, node: str) -> tuple[str, str, str]:
-        site = (kind, wait_kind, node)
-        return self._sites.setdefault(site, site)
+    def _site(self, kind: str, wait_kind: str, node: str) -> Site:
+        site = self._sites.get((kind, wait_kind, node))
+        if site is None:
+            site = self._sites[(kind, wait_kind, node)] = Site(kind, wait_kind, node)
+            if kind == "timer":
+                self._timer_sites[wait_kind][node] = site
+        return site
 
     def _seq(self, seq: int | None) -> int:
         return self._kernel.next_seq() if seq is None else seq
@@ -161,7 +183,7 @@ class Holders:
                    wait_kind: str = NODE, cycles: int | None = None,
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
-        site = self._sites.get(("timer", wait_kind, node)) or self._site("timer", wait_kind, node)
+        site = self._timer_sites[wait_kind].get(node) or self._site("timer", wait_kind, node)
         hold = TimerHold(seq or 0, instance, track, site, self._due, deadline)
         hold.cycles = cycles
         if seq is None:
@@ -217,7 +239,7 @@ class Holders:
         if hold.fn is None:
             return
         site = hold.site
-        if site[0] == "timer":
+        if site.kind == "timer":
             hold.arg = None  # the heap drops it when it reaches the top
         else:
             self._unindex(hold)
@@ -230,12 +252,9 @@ class Holders:
             record.holds = tuple(h for h in holds if h is not hold)
         else:
             holds.remove(hold)
-        self.counts[site[0]] -= 1
-        details = self._released.get((site, reason))
-        if details is None:
-            details = self._released[(site, reason)] = {
-                "kind": site[0], "wait_kind": site[1], "reason": reason}
-        self._emit("wait_released", hold.instance, hold.track, site[2], details)
+        self.counts[site.kind] -= 1
+        self._emit("wait_released", hold.instance, hold.track, site.node,
+                   site.released.get(reason) or site.released_by(reason))
 
     def release_waits(self, instance: str, track: str, reason: str,
                       firing: Hold | None = None) -> None:

@@ -180,7 +180,7 @@ class Residency:
         withdrawn at once, so nothing else can fire for that wait."""
         core = self.core
         tr = run.tracks[hold.track]
-        if hold.site[1] == NODE:
+        if hold.site.wait_kind == NODE:
             core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
             if tr.wait is not None:
                 tr.wait.fired = True
