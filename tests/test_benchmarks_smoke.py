@@ -44,3 +44,39 @@ def test_profile_scripts_run_and_print_each_phase(script, phases):
     for phase in phases:
         assert phase in proc.stdout
     assert proc.stdout.count("profiled total") == len(phases)
+
+
+def test_residency_speed_benchmark_runs(tmp_path):
+    """Release and wake beside SpiffWorkflow on a small N: the script verified both sides
+    did all the work and printed its figure lines (never a timing check)."""
+    pytest.importorskip("SpiffWorkflow")
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "residency_speed.py"), "--n",
+                           "100", "--rounds", "2", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for figure in ("wake_vs_spiff", "release_vs_spiff"):
+        assert re.search(rf"^{figure}=\d+\.\d\d target<=0\.30$", proc.stdout,
+                         re.MULTILINE), proc.stdout
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert out.exists()
+
+
+def test_million_benchmark_runs_small(tmp_path):
+    """benchmarks/million.py at 10,000 instances (not a million): every instance released,
+    woken and completed, none lost, the phase and RSS lines printed (never a timing or
+    memory check)."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "million.py"), "--n", "10000",
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for phase in ("start+release", "wake+complete"):
+        assert re.search(rf"^{re.escape(phase)} +\d+\.\d s", proc.stdout,
+                         re.MULTILINE), proc.stdout
+    assert re.search(r"^completed=10,000 hydrated=10,000 lost=0$", proc.stdout,
+                     re.MULTILINE), proc.stdout
+    assert re.search(r"^peak_rss_mb=\d+\.\d target<=300$", proc.stdout,
+                     re.MULTILINE), proc.stdout
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert "\r" not in proc.stdout  # no progress line when stdout is not a terminal
+    assert out.exists()

@@ -71,7 +71,7 @@ def fire_pass(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result
 
 def enter_timer(run: Run, tr: Track, node: el.TimerCatch) -> Result:
     tr.wait = w = timer_wait(run, node.id)
-    w.hold(run.core.holders, run.id, tr.id)
+    run.core.holders.hold_timer(run.id, tr.id, node.id, w.deadline)  # w.hold(), one call less
     return PARK
 
 

@@ -78,7 +78,7 @@ class Residency:
         it has handled them."""
         if run.residency != RESIDENT or run.running or run.mailbox:
             return
-        free = self.dehydrate and self.releasable(run, warn=True)
+        free = self.dehydrate and self.releasable(run, True)
         if not free and (not self.core.store.durable or run.has_unfired()):
             return
         doc = capture(run, self.core.kernel.now)
@@ -120,9 +120,8 @@ class Residency:
         return answer
 
     def releasable(self, run: Run, warn: bool = False) -> bool:
-        """Invariant 2: every live track parked on an eligible, held wait; nothing in flight."""
-        if run.running or run.mailbox or run.residency != RESIDENT:
-            return False
+        """Invariant 2: every live track parked on an eligible, held wait; nothing in flight
+        (``on_quiet`` has checked that the instance is resident, idle and its mailbox empty)."""
         parked = 0
         last, memo = self._last
         if run.defn is not last:
@@ -181,7 +180,10 @@ class Residency:
         core = self.core
         tr = run.tracks[hold.track]
         if hold.site.wait_kind == NODE:
-            core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+            if len(run.holds) == 1:  # the common case: it is alone, nothing else to withdraw
+                core.holders.release(hold, "fired")
+            else:
+                core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
             if tr.wait is not None:
                 tr.wait.fired = True
             if hold.task is not None:

@@ -72,11 +72,8 @@ def start_loop(run: Run, asleep: bool = False) -> None:
 
 def track_body(run: Run, tr: Track, trigger: Trigger | None,
                parked: bool = False) -> Generator[Trap, Any, None]:
-    """One track: enter a node, park while it waits, leave by its flows, one node per event
-    (a timer's event also enters the node after the timer).
-
-    A track is born with ``yield SUSPEND``. Born ``parked`` (a track rebuilt from a
-    checkpoint), that first suspension is its wait: the first resume brings the trigger."""
+    """One track: enter a node, park while it waits, leave by its flows (module docstring).
+    Born ``parked`` (rebuilt from a checkpoint), its first resume brings the trigger."""
     first = yield SUSPEND
     b = behaviour_of(run)
     enter, fire, nodes, leave = b.ENTER, b.FIRE, run.defn.nodes, b.leave
@@ -94,8 +91,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             result = fire[node.kind](run, tr, node, trigger)
             if result is not PARK:
                 tr.wait = None
-        # A timer's trigger is handled within the timer's own event, and that event goes on
-        # into the node after the timer: one scheduler event per timer firing.
+        # a timer's event goes on into the node after the timer: one event per firing
         within = trigger is not None and trigger.kind == "timer"
         trigger = first = None  # hold no trigger while parked: it would outlive its use
         while True:
@@ -115,7 +111,11 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                     tr.wait = None
             if result is None:
                 return
-            leave(run, tr, result)
+            if len(result) > 1:
+                leave(run, tr, result)
+            else:  # one flow: leave without the fork machinery
+                emit("node_left", iid, tr.id, tr.node, None)
+                tr.node, tr.via = result[0].target, result[0].id
             if within:
                 within = False
             else:
