@@ -20,7 +20,7 @@ from .engine.checkpoint import read as read_checkpoint
 from .engine.checkpoint import views as track_views
 from .engine.core import Core
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
-from .engine.run import Run
+from .engine.run import Finished, Run
 from .errors import EngineError, GobpmError, ModelError, StoreError
 from .instance import Instance
 from .kernel import to_datetime, to_us
@@ -299,7 +299,7 @@ class Engine:
     def instance_data(self, iid: str) -> dict[str, Any]:
         """A copy of an instance's data (read from its checkpoint while dehydrated)."""
         rec = self._core.run_of(iid)
-        if isinstance(rec, Run):
+        if isinstance(rec, (Run, Finished)):
             return rec.data_copy()
         return dict(self._stored(iid).data)
 
@@ -308,11 +308,16 @@ class Engine:
         rec = self._core.run_of(iid)
         if isinstance(rec, Run):
             return [t.view() for t in rec.tracks.values()]
+        if isinstance(rec, Finished):
+            return rec.tracks()
         return track_views(rec.history, self._stored(iid))
 
     def checkpoint(self, iid: str) -> dict[str, Any]:
         """An instance's JSON-able checkpoint document, as the store holds (or would hold) it."""
         rec = self._core.run_of(iid)
+        if isinstance(rec, Finished):
+            raise EngineError(f"instance {iid!r} has {rec.state}: its checkpoint has left the "
+                              "store")
         if isinstance(rec, Run):
             if rec.defn is None:
                 raise EngineError(f"instance {iid!r} was not recovered; it has no checkpoint")

@@ -225,3 +225,28 @@ def test_data_nested_too_deeply_is_refused_at_start_and_fails_a_script_that_retu
     inst = eng.start(p)
     eng.run()
     assert inst.state == "failed" and eng.stats()["coroutines"] == 0
+
+
+def test_a_finished_instance_keeps_its_data_and_tracks_but_no_checkpoint():
+    """An ended instance is kept as a summary: its state, final data and every track's last
+    view read as before it ended; its checkpoint has left the store, and asking for it is
+    an EngineError that says so."""
+    eng = bpm.Engine(bpm.MemoryStore())
+    p = bpm.Process("two")
+    p.start("s")
+    p.timer_catch("wait", duration="P1D")
+    p.script_task("mark", fn=lambda d: {"marked": d["n"] + 1})
+    p.end("e")
+    p.flow("s", "wait", "mark", "e")
+    inst = eng.start(p, {"n": 1})
+    eng.run()
+    assert (inst.state, inst.residency) == ("completed", "finished")
+    assert inst.data == {"n": 1, "marked": 2}
+    assert [(t.id, t.node, t.state, t.parents, t.origin) for t in inst.tracks] == [
+        ("t1", "wait", "dehydrated", (), "start"),
+        ("t2", "e", "completed", ("t1",), "continuation")]
+    with pytest.raises(bpm.EngineError, match="completed: its checkpoint has left the store"):
+        inst.checkpoint()
+    inst.data["n"] = 99  # a copy: the summary does not change
+    assert inst.data["n"] == 1
+    assert eng.stats()["coroutines"] == 0 and len(eng.store) == 0

@@ -104,8 +104,10 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     parents = r.get(t, "parents", "list", path)
     if not all(isinstance(p, str) for p in parents):
         raise r.fail(f"{path}.parents", "holds something that is not a track id")
-    tr = Track(sys.intern(fields["id"]), fields["node"], tuple(parents), fields["origin"],
-               r.get(t, "via", "optstr", path), fields["state"])
+    # interned: a hydrated instance shares its names with every other (JSON makes new ones)
+    tr = Track(sys.intern(fields["id"]), sys.intern(fields["node"]),
+               tuple(sys.intern(p) for p in parents), sys.intern(fields["origin"]),
+               r.get(t, "via", "optstr", path), sys.intern(fields["state"]))
     wait = t.get("wait")
     tr.wait = None if wait is None else read_wait(r, wait, f"{path}.wait", tr.node)
     bounds = r.get(t, "boundaries", "dict", path)

@@ -23,7 +23,7 @@ from .hub import Hub
 from .journal import Codec, Journal, Store
 from .records import Job, JobView, Task, TaskView, Trigger
 from .residency import Residency
-from .run import Released, Run
+from .run import Finished, Released, Run
 from .tracks import spawn, start_loop
 from .values import json_dict
 from .vocabulary import FINISHED, RESIDENT
@@ -42,7 +42,7 @@ class Core(Hub):
         facts.clock = self.kernel
         #: emit(kind, instance, track, node, details): a fact at the current virtual time
         self.emit: Callable[..., Any] = facts.emit
-        self.runs: dict[str, Run | Released] = {}  # instance id -> its record
+        self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
@@ -127,7 +127,7 @@ class Core(Hub):
         spawn(run, tr)
         return key
 
-    def run_of(self, iid: str) -> Run | Released:
+    def run_of(self, iid: str) -> Run | Released | Finished:
         run = self.runs.get(iid) if isinstance(iid, str) else None
         if run is None:
             raise EngineError(f"unknown instance {iid!r}")
@@ -151,7 +151,7 @@ class Core(Hub):
         if rec.residency == RESIDENT and rec.id not in residency.pending:
             residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
         else:
-            residency.deliver(rec, hold, trigger)
+            residency.deliver(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
 
     def redeliver(self, iid: str, trigger: Trigger) -> None:
         """A recorded trigger after a restart: to the wait it was accepted for if that is
@@ -177,10 +177,13 @@ class Core(Hub):
     # -- residency hooks (what a Run calls) -------------------------------------------------
 
     def on_finished(self, run: Run) -> None:
-        """An instance ended: its checkpoint leaves the store."""
+        """An instance ended: its checkpoint leaves the store, and the engine keeps only its
+        summary (what is still running of it holds the Run until it returns)."""
         if run.stored:
             self.journal.delete(run.id)
             run.stored = False
+        if self.runs.get(run.id) is run:
+            self.runs[run.id] = Finished(run)
 
     # -- user tasks -----------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:

@@ -9,6 +9,7 @@ needs of the engine it gets through ``RunHost``; it never imports the engine.
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..model import Definition
 from ..model import elements as el
 from .holders import Hold, Holders
-from .records import Job, Task, Track
+from .records import Job, Task, Track, TrackView
 from .values import json_copy
 from .vocabulary import ACTIVE, FINISHED, RESIDENT, TERMINAL
 
@@ -88,8 +89,35 @@ class Released:
         self._holds = holds[0] if len(holds) == 1 else holds
 
 
+class Finished:
+    """An ended instance, summarized: who it is, how it ended, its final data and the last
+    view of each of its tracks. No coroutine, hold, mailbox or join stays with it."""
+
+    __slots__ = ("id", "defn", "state", "data", "_tracks")
+    residency = FINISHED
+    stored = False
+    holds: tuple[Hold, ...] = ()
+
+    def __init__(self, run: Run):
+        self.id = run.id
+        self.defn = run.defn
+        self.state = run.state
+        self.data = run.data or None
+        #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds.
+        self._tracks = json.dumps([[t.id, t.node, t.state, t.parents, t.origin]
+                                   for t in run.tracks.values()], separators=(",", ":"))
+
+    def data_copy(self) -> dict[str, Any]:
+        return copy.deepcopy(self.data) if self.data is not None else {}
+
+    def tracks(self) -> list[TrackView]:
+        """The last view of each of its tracks, in the order they were made."""
+        return [TrackView(i, n, s, tuple(p), o) for i, n, s, p, o in json.loads(self._tracks)]
+
+
 class Run:
-    """A resident (or finished) instance: live tracks, data, joins, mailbox and loop."""
+    """A resident instance: live tracks, data, joins, mailbox and loop (and, for a moment,
+    a finished one: the engine keeps its summary, ``Finished``, once it has ended)."""
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds")
