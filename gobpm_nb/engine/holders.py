@@ -73,8 +73,7 @@ class Hold(Deadline):
         # the Deadline fields, set here rather than through super(): one call per hold
         self.at = deadline
         self.seq = seq
-        self.fn = fire
-        self.arg = self
+        self.fn = fire  # called with the hold itself when its deadline falls due
         self.instance = instance
         self.track = track
         self.site = site  # where it sits, shared by the holds at one place
@@ -106,6 +105,14 @@ class Hold(Deadline):
 
 
 class TimerHold(Hold):
+    """A deadline held (``cycles`` reads None: a timer that fires once)."""
+
+    __slots__ = ()
+
+
+class CycleHold(TimerHold):
+    """A cycle timer's deadline, with the repetitions left after it."""
+
     __slots__ = ("cycles",)
 
 
@@ -143,6 +150,7 @@ class Holders:
         #: node, per wait kind (the hot path asks with strings, not a tuple).
         self._sites: dict[tuple[str, str, str], Site] = {}
         self._timer_sites: dict[str, dict[str, Site]] = {NODE: {}, BOUNDARY: {}}
+        self._deadline = 0  # the deadline of the newest timer hold
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
@@ -184,8 +192,15 @@ class Holders:
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
         site = self._timer_sites[wait_kind].get(node) or self._site("timer", wait_kind, node)
-        hold = TimerHold(seq or 0, instance, track, site, self._due, deadline)
-        hold.cycles = cycles
+        if deadline == self._deadline:  # holds armed for one instant share one int object
+            deadline = self._deadline
+        else:
+            self._deadline = deadline
+        if cycles is None:
+            hold: Hold = TimerHold(seq or 0, instance, track, site, self._due, deadline)
+        else:
+            hold = CycleHold(seq or 0, instance, track, site, self._due, deadline)
+            hold.cycles = cycles
         if seq is None:
             self._kernel.push_next(hold)
         else:
@@ -239,9 +254,7 @@ class Holders:
         if hold.fn is None:
             return
         site = hold.site
-        if site.kind == "timer":
-            hold.arg = None  # the heap drops it when it reaches the top
-        else:
+        if site.kind != "timer":  # a timer's entry is dropped when it reaches the top
             self._unindex(hold)
         hold.fn = None
         if self.waking:

@@ -160,7 +160,7 @@ class Residency:
             kernel.close(run.loop)
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
-        self.core.runs[run.id] = Released(run.id, run.defn, history, tuple(run.holds))
+        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds))
         holds = run.holds
         run.emit("dehydrated", None, None, {
             "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
@@ -392,7 +392,7 @@ class Residency:
         """One stored instance: its holders' registrations, and whether it comes back
         resident. A checkpoint that cannot be read fails only its own instance."""
         core = self.core
-        rec = Released(iid, None, None, ())
+        rec = Released(iid, None, ())
         core.runs[iid] = rec
         try:
             image = read(core.codec.decode(core.store.get(iid), iid), iid)

@@ -65,18 +65,28 @@ class Released:
     """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
     tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
 
-    __slots__ = ("id", "defn", "history", "_holds")
+    __slots__ = ("id", "defn", "_holds")
     _holds: Any
     residency = "dehydrated"
     state = ACTIVE
     stored = True
+    #: The views of its ended tracks (kept by ``WithHistory``; most have none).
+    history: list[Any] | None = None
 
-    def __init__(self, iid: str, defn: Definition | None, history: list[Any] | None,
-                 holds: tuple[Hold, ...]):
+    def __init__(self, iid: str, defn: Definition | None, holds: tuple[Hold, ...]):
         self.id = iid
         self.defn = defn
-        self.history = history or None
         self.holds = holds
+
+    @staticmethod
+    def of(iid: str, defn: Definition | None, history: list[Any] | None,
+           holds: tuple[Hold, ...]) -> Released:
+        """The record of a dehydrated instance; one with ended tracks keeps their views."""
+        if not history:
+            return Released(iid, defn, holds)
+        rec = WithHistory(iid, defn, holds)
+        rec.history = history
+        return rec
 
     @property
     def holds(self) -> tuple[Hold, ...]:
@@ -113,6 +123,12 @@ class Finished:
     def tracks(self) -> list[TrackView]:
         """The last view of each of its tracks, in the order they were made."""
         return [TrackView(i, n, s, tuple(p), o) for i, n, s, p, o in json.loads(self._tracks)]
+
+
+class WithHistory(Released):
+    """A dehydrated instance that has ended tracks: their views stay with it."""
+
+    __slots__ = ("history",)
 
 
 class Run:

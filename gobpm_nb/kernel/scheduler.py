@@ -27,17 +27,17 @@ Event = tuple[int, str, Any]
 
 
 class Deadline:
-    """A scheduled call; ``cancel()`` makes it a no-op (it is dropped when it reaches the top).
-    ``event`` is the kind of event it is: a class attribute, so an entry costs four slots."""
+    """A scheduled call: ``fn(entry)`` runs when it falls due; ``cancel()`` makes it a no-op
+    (it is dropped when it reaches the top). ``event`` is the kind of event it is: a class
+    attribute, so an entry costs three slots (an engine holder is its own entry)."""
 
-    __slots__ = ("at", "seq", "fn", "arg")
+    __slots__ = ("at", "seq", "fn")
     event = "call"
 
-    def __init__(self, at: int, seq: int, fn: Callback | None, arg: Any):
+    def __init__(self, at: int, seq: int, fn: Callback | None):
         self.at = at
         self.seq = seq
         self.fn = fn
-        self.arg = arg
 
     def __lt__(self, other: Deadline) -> bool:
         """(at, seq) order, compared without building tuples (the heap calls this a lot)."""
@@ -46,21 +46,30 @@ class Deadline:
 
     def cancel(self) -> None:
         self.fn = None
-        self.arg = None
 
     @property
     def cancelled(self) -> bool:
         return self.fn is None
 
 
+def _call(entry: Scheduled) -> Any:
+    callback = entry.callback
+    return callback(entry.arg) if callback is not None else None
+
+
 class Scheduled(Deadline):
-    """A deadline of any kind of event, named when it is scheduled."""
+    """``callback(arg)`` as an event of the kind named when it is scheduled."""
 
-    __slots__ = ("event",)
+    __slots__ = ("callback", "arg", "event")
 
-    def __init__(self, at: int, seq: int, fn: Callback, arg: Any, event: str):
-        super().__init__(at, seq, fn, arg)
+    def __init__(self, at: int, seq: int, callback: Callback, arg: Any, event: str):
+        super().__init__(at, seq, _call)
+        self.callback: Callback | None = callback
+        self.arg = arg
         self.event = event
+
+    def cancel(self) -> None:
+        self.fn = self.callback = self.arg = None
 
 
 class Kernel:
@@ -102,13 +111,13 @@ class Kernel:
         return entry
 
     def push(self, entry: Deadline) -> None:
-        """Put an entry whose ``at``, ``seq``, ``fn`` and ``arg`` are set on the heap. An
+        """Put an entry whose ``at``, ``seq`` and ``fn`` are set on the heap. An
         entry already overdue keeps its ``at`` and runs at the next chance, the clock
         staying where it is."""
         heapq.heappush(self._heap, entry)
 
     def push_next(self, entry: Deadline) -> None:
-        """Number an entry whose ``at``, ``fn`` and ``arg`` are set (the next in the one
+        """Number an entry whose ``at`` and ``fn`` are set (the next in the one
         sequence) and put it on the heap."""
         self._seq = seq = self._seq + 1
         entry.seq = seq
@@ -182,7 +191,8 @@ class Kernel:
         """The one next-event rule: the ready queue first, unless a deadline that is due now
         was scheduled before it; else the earliest deadline at or before ``until`` (moving the
         clock there). With ``idle`` an event kind, stop when only events of that kind are left.
-        Returns ``(fn, arg, kind)``, or ``(coro, value, "")`` for a coroutine's resume."""
+        Returns ``(fn, arg, kind)``: ``arg`` is the entry itself for a deadline, and a
+        coroutine's resume is ``(coro, value, "")``."""
         heap, ready = self._heap, self._ready
         while heap and heap[0].fn is None:
             heapq.heappop(heap)
@@ -197,7 +207,7 @@ class Kernel:
         at = entry.at
         if at > self.now:
             self.now = at
-        return entry.fn, entry.arg, entry.event
+        return entry.fn, entry, entry.event
 
     def next_at(self) -> int | None:
         """When the earliest deadline falls due (None when the heap is empty)."""
@@ -218,7 +228,7 @@ class Kernel:
         if nxt is None:
             return None
         fn, arg, kind = nxt
-        subject = arg
+        subject = arg.arg if isinstance(arg, Scheduled) else arg
         if not kind:
             subject = self.live.get(fn)
             kind = subject[0] if isinstance(subject, tuple) and subject else "call"
