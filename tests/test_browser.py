@@ -7,7 +7,17 @@ widget's advance field, clicks Advance, and waits for the boundary-fork edge and
 escalated end. The user task's name is an HTML injection attempt: it must show as text and
 run nothing. Every request that is not to the local server is blocked (the widget needs no
 network). A screenshot goes to ``test-output/browser/screenshot.png`` and is copied to
-``docs/screenshots/dashboard.png`` for the README.
+``docs/screenshots/hostile-names.png``.
+
+The README's picture, ``docs/screenshots/dashboard.png``, is a dashboard on a real process:
+notebook 09's order-to-cash process (its building cell, read from
+``notebooks/src/09-design-review.py``) with three dozen orders started forty minutes apart,
+some packed and paid, the clock 30 hours on, in a page of its own at 1280×800. One order is
+chosen in the instance picker; the test checks its tokens, hold badges and boundary fork by
+BPMN id, that the badges are big enough to read, that the watermark shows and that the
+dashboard fits the screen without scrolling, then takes the picture. Then it restarts that
+notebook's kernel, as a teacher would, and clicks Step on the dashboard left on the page:
+the dashboard says its kernel is gone instead of doing nothing.
 
 The dashboard's process panel and every ``process_view()`` draw the process in BPMN
 notation with bpmn.io's viewer (bundled: no network), the engine's state on its shapes. The
@@ -30,6 +40,7 @@ fact table must page back to fact 1 and filter by an instance across the whole k
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import secrets
@@ -53,6 +64,7 @@ from nbformat.sign import NotebookNotary
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "test-output" / "browser"
 README_SHOT = ROOT / "docs" / "screenshots" / "dashboard.png"
+HOSTILE_SHOT = ROOT / "docs" / "screenshots" / "hostile-names.png"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -126,6 +138,21 @@ bill.residency''',
     "bill.process_view()",
 ]
 NOTEBOOK = "dashboard.ipynb"
+# The README's picture: notebook 09's order-to-cash process, mid-run, in a notebook of its own.
+O2C_NOTEBOOK = "order-to-cash.ipynb"
+O2C_RUN = '''desk = bpm.Engine()
+for n in range(36):
+    desk.start(o2c, {"order_id": f"SO-{3000 + n}", "amount": 400 + 150 * n,
+                     "credit_limit": 5000}, key=f"SO-{3000 + n}")
+    desk.advance("PT40M")
+for task in desk.tasks()[:12:2]:
+    desk.complete_task(task.id, {"packed_by": "kim"})
+for n in range(0, 12, 3):
+    desk.publish_message("payment", key=f"SO-{3000 + n}", payload={"paid": 400 + 150 * n})
+desk.advance("PT6H")
+desk.stats()'''
+O2C_ORDER = "SO-3001"  # started at 00:40, neither packed nor paid: its pack SLA fired at 24 h
+O2C_VIEW = f"{DASHBOARD}:has(g[data-element-id=pick_and_pack])"
 # Executed by nbclient with its widget state stored, then opened in a fresh page.
 SAVED = "saved.ipynb"
 SAVED_CELLS = [*CELLS[:3], "inst.process_view()", "eng.dashboard()"]
@@ -137,6 +164,20 @@ SETTINGS = {
         {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
 }
+
+
+def o2c_cell() -> str:
+    """The cell of notebook 09 that builds its order-to-cash process (``o2c``), read from the
+    notebook's source with the notebook builder's own parser."""
+    spec = importlib.util.spec_from_file_location("notebook_build", ROOT / "notebooks" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    source = (ROOT / "notebooks" / "src" / "09-design-review.py").read_text(encoding="utf-8")
+    cell = next(body for kind, body in build.parse(source)
+                if kind == "code" and "o2c = bpm.Process(" in body)
+    assert "o2c.validate()" in cell
+    return cell
 
 
 def free_port() -> int:
@@ -163,6 +204,11 @@ def lab(tmp_path_factory):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, tmp_path / NOTEBOOK)
+    o2c = nbformat.v4.new_notebook()
+    o2c.cells = [nbformat.v4.new_code_cell(src) for src in (o2c_cell(), O2C_RUN,
+                                                            "desk.dashboard()")]
+    o2c.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    nbformat.write(o2c, tmp_path / O2C_NOTEBOOK)
     shutil.copyfile(MIWG, tmp_path / MIWG.name)
     saved = nbformat.v4.new_notebook()
     saved.cells = [nbformat.v4.new_code_cell(src) for src in SAVED_CELLS]
@@ -244,18 +290,23 @@ def notebook(lab):
             context.route("**/*", local_only)
             page = context.new_page()
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
-            page.wait_for_function(
-                "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-                " return !!(w && w.sessionContext && w.sessionContext.session"
-                " && w.sessionContext.session.kernel); }", timeout=90_000)
-            page.evaluate(
-                "async () => { const w = window.jupyterapp.shell.currentWidget;"
-                " await w.context.ready; await w.sessionContext.ready; }")
-            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            open_and_run(page, f"{base}/lab/tree/{NOTEBOOK}?token={token}")
             yield page, dialogs
         finally:
             browser.close()
+
+
+def open_and_run(page, url: str) -> None:
+    """Open a notebook in JupyterLab, wait for its kernel and run every cell."""
+    page.goto(url)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return !!(w && w.sessionContext && w.sessionContext.session"
+        " && w.sessionContext.session.kernel); }", timeout=90_000)
+    page.evaluate(
+        "async () => { const w = window.jupyterapp.shell.currentWidget;"
+        " await w.context.ready; await w.sessionContext.ready; }")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
 def graph_texts(page, kind: str) -> list[str]:
@@ -380,8 +431,8 @@ def test_dashboard_in_jupyterlab(notebook):
     shot = OUTPUT / "screenshot.png"
     page.locator(DASHBOARD).screenshot(path=str(shot))
     page.screenshot(path=str(OUTPUT / "page.png"), full_page=True)
-    README_SHOT.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(shot, README_SHOT)
+    HOSTILE_SHOT.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, HOSTILE_SHOT)
 
 
 def exported_node_ids() -> list[str]:
@@ -446,6 +497,92 @@ def test_an_imported_miwg_model_renders_in_bpmn_notation(notebook):
     page.locator(BILL_VIEW).screenshot(path=str(MIWG_SHOT))
 
 
+# The badges of every marked element of the README's order, as MARKS_ON reads them.
+O2C_BADGES = {
+    "await_payment": [["token", "dehydrated", "1"], ["hold", "message", "✉ payment · SO-3001"]],
+    "pick_and_pack": [["token", "dehydrated", "1"], ["hold", "task", "☺ SO-3001:pick_and_pack:1"]],
+    "payment_reminder": [["hold", "timer", "◷ 2026-01-08T00:40:00Z"]],
+    "payment_lapsed": [["hold", "timer", "◷ 2026-01-31T00:40:00Z"]],
+    "pack_sla": [["fork", "", "↳ t3"]],
+}
+# The smallest badge text on screen (px) and its box, over the dashboard in scope.
+BADGE_SIZES = """(scope) => Array.from(document.querySelectorAll(scope + ' .gobpm-badge'))
+  .map(b => { const r = b.getBoundingClientRect();
+    const scale = r.height / b.offsetHeight;
+    return parseFloat(getComputedStyle(b).fontSize) * scale; })"""
+
+
+def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
+    """Notebook 09's order-to-cash process with 36 orders, 30 virtual hours on, at 1280×800:
+    the order chosen in the picker shows its two released tokens, its task, message and
+    timer holds and the fork of its pack SLA on the BPMN diagram, by id, in badges big
+    enough to read; the dashboard fits the screen, the watermark shows; the picture is the
+    README's. After a kernel restart, Step on that dashboard says the kernel is gone (no
+    uncaught error in the page)."""
+    page, dialogs = notebook
+    base, token = lab
+    fresh = page.context.new_page()
+    errors: list[str] = []
+    fresh.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        fresh.set_viewport_size({"width": 1280, "height": 800})
+        open_and_run(fresh, f"{base}/lab/workspaces/o2c/tree/{O2C_NOTEBOOK}?token={token}")
+        fresh.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        fresh.wait_for_selector(f"{O2C_VIEW} .gobpm-marks[data-element-id=pick_and_pack]",
+                                timeout=120_000)
+        fresh.select_option(f"{O2C_VIEW} [data-role=instance-select]", O2C_ORDER)
+        fresh.wait_for_function(
+            f"() => Array.from(document.querySelectorAll('{O2C_VIEW} "
+            ".gobpm-marks[data-element-id=await_payment] .gobpm-badge'))"
+            f".some(b => b.textContent.endsWith('{O2C_ORDER}'))", timeout=60_000)
+        fresh.wait_for_timeout(1000)  # let the lineage transition finish for the picture
+        status = fresh.text_content(f"{O2C_VIEW} [data-role=process-bpmn-status]")
+        assert status.startswith(f"order_to_cash v1 · {O2C_ORDER} · active") and \
+            "released" in status, status
+        counters = fresh.eval_on_selector_all(
+            f"{O2C_VIEW} .gobpm-counter", "cs => cs.map(c => [c.dataset.name,"
+            " c.querySelector('.gobpm-counter-value').textContent])")
+        assert ["dehydrated", "31"] in counters and ["finished", "5"] in counters, counters
+        assert fresh.inner_text(f"{O2C_VIEW} [data-role=clock]") == "2026-01-02T06:00:00Z"
+        for element, badges in O2C_BADGES.items():
+            marks = marks_on(fresh, O2C_VIEW, element)
+            assert marks["badges"] == badges, (element, marks)
+            assert badges_sit_on(marks, boundary=element != "await_payment"
+                                 and element != "pick_and_pack"), (element, marks)
+        for element in ("await_payment", "pick_and_pack"):
+            classes = marks_on(fresh, O2C_VIEW, element)["classes"]
+            assert {"gobpm-token", "gobpm-dehydrated", "gobpm-held"} <= set(classes), classes
+        assert "gobpm-left" in marks_on(fresh, O2C_VIEW, "escalated")["classes"]
+        # the diagram is zoomed out to fit; its badges keep a readable size all the same
+        sizes = fresh.evaluate(BADGE_SIZES, O2C_VIEW)
+        assert len(sizes) == sum(map(len, O2C_BADGES.values())) and min(sizes) >= 8.5, sizes
+        assert_watermarks_visible(fresh, O2C_VIEW)
+        fit = dashboard_fit(fresh, O2C_VIEW)
+        assert_fits(fit)
+        assert fresh.text_content(f"{O2C_VIEW} [data-role=error-text]") == ""
+        fresh.wait_for_timeout(300)
+        shot = OUTPUT / "order-to-cash.png"
+        fresh.screenshot(path=str(shot))
+        README_SHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, README_SHOT)
+
+        # the kernel restarts: the dashboard left on the page cannot reach an engine any more
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:restart'); }")
+        fresh.click(".jp-Dialog .jp-mod-accept", timeout=30_000)
+        fresh.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            ".status === 'idle'", timeout=60_000)
+        fresh.click(f"{O2C_VIEW} [data-action=step]")
+        fresh.wait_for_function(
+            f"() => document.querySelector('{O2C_VIEW} [data-role=error-text]')"
+            ".textContent.startsWith('This dashboard has no live kernel behind it')",
+            timeout=10_000)
+        assert fresh.is_visible(f"{O2C_VIEW} [data-role=error]")
+    finally:
+        fresh.close()
+    assert errors == [] and dialogs == []
+
+
 def test_saved_widget_state_draws_after_a_reload(notebook, lab):
     """A notebook saved with its widget state, opened in a new page (nothing cached there):
     the process view and the dashboard draw in BPMN from the saved state, which holds the
@@ -471,6 +608,43 @@ def test_saved_widget_state_draws_after_a_reload(notebook, lab):
     assert BLOCKED == [] and dialogs == []
 
 
+# Scroll the notebook so the dashboard in scope starts at the top of its scrolling box; then
+# where it ends, and whether anything in it is wider than it.
+FIT = """(scope) => {
+  const root = document.querySelector(scope);
+  let box = root.parentElement;
+  const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowY);
+  while (box && !(box.scrollHeight > box.clientHeight && scrolls(box))) {
+    box = box.parentElement;
+  }
+  box.scrollTop += root.getBoundingClientRect().top - box.getBoundingClientRect().top;
+  const r = root.getBoundingClientRect(), v = box.getBoundingClientRect();
+  const parts = '.gobpm-dashboard > *, .gobpm-graphs > *, .gobpm-forms > *, '
+    + '.gobpm-header > *, .gobpm-controls > *, .gobpm-status > *';
+  const wide = Array.from(root.querySelectorAll(parts)).filter(
+    e => e.getBoundingClientRect().right > r.right + 1 && e.getClientRects().length)
+    .map(e => e.className);
+  return { top: r.top - v.top, bottom: r.bottom, height: r.height, width: r.width,
+           view: v.bottom, scrollWidth: root.scrollWidth,
+           clientWidth: root.clientWidth, wide: wide.slice(0, 5),
+           folded: Array.from(root.querySelectorAll('details'))
+             .map(d => [d.dataset.role, d.open]) };
+}"""
+
+
+def dashboard_fit(page, scope: str) -> dict:
+    """Put the dashboard in scope at the top of the notebook's view; say how it fits."""
+    page.locator(scope).scroll_into_view_if_needed()
+    return page.evaluate(FIT, scope)
+
+
+def assert_fits(fit: dict) -> None:
+    """In view from top to bottom, folded tables, nothing wider than the output."""
+    assert fit["folded"] == [["holds-panel", False], ["facts-panel", False]], fit
+    assert abs(fit["top"]) <= 1 and fit["bottom"] <= fit["view"] + 1, fit
+    assert fit["scrollWidth"] <= fit["clientWidth"] + 1 and fit["wide"] == [], fit
+
+
 # -- the dashboard's layout and fact table (last: they add instances to the notebook's engine)
 def run_in_kernel(page, code: str) -> None:
     """Run ``code`` in the notebook's kernel, as a cell would (the widgets update after it)."""
@@ -488,32 +662,9 @@ def test_dashboard_fits_a_1280_by_800_screen(notebook):
     try:
         page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         page.wait_for_timeout(500)
-        page.locator(DASHBOARD).scroll_into_view_if_needed()
-        fit = page.evaluate(
-            f"""() => {{
-              const root = document.querySelector('{DASHBOARD}');
-              let box = root.parentElement;
-              const scrolls = (e) => /(auto|scroll)/.test(getComputedStyle(e).overflowY);
-              while (box && !(box.scrollHeight > box.clientHeight && scrolls(box))) {{
-                box = box.parentElement;
-              }}
-              box.scrollTop += root.getBoundingClientRect().top - box.getBoundingClientRect().top;
-              const r = root.getBoundingClientRect(), v = box.getBoundingClientRect();
-              const parts = '.gobpm-dashboard > *, .gobpm-graphs > *, .gobpm-forms > *, '
-                + '.gobpm-header > *, .gobpm-controls > *, .gobpm-status > *';
-              const wide = Array.from(root.querySelectorAll(parts)).filter(
-                e => e.getBoundingClientRect().right > r.right + 1 && e.getClientRects().length)
-                .map(e => e.className);
-              return {{ top: r.top - v.top, bottom: r.bottom, height: r.height, width: r.width,
-                        view: v.bottom, scrollWidth: root.scrollWidth,
-                        clientWidth: root.clientWidth, wide: wide.slice(0, 5),
-                        folded: Array.from(root.querySelectorAll('details'))
-                          .map(d => [d.dataset.role, d.open]) }};
-            }}""")
+        fit = dashboard_fit(page, DASHBOARD)
         page.screenshot(path=str(OUTPUT / "fit-1280x800.png"))
-        assert fit["folded"] == [["holds-panel", False], ["facts-panel", False]], fit
-        assert abs(fit["top"]) <= 1 and fit["bottom"] <= fit["view"] + 1, fit
-        assert fit["scrollWidth"] <= fit["clientWidth"] + 1 and fit["wide"] == [], fit
+        assert_fits(fit)
         assert page.is_visible(f"{DASHBOARD} [data-role=last-step]")
         assert page.is_visible(f"{DASHBOARD} [data-role=run-horizon]")
     finally:

@@ -602,6 +602,52 @@ def test_step_and_run_on_an_idle_engine_say_so():
     board.close()
 
 
+def test_an_idle_engine_with_open_tasks_says_what_it_waits_for(busy):
+    """Idle is not finished: once nothing is scheduled, Step and Run name the open tasks and
+    message waits the engine holds (what the forms below can answer)."""
+    eng, board = busy
+    eng.run()
+    for kind in ("step", "run"):
+        board._handle_custom_msg({"kind": kind}, [])
+        assert board.error == ""
+        assert board.last_step.endswith(
+            "the engine is idle; it waits for the outside: 12 open tasks (the Complete form), "
+            "12 message waits (the Publish form)"), board.last_step
+
+
+def test_complete_publish_and_pause_say_what_they_did(live):
+    """The last-step line follows every control, not only Step, Run and Advance: a completed
+    task (and the wake it caused), a published message, and a paused play."""
+    eng, inst, board, lin, pv = live
+    board._handle_custom_msg({"kind": "advance", "duration": "PT1H"}, [])
+    assert inst.residency == "dehydrated"
+    board._handle_custom_msg({"kind": "complete", "task": "i1:approve:1", "outputs": {}}, [])
+    assert board.error == ""
+    assert board.last_step == ("Complete task i1:approve:1 (instance i1, node approve): done; "
+                               "the released instance was woken from the store; it goes on "
+                               "at the next Step or Run")
+    board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-99"}, [])
+    assert board.last_step == ("Publish: Message 'paid' with key 'o-99' reached nobody (no "
+                               "subscriber): it was dropped")
+    board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-7"}, [])
+    assert board.last_step.startswith("Publish: Message 'paid' with key 'o-7' reached "
+                                      "instance i1") and \
+        board.last_step.endswith("; it goes on at the next Step or Run"), board.last_step
+
+    async def scenario():
+        board._handle_custom_msg({"kind": "play", "speed": 36000}, [])
+        await asyncio.sleep(views_module.TICK * 2.5)
+        board._handle_custom_msg({"kind": "pause"}, [])
+
+    before = eng.now
+    asyncio.run(scenario())
+    assert re.fullmatch(r"Pause: play stopped: \d+ events?; the clock moved PT\d+H to "
+                        r"2026-01-01T\d\d:00:00Z", board.last_step), board.last_step
+    assert board.last_step.endswith(proj.when(eng.now)) and eng.now > before
+    board._handle_custom_msg({"kind": "pause"}, [])  # not playing: the line stays
+    assert board.last_step.startswith("Pause: play stopped")
+
+
 def test_run_stops_at_the_next_quiet_point_instead_of_emptying_the_future(busy):
     """Run with no horizon runs the next deadline's events and stops: the reminders fire at
     2 h, the instances stay active, and their tasks and messages are still held."""

@@ -8,6 +8,8 @@
   ``eng.publish_message``'s return and the ``message_dropped`` / ``message_buffered`` fact
   the engine emitted for it.
 - :func:`read_horizon` reads what the user typed next to Run.
+- :func:`idle_line`, :func:`complete_line` and :func:`play_line` finish the line for an idle
+  engine (what it waits for from outside), a completed task and a paused play.
 
 Everything is plain text built from virtual times and ids: the same cells give the same lines.
 """
@@ -53,11 +55,42 @@ def _events(count: int) -> str:
     return f"{count} event{'' if count == 1 else 's'}"
 
 
-def step_line(event: Any, before: datetime) -> str:
+#: What each kind of hold an idle engine still has waits for, in words (singular, plural).
+WAITS = (("task", "open task (the Complete form)", "open tasks (the Complete form)"),
+         ("message", "message wait (the Publish form)", "message waits (the Publish form)"),
+         ("signal", "signal wait", "signal waits"))
+
+
+def idle_line(stats: Any = None) -> str:
+    """The engine is idle; ``stats`` (``eng.stats()``) tells what it still waits for from
+    outside (open tasks, message and signal waits), so an idle engine with work left does
+    not look finished."""
+    holds = stats.get("holds", {}) if isinstance(stats, dict) else {}
+    waits = [f"{holds[kind]} {one if holds[kind] == 1 else many}"
+             for kind, one, many in WAITS if holds.get(kind)]
+    return IDLE + (f"; it waits for the outside: {', '.join(waits)}" if waits else "")
+
+
+def complete_line(task: Any, woken: bool) -> str:
+    """What completing ``task`` (a ``TaskView``) did; ``woken``: its instance was woken from
+    the store for it."""
+    line = f"Complete task {task.id} (instance {task.instance}, node {task.node}): done"
+    if woken:
+        line += "; the released instance was woken from the store"
+    return line + "; it goes on at the next Step or Run"
+
+
+def play_line(events: int, before: datetime, after: datetime) -> str:
+    """What a play did when it was paused: ``events`` run, the clock from ``before`` to
+    ``after``."""
+    return run_line("Pause: play stopped", events, before, after)
+
+
+def step_line(event: Any, before: datetime, stats: Any = None) -> str:
     """What one Step did: ``event`` is what ``eng.step()`` returned, ``before`` the clock
-    before it."""
+    before it; ``stats`` (for an idle engine) what it still waits for."""
     if event is None:
-        return f"Step: {IDLE}"
+        return f"Step: {idle_line(stats)}"
     where = " · ".join(f"{name} {value}" for name, value in (
         ("instance", event.instance), ("track", event.track), ("node", event.node)) if value)
     line = f"Step: {event.kind} event{' · ' + where if where else ''}"

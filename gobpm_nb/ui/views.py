@@ -37,7 +37,15 @@ from ..observe.projections import (
 from ..render.dot import lineage_dot, lineage_legend, svg
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
-from .status import IDLE, publish_notice, read_horizon, run_line, step_line
+from .status import (
+    complete_line,
+    idle_line,
+    play_line,
+    publish_notice,
+    read_horizon,
+    run_line,
+    step_line,
+)
 from .widgets import Command, DashboardWidget, GraphWidget
 
 #: Wall seconds between two steps of play.
@@ -131,6 +139,7 @@ class Dashboard(_Live, DashboardWidget):
         self._syncing = False
         self._speed = 3600.0
         self._play_task: asyncio.Task[None] | None = None
+        self._played: tuple[Any, int] = (None, 0)  # a play's start clock and its events
         self._query = FactQuery()
         for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
                          ("play", self._play), ("pause", self._pause),
@@ -198,7 +207,8 @@ class Dashboard(_Live, DashboardWidget):
 
     def _step(self, _command: Command) -> None:
         before = self._engine.now
-        self.last_step = step_line(self._engine.step(), before)
+        event = self._engine.step()
+        self.last_step = step_line(event, before, None if event else self._engine.stats())
 
     def _run(self, command: Command) -> None:
         """Run to the horizon the user gave: the next quiet point when none (everything due
@@ -217,7 +227,7 @@ class Dashboard(_Live, DashboardWidget):
             what, count = "Run to the next quiet point", eng.run(until=before)
             if count == 0:
                 if eng.step() is None:
-                    self.last_step = f"Run: {IDLE}"
+                    self.last_step = f"Run: {idle_line(eng.stats())}"
                     return
                 count = 1 + eng.run(until=eng.now)
         self.last_step = run_line(what, count, before, eng.now)
@@ -246,6 +256,8 @@ class Dashboard(_Live, DashboardWidget):
         reached = self._engine.publish_message(name.strip(), key=key, payload=payload or None)
         self.publish_notice = publish_notice(name.strip(), key, reached,
                                              [f for f in self._tail if f.seq > seen])
+        self.last_step = f"Publish: {self.publish_notice['text']}" + \
+            ("; it goes on at the next Step or Run" if reached is not None else "")
 
     def _complete(self, command: Command) -> None:
         task = command.get("task")
@@ -254,7 +266,13 @@ class Dashboard(_Live, DashboardWidget):
         outputs = command.get("outputs")
         if outputs is not None and not isinstance(outputs, dict):
             raise ValueError(f"task outputs must be a JSON object, got {outputs!r}")
+        view = next((t for t in self._engine.tasks() if t.id == task), None)
+        seen = self._tail[-1].seq if self._tail else 0
         self._engine.complete_task(task, outputs or {})
+        if view is not None:
+            woken = any(f.seq > seen and f.kind == "hydrated" and f.instance == view.instance
+                        for f in self._tail)
+            self.last_step = complete_line(view, woken)
 
     def _select(self, command: Command) -> None:
         iid = command.get("instance")
@@ -294,6 +312,7 @@ class Dashboard(_Live, DashboardWidget):
             raise RuntimeError("play needs a running asyncio event loop (a Jupyter kernel "
                                "has one); call step, run or advance instead") from None
         self.playing, self.last_step = True, line
+        self._played = (self._engine.now, 0)
         self._play_task = loop.create_task(self._play_loop())
 
     def _pause(self, _command: Command) -> None:
@@ -301,6 +320,10 @@ class Dashboard(_Live, DashboardWidget):
         task, self._play_task = self._play_task, None
         if task is not None and not task.done():
             task.cancel()
+        started, events = self._played
+        if started is not None and not self._closed:
+            self._played = (None, 0)
+            self.last_step = play_line(events, started, self._engine.now)
 
     async def _play_loop(self) -> None:
         try:
@@ -309,7 +332,9 @@ class Dashboard(_Live, DashboardWidget):
                 if not self.playing:
                     break
                 try:
-                    self._engine.advance(timedelta(seconds=self._speed * TICK))
+                    count = self._engine.advance(timedelta(seconds=self._speed * TICK))
+                    started, events = self._played
+                    self._played = (started, events + count)
                 except Exception as exc:
                     self.error = f"play stopped: {type(exc).__name__}: {exc}"
                     break

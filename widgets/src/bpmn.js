@@ -19,9 +19,18 @@ const MARKER = /^gobpm-[a-z-]+$/;
 const COLOUR = /^#[0-9a-fA-F]{3,8}$/;
 const COLOUR_NAMES = ["path", "path-fill", "token", "held", "fork", "released"];
 // Screen pixels kept free around the fitted diagram: badges sit above shapes, the
-// watermark in the bottom-right corner.
+// watermark in the bottom-right corner. Below the diagram only a thin margin is kept when
+// the fitted diagram ends left of the watermark's corner (WATERMARK_ZONE px from the right
+// edge): a wide, short canvas then shows its diagram larger.
 const MARGIN = { top: 36, right: 24, bottom: 40, left: 24 };
+const THIN_BOTTOM = 14;
+const WATERMARK_ZONE = 90;
 const MIN_HEIGHT = 200;
+// Badges never shrink below this scale when the diagram is zoomed out to fit (11 px text
+// stays at least about 9 px); zoomed in they grow with it.
+const BADGE_MIN_SCALE = 0.8;
+// Screen pixels (at scale 1) between two rows of boundary badges under one host.
+const BADGE_ROW = 18;
 
 /** The marks of one element, with a key that changes when anything drawn changes. */
 function entriesOf(marks) {
@@ -177,9 +186,13 @@ export class BpmnPane {
       this.canvas.style.height = `${height}px`;
       canvas.resized();
     }
-    const availHeight = height - MARGIN.top - MARGIN.bottom;
-    const scale = Math.min(1, availWidth / inner.width, availHeight / inner.height);
-    const padX = (availWidth - inner.width * scale) / 2;
+    const layout = (bottom) => {
+      const scale = Math.min(1, availWidth / inner.width, (height - MARGIN.top - bottom) / inner.height);
+      return { scale, padX: (availWidth - inner.width * scale) / 2 };
+    };
+    // a thin bottom margin where the diagram stays clear of the watermark's corner
+    let { scale, padX } = layout(THIN_BOTTOM);
+    if (width - (MARGIN.left + padX + inner.width * scale) < WATERMARK_ZONE) ({ scale, padX } = layout(MARGIN.bottom));
     canvas.viewbox({
       x: inner.x - (MARGIN.left + padX) / scale,
       y: inner.y - MARGIN.top / scale,
@@ -241,8 +254,11 @@ export class BpmnPane {
       const group = h("div", { class: `gobpm-marks ${below ? "gobpm-marks-below" : "gobpm-marks-above"}` }, entry.badges.map(badge));
       group.dataset.elementId = id;
       if (entry.tip) group.title = entry.tip;
+      // rows of boundary badges are apart in the badges' own pixels: they scale with them
+      if (below && entry.row) group.style.marginTop = `${entry.row * BADGE_ROW}px`;
       const position = below ? entry.position : { top: -4, left: 0 };
-      this.viewer.get("overlays").add(element, OVERLAY_TYPE, { position, html: group });
+      const scale = { min: BADGE_MIN_SCALE };
+      this.viewer.get("overlays").add(element, OVERLAY_TYPE, { position, html: group, scale });
     }
     return true;
   }
@@ -251,7 +267,9 @@ export class BpmnPane {
    * Where the badges of boundary events go: below every name of their host's boundaries,
    * one row per marked boundary (left to right), starting under the boundary itself, so no
    * badge hides a name or another badge and each starts below its own event. Other
-   * elements carry their badges above their top-left corner.
+   * elements carry their badges above their top-left corner. Badges keep a readable size
+   * when the diagram is zoomed out (BADGE_MIN_SCALE), so the rows are set apart in the
+   * badges' own pixels, which scale with them.
    */
   place(wanted) {
     const registry = this.viewer.get("elementRegistry");
@@ -271,8 +289,9 @@ export class BpmnPane {
       }
       marked.sort((a, b) => a[0].x - b[0].x || (a[0].id < b[0].id ? -1 : 1));
       marked.forEach(([element, entry], row) => {
-        entry.position = { top: bottom - element.y + 3 + row * 18, left: element.width / 2 - 9 };
-        entry.key += `|${entry.position.top},${entry.position.left}`;
+        entry.position = { top: bottom - element.y + 3, left: element.width / 2 - 9 };
+        entry.row = row;
+        entry.key += `|${entry.position.top},${entry.position.left},${row}`;
       });
     }
   }

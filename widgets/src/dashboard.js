@@ -12,12 +12,36 @@ const SPEEDS = [
   [86400, "86400× (1 day/s)"],
 ];
 const ALL = "\u0000all"; // filter value no id can take
+// The process canvas's tallest (px): what a 1280x800 screen leaves it beside the other rows.
+const PROCESS_HEIGHT = 290;
 const HORIZON_HELP =
   "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
   "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
 const LAST_STEP_HINT = "Step runs one event · Run goes to the next quiet point, or to the horizon typed next to it · Advance moves the clock";
+const NO_KERNEL =
+  "This dashboard has no live kernel behind it any more (the kernel was restarted or shut down, " +
+  "or the notebook was opened from a file): its controls cannot reach the engine. Run the cell that made it again.";
 const HOLD_COLUMNS = ["instance", "track", "kind", "wait_kind", "node", "deadline", "keys"];
 const FACT_COLUMNS = ["seq", "at", "kind", "instance", "track", "node", "details"];
+
+/**
+ * Send a command to Python; true when it went. A model whose kernel is gone throws: the
+ * dashboard then says so in its error bar (set in this page only) instead of doing nothing.
+ */
+export function sendTo(model, message, change = null) {
+  try {
+    if (change) {
+      for (const [name, value] of Object.entries(change)) model.set(name, value);
+      model.save_changes();
+    }
+    model.send(message);
+    return true;
+  } catch (error) {
+    const why = (error && error.message) || String(error);
+    model.set("error", `${NO_KERNEL} (${why})`);
+    return false;
+  }
+}
 
 function button(action, label, onclick, extra = {}) {
   return h(
@@ -47,7 +71,7 @@ export function parseObject(text, what) {
 }
 
 function controls(model, offs) {
-  const send = (message) => model.send(message);
+  const send = (message) => sendTo(model, message);
   const duration = h("input", {
     type: "text",
     class: "gobpm-input gobpm-duration",
@@ -70,8 +94,8 @@ function controls(model, offs) {
 
   let playing = Boolean(trait(model, "playing", false));
   const play = button("play-toggle", "", () => {
-    playing = !playing;
-    send(playing ? { kind: "play", speed: Number(speed.value) } : { kind: "pause" });
+    if (send(!playing ? { kind: "play", speed: Number(speed.value) } : { kind: "pause" })) playing = !playing;
+    else playing = false; // no kernel: nothing plays
     showPlaying();
   });
   const showPlaying = () => {
@@ -174,7 +198,7 @@ function publishForm(model, offs) {
     error.textContent = fail || "";
     error.hidden = !fail;
     if (fail) return;
-    model.send({ kind: "publish", name: message, key: key.value.trim(), payload: value });
+    sendTo(model, { kind: "publish", name: message, key: key.value.trim(), payload: value });
   };
   return h("form", { class: "gobpm-form gobpm-publish", "data-role": "publish-form", onsubmit: (e) => { e.preventDefault(); submit(); } }, [
     h("div", { class: "gobpm-form-fields" }, [
@@ -213,7 +237,7 @@ function completeForm(model, offs) {
     error.textContent = fail || "";
     error.hidden = !fail;
     if (fail) return;
-    model.send({ kind: "complete", task: ids.get(task.value), outputs: value });
+    sendTo(model, { kind: "complete", task: ids.get(task.value), outputs: value });
   };
   showTasks();
   offs.push(watch(model, "tasks", showTasks));
@@ -295,7 +319,7 @@ function factTimeline(model, offs) {
   // the browser only asks: Python filters the kept log and answers with one page
   const ask = (change) => {
     const query = { instance: info.instance || "", fact_kind: info.kind || "", page: info.page ?? null, ...change };
-    model.send({ kind: "facts", instance: query.instance, fact_kind: query.fact_kind, page: query.page });
+    sendTo(model, { kind: "facts", instance: query.instance, fact_kind: query.fact_kind, page: query.page });
   };
   const pager = {
     oldest: button("facts-oldest", "« oldest", () => ask({ page: 0 }), { title: "the first facts the log keeps" }),
@@ -368,9 +392,7 @@ function instancePicker(model, offs) {
   picker.addEventListener("change", () => {
     if (!ids.has(picker.value)) return;
     const instance = ids.get(picker.value);
-    model.set("selected", instance);
-    model.save_changes();
-    model.send({ kind: "select", instance });
+    sendTo(model, { kind: "select", instance }, { selected: instance });
   });
   show();
   offs.push(watch(model, ["instances", "selected"], show));
@@ -381,7 +403,7 @@ function instancePicker(model, offs) {
 // then its lineage (Graphviz).
 function graphs(model, offs) {
   const lineage = new GraphPane({ role: "lineage", title: "Lineage" });
-  const process = new ProcessPane({ role: "process", title: "Process", maxHeight: 250 });
+  const process = new ProcessPane({ role: "process", title: "Process", maxHeight: PROCESS_HEIGHT });
   process.el.classList.add("gobpm-graph", "gobpm-wide");
   const showLineage = () => lineage.update(trait(model, "lineage_dot", ""));
   const showProcess = () =>

@@ -20,7 +20,11 @@ function errorBar(model) {
   };
   dismiss.addEventListener("click", () => {
     model.set("error", "");
-    model.save_changes();
+    try {
+      model.save_changes();
+    } catch {
+      // no kernel behind the model: dismissed in this page only
+    }
   });
   show();
   return [bar, watch(model, "error", show)];

@@ -51,8 +51,8 @@ export const CSS = `
 .gobpm-graphs > * { grid-column: 1; }
 .gobpm-graphs > .gobpm-wide { grid-column: 1 / -1; }
 .gobpm-dashboard > .gobpm-forms { grid-column: 2; }
-.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas { max-height: 150px; }
-.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas svg { max-height: 146px; }
+.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas { max-height: 130px; }
+.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas svg { max-height: 126px; }
 @container gobpm-dashboard (max-width: 720px) {
   .gobpm-dashboard > .gobpm-forms, .gobpm-graphs > * { grid-column: 1 / -1; }
 }
