@@ -113,9 +113,11 @@ class Finished:
         self.defn = run.defn
         self.state = run.state
         self.data = run.data or None
-        #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds.
-        self._tracks = json.dumps([[t.id, t.node, t.state, t.parents, t.origin]
-                                   for t in run.tracks.values()], separators=(",", ":"))
+        #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds,
+        #: and one text shared by every instance that took the same path (interned).
+        self._tracks = sys.intern(json.dumps([[t.id, t.node, t.state, t.parents, t.origin]
+                                              for t in run.tracks.values()],
+                                             separators=(",", ":")))
 
     def data_copy(self) -> dict[str, Any]:
         return copy.deepcopy(self.data) if self.data is not None else {}
