@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
-import platform
 import statistics
 import sys
 import time
 from typing import Any
 
+from common import fail, write_json  # benchmarks/common.py, beside this script
 from timer_throughput import DURATIONS_MIN, build_process  # the same workload
 
 import gobpm_nb as bpm
@@ -43,11 +42,6 @@ TRAITS = ("clock", "counters", "tasks", "holds", "facts", "instances", "selected
 
 def process_nodes(process: bpm.Process) -> list[str]:
     return ["start", *(f"wait{i}" for i in range(len(DURATIONS_MIN))), "end"]
-
-
-def fail(msg: str) -> None:
-    print(f"VERIFY FAILED: {msg}", file=sys.stderr)
-    raise SystemExit(1)
 
 
 def count_updates(widget: Any) -> list[int]:
@@ -137,11 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         doc = {"n": args.n, "events": args.n * len(DURATIONS_MIN), "rounds": args.rounds,
                "without": plain, "with": live, "events_per_s_without": base,
-               "events_per_s_with": with_board, "ratio": ratio, "target": TARGET,
-               "python": platform.python_version(), "platform": platform.platform()}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+               "events_per_s_with": with_board, "ratio": ratio, "target": TARGET}
+        write_json(args.json, doc)
     return 0
 
 

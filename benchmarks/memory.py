@@ -31,7 +31,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -198,14 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sqlite_vs_simpy={shown} target<={TARGET:.2f}")
     print(f"all_completed={str(all_completed).lower()}")
     if args.json:
-        from timer_throughput import git_head  # the parent only: a simpy child stays clean
+        from common import write_json  # the parent only: a simpy child stays clean
 
         doc = {"n": args.n, "batch": BATCH, "modes": results, "sqlite_vs_simpy": sqlite_ratio,
-               "target": TARGET, "all_completed": all_completed, "git": git_head(),
-               "python": platform.python_version(), "platform": platform.platform()}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+               "target": TARGET, "all_completed": all_completed}
+        write_json(args.json, doc)
     return 0 if all_completed else 1
 
 

@@ -29,9 +29,7 @@ progress line (rewritten with ``\\r`` every 5 %) goes to stdout when it is a ter
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import resource
 import sys
 import tempfile
@@ -40,17 +38,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from common import fail, write_json  # benchmarks/common.py, beside this script
+
 import gobpm_nb as bpm
 
 TARGET_MB = 300
 KEEP_FACTS = 1000
 WATCHED = ("dehydrated", "hydrated", "instance_completed")
 MB = 1024 * 1024
-
-
-def fail(msg: str) -> None:
-    print(f"\nVERIFY FAILED: {msg}", file=sys.stderr)
-    raise SystemExit(1)
 
 
 def rss_now() -> int:
@@ -205,14 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"peak_rss_mb={r['rss_peak'] / MB:.1f} target<={TARGET_MB}")
     print("all_completed=true")  # every check passed, or the script exited already
     if args.json:
-        from timer_throughput import git_head
-
         doc = {"n": n, "batch": args.batch, "keep_facts": KEEP_FACTS, **r,
-               "target_mb": TARGET_MB, "git": git_head(),
-               "python": platform.python_version(), "platform": platform.platform()}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+               "target_mb": TARGET_MB}
+        write_json(args.json, doc)
     return 0
 
 

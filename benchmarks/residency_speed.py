@@ -58,18 +58,15 @@ timing.
 from __future__ import annotations
 
 import argparse
-import gc
-import json
-import platform
 import statistics
 import sys
 import tempfile
-import time
 from collections import Counter
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from common import fail, timed, write_json  # benchmarks/common.py, beside this script
 
 import gobpm_nb as bpm
 
@@ -78,20 +75,6 @@ PROCESS_ID = "one_timer"
 TIMER = "wait"
 TARGET = 0.30
 WAKE_OFFSET = timedelta(days=1, minutes=1)
-
-
-def fail(msg: str) -> None:
-    print(f"VERIFY FAILED: {msg}", file=sys.stderr)
-    raise SystemExit(1)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    """Wall seconds, CPU seconds of this process, and fn's result (after a collection)."""
-    gc.collect()
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - t0, time.process_time() - c0, result
 
 
 # --------------------------------------------------------------------------- gobpm_nb
@@ -344,8 +327,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"release_vs_spiff={release_ratio:.2f} target<={TARGET:.2f}")
     print("all_completed=true")  # every check above passed, or the script exited already
     if args.json:
-        from timer_throughput import git_head
-
         doc = {"n": n, "rounds": args.rounds, "gobpm_rounds": g_rounds,
                "spiff_rounds": s_rounds,
                "per_instance_us": {"gobpm_release": g_rel, "gobpm_wake": g_wake,
@@ -356,11 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                "release_vs_spiff_with_serialize": with_ser_ratio,
                "cpu_wake_vs_spiff": cpu_wake_ratio, "cpu_release_vs_spiff": cpu_release_ratio,
                "target": TARGET,
-               "spiff_version": spiff.version, "git": git_head(),
-               "python": platform.python_version(), "platform": platform.platform()}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+               "spiff_version": spiff.version}
+        write_json(args.json, doc)
     return 0
 
 

@@ -22,16 +22,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
-import platform
-import subprocess
 import sys
-import time
 from collections import Counter
-from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
+
+from common import fail, timed, write_json  # benchmarks/common.py, beside this script
 
 import gobpm_nb as bpm
 
@@ -65,31 +61,6 @@ def facts_per_instance(process: bpm.Process, sample: int = 3) -> tuple[int, Coun
     if total % sample or any(v % sample for v in kinds.values()):
         fail(f"{sample} identical instances emitted uneven facts: {dict(kinds)}")
     return total // sample, Counter({k: v // sample for k, v in kinds.items()})
-
-
-def git_head() -> str | None:
-    """The commit the engine was measured at (None outside a git checkout)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, timeout=10, cwd=Path(__file__).resolve().parent)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
-def fail(msg: str) -> None:
-    print(f"VERIFY FAILED: {msg}", file=sys.stderr)
-    raise SystemExit(1)
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    """Wall seconds (perf_counter), CPU seconds of this process, and fn's result."""
-    gc.collect()
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    result = fn()
-    wall = time.perf_counter() - t0
-    return wall, time.process_time() - c0, result
 
 
 def bench_engine(n: int, process: bpm.Process) -> dict[str, Any]:
@@ -208,12 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(args.n, engine, simpy_, ratio))
     if args.json:
         doc = {"n": args.n, "durations_min": list(DURATIONS_MIN), "engine": engine,
-               "simpy": simpy_, "ratio": ratio, "target": TARGET,
-               "git": git_head(), "python": platform.python_version(),
-               "platform": platform.platform()}
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=True)
-            fh.write("\n")
+               "simpy": simpy_, "ratio": ratio, "target": TARGET}
+        write_json(args.json, doc)
     return 0
 
 
