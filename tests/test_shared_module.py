@@ -7,8 +7,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from pathlib import Path
 
 import nbformat
+from conftest import approval
 from nbclient import NotebookClient
 
 import gobpm_nb as bpm
@@ -17,18 +19,6 @@ from gobpm_nb.ui import shared as shared_module
 from gobpm_nb.ui.shared import SHARED_JS, SharedModule
 
 STATE_MIME = "application/vnd.jupyter.widget-state+json"
-
-
-def approval():
-    p = bpm.Process("approval")
-    p.start("start")
-    p.user_task("approve", assignee="alice")
-    p.timer_boundary("late", attached_to="approve", duration="PT24H")
-    p.end("done")
-    p.end("escalated")
-    p.flow("start", "approve", "done")
-    p.flow("late", "escalated")
-    return p.validate()
 
 
 def test_every_widget_refers_to_one_shared_module():
@@ -78,18 +68,13 @@ def test_a_widget_state_is_a_few_kilobytes():
     view.close()
 
 
-BUILD = """\
+BUILD = f"""\
+import sys
+sys.path.insert(0, {str(Path(__file__).parent / "scenarios")!r})
 import gobpm_nb as bpm
-p = bpm.Process("approval")
-p.start("start")
-p.user_task("approve", assignee="alice")
-p.timer_boundary("late", attached_to="approve", duration="PT24H")
-p.end("done")
-p.end("escalated")
-p.flow("start", "approve", "done")
-p.flow("late", "escalated")
+from recovery_processes import approval
 eng = bpm.Engine()
-inst = eng.start(p)
+inst = eng.start(approval())
 eng.advance("PT1H")"""
 
 
