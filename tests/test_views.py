@@ -21,6 +21,7 @@ from gobpm_nb.observe import projections as proj
 from gobpm_nb.render import dot as render
 from gobpm_nb.render.marks import bpmn_legend
 from gobpm_nb.ui import Dashboard, LineageView, ProcessView, dashboard_traits, flush_all
+from gobpm_nb.ui import live as live_module
 from gobpm_nb.ui import views as views_module
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -259,6 +260,41 @@ def test_ipython_cell_hook_flushes_after_each_cell():
         board.close()
     finally:
         shell.events.unregister("post_run_cell", views_module._after_cell)
+        shell.events.unregister("pre_run_cell", live_module._before_cell)
+        InteractiveShell.clear_instance()
+
+
+def test_running_a_cell_again_closes_the_widgets_it_made():
+    """A re-run cell replaces its output: the dashboard it made last time is closed and stops
+    following the engine; a dashboard made by another cell, and the new one, follow it."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    try:
+        live_module._install_cell_hook()  # as after an earlier cell that made a widget
+        eng = bpm.Engine()
+        eng.start(order(), data={"order": "o-7"})
+        shell.user_ns["eng"] = eng
+        shell.run_cell("board = eng.dashboard()", store_history=False, cell_id="make")
+        first = shell.user_ns["board"]
+        shell.run_cell("other = eng.dashboard()", store_history=False, cell_id="keep")
+        shell.run_cell("board = eng.dashboard()", store_history=False, cell_id="make")
+        second, other = shell.user_ns["board"], shell.user_ns["other"]
+        assert first.comm is None and second.comm is not None and other.comm is not None
+        before = first.clock
+        assert shell.run_cell("eng.advance('PT3H')", store_history=False, cell_id="go").success
+        assert first.clock == before
+        assert second.clock == other.clock == "2026-01-01T03:00:00Z"
+        second.close()
+        other.close()
+    finally:
+        for event, hook in (("pre_run_cell", live_module._before_cell),
+                            ("post_run_cell", views_module._after_cell)):
+            if hook in shell.events.callbacks.get(event, []):
+                shell.events.unregister(event, hook)
         InteractiveShell.clear_instance()
 
 

@@ -41,6 +41,8 @@ STRIDE = 16  # a power of two
 BUDGET = 20.0
 
 _LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+#: The notebook cell running now (IPython's ``cell_id``), None outside a notebook.
+_CELL: list[str | None] = [None]
 
 
 class _Live:
@@ -62,9 +64,11 @@ class _Live:
     _unsubscribe: Callable[[], None] | None
     _unwatch: Callable[[], None] | None
     _closed: bool
+    _cell: str | None
 
     def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None) -> None:
         self._engine = engine
+        self._cell = _current_cell()  # running that cell again closes this widget
         log = engine.facts if tail > 1 or tracked else ()
         if tail > 1 and log and engine.stats()["facts"] > len(log):
             tail = min(tail, len(log))  # the log is full: it keeps no more than this
@@ -202,6 +206,33 @@ def _after_cell(result: Any = None) -> None:
     flush_all()
 
 
+def _current_cell() -> str | None:
+    """The id of the cell running now: as the ``pre_run_cell`` hook saw it, or (the first
+    widget, made before the hook was installed) as the notebook's request names it."""
+    if _CELL[0] is not None:
+        return _CELL[0]
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipywidgets brings IPython
+        return None
+    header = getattr(get_ipython(), "parent_header", None) or {}
+    cell = header.get("metadata", {}).get("cellId") if isinstance(header, dict) else None
+    return cell if isinstance(cell, str) else None
+
+
+def _before_cell(info: Any = None) -> None:
+    """A cell is about to run: the live widgets it made when it last ran are closed (their
+    output is being replaced, and nothing else would ever stop them following the engine)."""
+    cell = getattr(info, "cell_id", None)
+    _CELL[0] = cell
+    if cell is None:
+        return
+    for widget in list(_LIVE):
+        if getattr(widget, "_cell", None) == cell:
+            with contextlib.suppress(Exception):
+                widget.close()
+
+
 def _install_cell_hook() -> None:
     """Register :func:`flush_all` after every cell, once, when running under IPython."""
     try:
@@ -211,6 +242,6 @@ def _install_cell_hook() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    callbacks = shell.events.callbacks.get("post_run_cell", [])
-    if _after_cell not in callbacks:
-        shell.events.register("post_run_cell", _after_cell)
+    for event, hook in (("pre_run_cell", _before_cell), ("post_run_cell", _after_cell)):
+        if hook not in shell.events.callbacks.get(event, []):
+            shell.events.register(event, hook)
