@@ -230,3 +230,40 @@ def test_a_cycle_boundary_keeps_its_rhythm_after_a_failed_wake():
     eng.run()
     fired = [f.at.time().isoformat() for f in eng.facts if f.kind == "timer_fired"]
     assert fired == ["02:00:00", "04:00:00", "06:00:00"] and inst.data == {"n": 3}
+
+
+def test_two_timers_due_together_both_reach_their_tracks_after_a_failed_wake():
+    """Two parallel branches wait on timers of the same deadline; the store is down when they
+    fire, so the first starts a wake that fails and the second queues behind it. The retry
+    hands over both: the first's continuation reaches the join within the timer's event, and
+    the instance must not take a quiet point (and dehydrate) before the second trigger is
+    handed to its track: it completes, as it does resident (a finding of the flaky-store
+    property test, after one event per timer firing)."""
+    p = bpm.Process("two")
+    p.start("s")
+    p.parallel_gateway("split")
+    p.timer_catch("a", duration="PT2H")
+    p.timer_catch("b", duration="PT2H")
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "split")
+    p.flow("split", "a", "join")
+    p.flow("split", "b", "join")
+    p.flow("join", "e")
+    store = Down()
+    eng = bpm.Engine(store=store, wake_retry_backoff="PT1S")
+    inst = eng.start(p.validate())
+    eng.run(until=eng.now)
+    assert inst.residency == "dehydrated"
+    store.down = True
+    eng.advance("PT2H")
+    assert len(facts(eng, "wake_failed")) == 1
+    assert sorted(h.state for h in eng.holders()) == ["waking", "waking"]
+    store.down = False
+    eng.advance("PT1S")
+    assert (inst.state, inst.residency) == ("completed", "finished")
+    assert ended_at(inst) == ["e"] and eng.holders() == []
+    resident = bpm.Engine(dehydrate=False)
+    twin = resident.start(p.validate())
+    resident.run()
+    assert ended_at(twin) == ended_at(inst)

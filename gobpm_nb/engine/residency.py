@@ -67,6 +67,8 @@ class Residency:
         #: armed): the quiet-point test asks a dict, not the element.
         self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
         self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
+        #: Instances being handed the triggers they were woken with (no quiet point yet).
+        self._handing: set[str] = set()
 
     # -- quiet point and dehydration ------------------------------------------------------
     def on_quiet(self, run: Run) -> None:
@@ -76,7 +78,7 @@ class Residency:
         scheduler event (``step()`` sequences and interleavings are the same with dehydration
         on or off, on any store). With items in the mailbox, the loop calls this again when
         it has handled them."""
-        if run.residency != RESIDENT or run.running or run.mailbox:
+        if run.residency != RESIDENT or run.running or run.mailbox or run.id in self._handing:
             return
         free = self.dehydrate and self.releasable(run, True)
         if not free and (not self.core.store.durable or run.has_unfired()):
@@ -308,11 +310,21 @@ class Residency:
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "boundary"})
         run = self.restore(rec, image, {hold.track} if node_wake else frozenset())
-        for n, (h, trigger) in enumerate(triggers):
-            if n == 0 and node_wake:
-                self.continuation(run, h, trigger)
-            else:  # the instance is resident now: later triggers reach it as they would
-                self.apply(run, h, trigger)
+        # No quiet point until every trigger it was woken with is handed over: the first
+        # one's continuation may park everything at once (a timer's runs within this event),
+        # while the others are accepted already and must still reach their tracks.
+        if len(triggers) > 1:
+            self._handing.add(run.id)
+        try:
+            for n, (h, trigger) in enumerate(triggers):
+                if n == 0 and node_wake:
+                    self.continuation(run, h, trigger)
+                else:  # the instance is resident now: later triggers reach it as they would
+                    self.apply(run, h, trigger)
+        finally:
+            self._handing.discard(run.id)
+        if len(triggers) > 1 and run.residency == RESIDENT and not run.running:
+            self.on_quiet(run)
 
     def continuation(self, run: Run, hold: Hold, trigger: Trigger) -> None:
         """The continuation fork: a new track re-entering the wait node with the trigger."""
