@@ -22,12 +22,18 @@ from .engine.core import Core
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Finished, Run
 from .errors import EngineError, GobpmError, ModelError, StoreError
+from .history import Command, History
 from .instance import Instance
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
 from .model.timers import add, is_negative, parse_date, parse_duration
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
+from .rewind import Rewound
+from .rewind import branch as branch_at
+from .rewind import commands as commands_of
+from .rewind import replay as replay_history
+from .rewind import rewind as rewind_to
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 OPTIONS = ("min_dehydrate_wait", "wake_retry_backoff", "dehydrate", "keep_facts")
@@ -63,16 +69,22 @@ def _read_store(store: Any) -> tuple[list[str], dict[str, str]]:
 
 
 def command(fn: F) -> F:
-    """A public command: it ends by recording the clock and telling the watchers."""
+    """A public command: it goes in the engine's journal (rewind, replay, branch), and it
+    ends by recording the clock and telling the watchers."""
+    name = fn.__name__
+
     @functools.wraps(fn)
     def run(self: Engine, *args: Any, **kwargs: Any) -> Any:
-        self._log.follow_logging()
+        history = self._history
+        if not history.replaying:
+            self._log.follow_logging()
+        pending = history.begin(self, name, args, kwargs)
         try:
             result = fn(self, *args, **kwargs)
-        except BaseException:
-            self._settle(raising=False)  # record what can be; the command's own error wins
+        except BaseException as exc:  # record what can be; the command's own error wins
+            self._settle(raising=False, pending=pending, failed=exc)
             raise
-        self._settle()
+        self._settle(pending=pending)
         return result
     return run  # type: ignore[return-value]
 
@@ -90,6 +102,7 @@ class Engine:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
         self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts)
+        self._history.start(self._core, self._log.seq, store)
 
     def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,
               dehydrate: Any, keep_facts: Any) -> None:
@@ -107,6 +120,8 @@ class Engine:
         self._log = FactLog(keep_facts)
         self._keep_facts: int | None = keep_facts
         self._watchers: list[Callable[[], Any]] = []
+        self._history = History()  # the command journal (rewind, replay, branch)
+        self._ran = 0  # scheduler events run by commands, in all
         self.store = store
         self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),
@@ -148,6 +163,7 @@ class Engine:
             raise EngineError(f"recovery from {store!r} failed: the store raised "
                               f"{type(exc).__name__}: {exc}") from None
         eng._settle()
+        eng._history.start(core, eng._log.seq, store)  # the journal starts here
         return eng
 
     # -- commands end here ----------------------------------------------------------------
@@ -157,14 +173,23 @@ class Engine:
         self._watchers.append(fn)
         return lambda: self._watchers.remove(fn) if fn in self._watchers else None
 
-    def _settle(self, raising: bool = True) -> None:
+    def _settle(self, raising: bool = True, pending: Any = None,
+                failed: BaseException | None = None) -> None:
         """The end of a command: the store records the clock (EngineError if it cannot,
-        unless the command is already raising), then the watchers are told."""
-        failed: StoreError | None = None
+        unless the command is already raising), the journal records the command (``failed``:
+        what it raised), then the watchers are told."""
+        refused: StoreError | None = None
         try:
             self._core.journal.settle()
         except StoreError as exc:
-            failed = exc
+            refused = exc
+        self._history.end(self, pending, failed or refused)
+        self._tell()
+        if refused is not None and raising:
+            raise refused
+
+    def _tell(self) -> None:
+        """Call every watcher (a watcher that raises is logged and removed)."""
         for fn in tuple(self._watchers):
             try:
                 fn()
@@ -172,8 +197,6 @@ class Engine:
                 log.exception("command watcher %r raised; it is removed", fn)
                 if fn in self._watchers:
                     self._watchers.remove(fn)
-        if failed is not None and raising:
-            raise failed
 
     # -- clock and running ----------------------------------------------------------------
     @property
@@ -198,6 +221,7 @@ class Engine:
         event = self._core.kernel.step(before)
         if event is None:
             return None
+        self._ran += 1
         at, kind, subject = event
         when = to_datetime(at)
         if kind in ("track", "loop"):
@@ -230,6 +254,7 @@ class Engine:
             raise EngineError(f"run(until={until!r}) is before the clock ({self.now.isoformat()}"
                               "); the clock never moves backwards")
         count = kernel.run(limit)
+        self._ran += count
         kernel.jump(limit)
         return count
 
@@ -237,16 +262,17 @@ class Engine:
         """Run until nothing is scheduled. When only retries of failing wakes are left, give
         them one more round each time; a round in which none of them succeeds raises."""
         kernel, residency = self._core.kernel, self._core.residency
-        count = kernel.run(idle="retry")
+        began = self._ran  # counted as they run: the journal needs them even if this raises
+        self._ran += kernel.run(idle="retry")
         while residency.pending and kernel.only("retry"):
             stuck = residency.waking()
-            count += kernel.run(until=kernel.next_at())
+            self._ran += kernel.run(until=kernel.next_at())
             if residency.waking() == stuck and kernel.only("retry"):
                 raise EngineError(f"run() would never end: the wakes of {', '.join(stuck)} "
                                   "keep failing (see the wake_failed facts); give "
                                   "run(until=...)")
-            count += kernel.run(idle="retry")
-        return count
+            self._ran += kernel.run(idle="retry")
+        return self._ran - began
 
     def advance(self, duration: str | timedelta) -> int:
         """Move virtual time forward by an ISO 8601 duration or timedelta, running every
@@ -257,6 +283,7 @@ class Engine:
         except (OverflowError, ValueError):
             raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
                               "the calendar's range") from None
+        self._history.label = ("advance", (duration,))  # the journal names it as called
         return self.run(until=until)
 
     # -- instances ------------------------------------------------------------------------
@@ -277,7 +304,7 @@ class Engine:
         return Instance(self, self._core.start(process, data, key))
 
     def instance(self, iid: str) -> Instance:
-        self._core.run_of(iid)
+        self._record(iid)
         return Instance(self, iid)
 
     def instances(self) -> list[Instance]:
@@ -285,7 +312,7 @@ class Engine:
 
     def describe_instance(self, iid: str) -> InstanceView:
         """An instance's id, process, version, state and residency (reading never wakes it)."""
-        rec = self._core.run_of(iid)
+        rec = self._record(iid)
         defn = rec.defn
         return InstanceView(rec.id, defn.id if defn is not None else None,
                             defn.version if defn is not None else None, rec.state,
@@ -294,18 +321,18 @@ class Engine:
     def definition_of(self, iid: str) -> Definition | None:
         """The definition an instance is pinned to (None for a recovered instance whose
         version is not deployed yet)."""
-        return self._core.run_of(iid).defn
+        return self._record(iid).defn
 
     def instance_data(self, iid: str) -> dict[str, Any]:
         """A copy of an instance's data (read from its checkpoint while dehydrated)."""
-        rec = self._core.run_of(iid)
+        rec = self._record(iid)
         if isinstance(rec, (Run, Finished)):
             return rec.data_copy()
         return dict(self._stored(iid).data)
 
     def instance_tracks(self, iid: str) -> list[TrackView]:
         """Every track of an instance, terminal ones included, with its lineage."""
-        rec = self._core.run_of(iid)
+        rec = self._record(iid)
         if isinstance(rec, Run):
             return [t.view() for t in rec.tracks.values()]
         if isinstance(rec, Finished):
@@ -314,7 +341,7 @@ class Engine:
 
     def checkpoint(self, iid: str) -> dict[str, Any]:
         """An instance's JSON-able checkpoint document, as the store holds (or would hold) it."""
-        rec = self._core.run_of(iid)
+        rec = self._record(iid)
         if isinstance(rec, Finished):
             raise EngineError(f"instance {iid!r} has {rec.state}: its checkpoint has left the "
                               "store")
@@ -374,7 +401,7 @@ class Engine:
         """Every engine holder (or one instance's), in the order armed. A hold whose trigger
         came while its instance's wake is pending reads ``state="waking"``."""
         if instance is not None:
-            self._core.run_of(instance)
+            self._record(instance)
         return self._core.holders.views(instance)
 
     @property
@@ -400,6 +427,47 @@ class Engine:
                 "holds": dict(core.holders.counts), "tasks": len(core.inbox),
                 "jobs": len(core.jobs), "facts": self._log.seq,
                 "pending_events": core.kernel.pending()}
+
+    # -- history --------------------------------------------------------------------------
+    def rewind(self, to: int | str | datetime) -> Rewound:
+        """Go back (or forward, over what an earlier rewind went back over) to the state
+        right after fact ``to``: a fact sequence number, a virtual time (datetime or ISO
+        text: the last fact at or before it) or 0 for the start. Facts after it leave
+        ``facts``; subscribers get one ``rewound`` fact. EngineError, nothing changed, for
+        a point outside the history or on a durable store. See README, Rewind and branch."""
+        done = rewind_to(self, to)
+        self._tell()
+        return done
+
+    def replay(self, commands: int | None = None) -> Rewound:
+        """Run again, with the outcomes recorded the first time, the commands the last
+        rewind went back over (``commands``: only that many; an interrupted one counts
+        once): the facts are the same, byte for byte."""
+        done = replay_history(self, commands)
+        self._tell()
+        return done
+
+    def branch(self, at: int | str | datetime | None = None) -> Engine:
+        """An independent engine on a memory store, at the current state or at rewind
+        point ``at``, for a what-if; this engine is untouched."""
+        out: Engine = branch_at(self, at)
+        return out
+
+    def history(self) -> list[Command]:
+        """The journal: every command that changed the engine, in order, with the facts it
+        began and ended at; ``done`` is False past the point a rewind went back to."""
+        return commands_of(self)
+
+    def _record(self, iid: str) -> Any:
+        """An instance's record (EngineError for an unknown one, saying so after a rewind)."""
+        try:
+            return self._core.run_of(iid)
+        except EngineError:
+            if not self._history.rewound:
+                raise
+        raise EngineError(f"unknown instance {iid!r} at this point of the history (the "
+                          f"engine was rewound to fact {self._log.seq}): it did not exist "
+                          "yet") from None
 
     def dashboard(self) -> Any:
         """A live dashboard widget: step/run/advance/play controls, publish and complete

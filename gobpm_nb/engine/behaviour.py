@@ -16,8 +16,10 @@ from ..model import elements as el
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event, throw
 from .compute import check, key_of, outgoing, timer_wait
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Incident, Run, clean
+from .tape import Opaque
 from .tracks import PARK, spawn
+from .values import json_copy
 from .waits import (
     ConditionalWait,
     GatewayWait,
@@ -107,18 +109,30 @@ def fire_conditional(run: Run, tr: Track, node: el.Element, trigger: Trigger) ->
 
 def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
     key = None
-    if node.key is not None:
-        try:
-            key = node.key(run.data or {})
-        except Exception as exc:  # a user's key failed: an incident, never an escape
-            raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
-                                    f"{type(exc).__name__}: {exc}") from None
+    if node.key is not None:  # a Python callable's key goes through the tape
+        key = run.core.tape.call(("key", node.id), throw_key, run, node) if node.key.python \
+            else throw_key(run, node)
     try:
         run.core.publish_message(node.message, key=key,
                                  payload=pick(run, node))
     except GobpmError as exc:
         raise Incident(node.id, str(exc)) from None
     return outgoing(run, node)
+
+
+def throw_key(run: Run, node: el.MessageThrow) -> Any:
+    """The key a message throw publishes with (a copy; a value that is not JSON is kept as
+    an ``Opaque`` that the publish refuses as it would the value)."""
+    assert node.key is not None
+    try:
+        key = node.key(run.data or {})
+    except Exception as exc:  # a user's key failed: an incident, never an escape
+        raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
+                                f"{type(exc).__name__}: {exc}") from None
+    try:
+        return json_copy(key, "key")
+    except (TypeError, ValueError, RecursionError):
+        return Opaque(key)
 
 
 def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
@@ -137,13 +151,24 @@ def pick(run: Run, node: Any) -> dict[str, Any]:
 
 # -- tasks ------------------------------------------------------------------------------------
 def call_fn(run: Run, tr: Track, node: Any) -> Result:
-    """Run a script or inline service: a copy of the data in, a dict merged back."""
+    """Run a script or inline service: a copy of the data in, a dict merged back. What the
+    function gave (or the error code it raised) goes on the tape: a replay is served it and
+    never calls the function again."""
+    code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
+    if code is not None:
+        return throw(run, tr, node, code)
+    run.merge(values, node.id)
+    return outgoing(run, node)
+
+
+def outcome_of(run: Run, node: Any) -> tuple[Any, dict[str, Any] | None]:
+    """Call a script or inline service: (the error code it raised, None), or (None, what to
+    merge); what cannot be merged is an incident."""
     try:
         result = node.fn(run.data_copy())
     except Exception as exc:
-        return throw(run, tr, node, getattr(exc, "code", None) or type(exc).__name__)
-    run.merge(result, node.id)
-    return outgoing(run, node)
+        return getattr(exc, "code", None) or type(exc).__name__, None
+    return None, clean(result, node.id)
 
 
 def enter_service(run: Run, tr: Track, node: el.ServiceTask) -> Result:

@@ -29,6 +29,15 @@ def outgoing(run: Run, node: el.Element) -> Any:
 
 
 def check(run: Run, where: str, expr: Any) -> bool:
+    """Whether a condition holds; one that is a Python callable answers through the tape
+    (recorded live, served to a replay)."""
+    if expr.python:
+        answer: bool = run.core.tape.call(("condition", where), _check, run, where, expr)
+        return answer
+    return _check(run, where, expr)
+
+
+def _check(run: Run, where: str, expr: Any) -> bool:
     try:
         return bool(expr(run.data or {}))
     except KeyError as exc:
@@ -76,7 +85,15 @@ def timer_wait(run: Run, node_id: str, cycles: int | None = None,
 
 
 def key_of(run: Run, node: Any) -> str:
-    """The correlation value of a message wait or throw; a key that fails is an incident."""
+    """The correlation value of a message wait or throw; a key that fails is an incident. A
+    key that is a Python callable answers through the tape."""
+    if node.key.python:
+        value: str = run.core.tape.call(("key", node.id), _key_of, run, node)
+        return value
+    return _key_of(run, node)
+
+
+def _key_of(run: Run, node: Any) -> str:
     try:
         return correlation(node.key(run.data or {}))
     except KeyError as exc:

@@ -24,6 +24,7 @@ from .journal import Codec, Journal, Store
 from .records import Job, JobView, Task, TaskView, Trigger
 from .residency import Residency
 from .run import Finished, Released, Run
+from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
 from .vocabulary import FINISHED, RESIDENT
@@ -37,7 +38,9 @@ class Core(Hub):
     def __init__(self, *, now: int, facts: Any, dehydrate: bool, min_dehydrate_wait: int,
                  wake_retry_backoff: int, store: Store, codec: Codec):
         self.kernel = Kernel(now)
-        self.store = store
+        #: What user callables answered and which store calls failed (see ``tape``).
+        self.tape = Tape()
+        self.store: Store = TapedStore(store, self.tape)
         self.codec = codec
         facts.clock = self.kernel
         #: emit(kind, instance, track, node, details): a fact at the current virtual time

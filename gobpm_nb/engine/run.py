@@ -23,6 +23,7 @@ from .vocabulary import ACTIVE, FINISHED, RESIDENT, TERMINAL
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
+    from .tape import Tape
 
 BUSY = frozenset({"ready", "running"})
 
@@ -37,6 +38,20 @@ class Incident(Exception):
         super().__init__(f"{node}: {cause}")
 
 
+def clean(values: Any, node: str) -> dict[str, Any] | None:
+    """What a merge takes from ``values`` (task outputs, a payload, what a script returned):
+    None when there is nothing, else a JSON copy; anything else is an incident at ``node``."""
+    if not values:
+        return None
+    if not isinstance(values, dict):
+        raise Incident(node, f"returned {type(values).__name__}, not a dict")
+    try:
+        copied: dict[str, Any] = json_copy(values, "data")
+    except ValueError as exc:
+        raise Incident(node, f"returned data that is not JSON: {exc}") from None
+    return copied
+
+
 class RunHost(Protocol):
     """What an instance needs of the engine it runs in."""
 
@@ -44,6 +59,7 @@ class RunHost(Protocol):
     holders: Holders
     inbox: dict[str, Task]
     jobs: dict[str, Job]
+    tape: Tape  # what user callables answered (recorded live, served to a replay)
 
     @property
     def behaviour(self) -> Any:
@@ -293,14 +309,9 @@ class Run:
     # -- data -----------------------------------------------------------------------------
     def merge(self, values: dict[str, Any] | None, node: str) -> None:
         """Merge task outputs or a payload into the instance data (JSON values only)."""
-        if not values:
+        values = clean(values, node)
+        if values is None:
             return
-        if not isinstance(values, dict):
-            raise Incident(node, f"returned {type(values).__name__}, not a dict")
-        try:
-            values = json_copy(values, "data")
-        except ValueError as exc:
-            raise Incident(node, f"returned data that is not JSON: {exc}") from None
         assert self.data is not None
         self.data.update(values)
         self.emit("data_changed", None, node, {"fields": sorted(values)})

@@ -49,6 +49,12 @@ class Expr:
             raise ModelError(f"expression {source!r} is neither a string nor a callable")
 
     @property
+    def python(self) -> bool:
+        """Whether it calls a Python callable (an engine records what such a call answered,
+        so that a replay is served the answer and never calls it again)."""
+        return self._fn is not None
+
+    @property
     def field(self) -> str | None:
         """The data field named, when the source is a bare field name."""
         return self._field

@@ -131,3 +131,23 @@ class FactLog:
     def snapshot(self) -> list[Fact]:
         return [Fact(raw) for raw in self._facts]
 
+    def raw(self) -> list[tuple[Any, ...]]:
+        """The kept facts as the raw tuples the log holds (a rewind keeps reusing them)."""
+        return list(self._facts)
+
+    def adopt(self, earlier: list[tuple[Any, ...]], old: FactLog | None = None) -> None:
+        """Keep ``earlier`` facts before this log's own (a rewind's or a branch's log starts
+        where a replay began); with ``old``, stand in for it: its subscribers move here and
+        the unsubscribe callables it handed out keep working."""
+        kept = earlier + list(self._facts)
+        self._facts.clear()
+        self._facts.extend(kept)
+        if old is not None:
+            self._subscribers.extend(old._subscribers)
+            old._subscribers = self._subscribers
+            self.echo = old.echo
+
+    def announce(self, kind: str, details: dict[str, Any]) -> None:
+        """Hand every subscriber a notice (a ``rewound`` fact) that the log does not keep and
+        that takes no number: its ``seq`` is the last fact's."""
+        self._publish((self.seq, self.clock.now, kind, None, None, None, details))

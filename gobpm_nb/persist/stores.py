@@ -14,6 +14,9 @@ from pathlib import Path
 
 from ..errors import StoreError
 
+#: What a memory store holds: checkpoints by instance, meta values, journal entries.
+Contents = tuple[dict[str, bytes], dict[str, str], list[tuple[str, str]]]
+
 
 class MemoryStore:
     """Checkpoints as encoded bytes in a dict: dehydration is real even in memory."""
@@ -64,6 +67,16 @@ class MemoryStore:
 
     def __len__(self) -> int:
         return len(self._docs)
+
+    def contents(self) -> Contents:
+        """Copies of what it holds: checkpoints, meta and journal entries."""
+        return dict(self._docs), dict(self._meta), list(self._journal)
+
+    def replace(self, contents: Contents) -> None:
+        """Hold exactly ``contents`` (as ``contents()`` gives them): a rewind puts back what
+        the store held at the point rewound to."""
+        docs, meta, journal = contents
+        self._docs, self._meta, self._journal = dict(docs), dict(meta), list(journal)
 
 
 class SQLiteStore:

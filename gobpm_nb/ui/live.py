@@ -11,13 +11,16 @@ How updates flow:
   wall time (a preview), and a rebuild that took ``c`` seconds is followed by at least
   ``BUDGET * c`` seconds without one, so refreshing takes no more than about ``1/BUDGET`` of
   the wall time however big the engine is.
+- A rewind or a replay (``Engine.rewind``) sends one ``rewound`` fact: the subscriber then
+  starts its tail and path tracker again from the engine's log as it is now.
 - The exact view comes from the flush at the end of every public engine command (the
   engine's ``after_each_command`` hook, in a notebook or a script): a command that showed a
   preview always ends exact; in a burst of short commands less than ``INTERVAL`` apart, the
   burst's last state waits for the next command past the interval, the cell's end (an
   IPython ``post_run_cell`` hook flushes every live widget) or ``refresh()``.
 
-The engine holds each widget through its subscription until ``widget.close()``.
+The engine holds each widget through its subscription until ``widget.close()``; running a
+notebook cell again closes the live widgets it made the last time it ran.
 """
 
 from __future__ import annotations
@@ -100,9 +103,12 @@ class _Live:
         append = self._tail.append
         poke = self._coalescer.poke
         stride = STRIDE - 1
+        rebase = self._rebase
         if self._tracker is None:
 
             def on_fact(fact: Any) -> None:
+                if fact.kind == "rewound":
+                    return rebase()
                 append(fact)
                 if not fact.seq & stride:
                     poke()
@@ -112,6 +118,8 @@ class _Live:
             feed = self._tracker.feed
 
             def on_fact(fact: Any) -> None:
+                if fact.kind == "rewound":
+                    return rebase()
                 append(fact)
                 if fact.instance == iid:
                     feed(fact)
@@ -119,6 +127,16 @@ class _Live:
                     poke()
 
         self._unsubscribe = self._engine.subscribe(on_fact)
+
+    def _rebase(self) -> None:
+        """The engine was rewound (a ``rewound`` fact; its log changed under the widget):
+        the tail and the path tracker start again from the log as it is now."""
+        log = self._engine.facts
+        self._tail.clear()
+        self._tail.extend(log[-(self._tail.maxlen or 1):])
+        if self._tracker is not None:
+            self._tracker = PathTracker(self._tracker.instance, log)
+            self._subscribe()
 
     def _track(self, iid: str) -> PathTracker:
         """The path tracker of ``iid``, started from the log when ``iid`` is new to it."""
