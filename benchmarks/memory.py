@@ -40,7 +40,7 @@ from typing import Any
 
 MODES = ("resident", "memory", "sqlite", "simpy")
 BATCH = 1_000
-TARGET = 0.50
+TARGET = 0.35  # issue 13: a released instance on SQLite at most 0.35x SimPy's parked process
 
 
 def rss() -> int:
