@@ -21,12 +21,12 @@ from .engine.checkpoint import views as track_views
 from .engine.core import Core
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Finished, Run
-from .errors import EngineError, GobpmError, ModelError, StoreError
+from .errors import EngineError, GobpmError, StoreError
 from .history import Command, History
 from .instance import Instance
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
-from .model.timers import add, is_negative, parse_date, parse_duration
+from .model.timers import add
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
 from .rewind import Rewound
@@ -34,22 +34,13 @@ from .rewind import branch as branch_at
 from .rewind import commands as commands_of
 from .rewind import replay as replay_history
 from .rewind import rewind as rewind_to
+from .when import instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 OPTIONS = ("min_dehydrate_wait", "wake_retry_backoff", "dehydrate", "keep_facts")
 STORE_METHODS = ("put", "get", "delete", "record", "journal", "set_meta", "meta", "ids")
 log = logging.getLogger("gobpm_nb")
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _span(value: Any, what: str) -> timedelta:
-    try:
-        span = parse_duration(value, what)
-    except ModelError as exc:
-        raise EngineError(str(exc)) from None
-    if is_negative(span):
-        raise EngineError(f"{what} {value!r} is negative; the clock never moves backwards")
-    return span
 
 
 def _check_store(store: Any) -> None:
@@ -106,12 +97,9 @@ class Engine:
 
     def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,
               dehydrate: Any, keep_facts: Any) -> None:
-        try:
-            begin = parse_date(start, "start")
-        except ModelError as exc:
-            raise EngineError(str(exc)) from None
-        min_wait = _span(min_dehydrate_wait, "min_dehydrate_wait")
-        backoff = _span(wake_retry_backoff, "wake_retry_backoff")
+        begin = instant(start, "start")
+        min_wait = span(min_dehydrate_wait, "min_dehydrate_wait")
+        backoff = span(wake_retry_backoff, "wake_retry_backoff")
         if backoff <= timedelta(0):
             raise EngineError(f"wake_retry_backoff {wake_retry_backoff!r} must be longer than "
                               "zero")
@@ -246,10 +234,7 @@ class Engine:
                 raise EngineError(f"run() would never end: the unbounded cycle timer {h.node!r} "
                                   f"of instance {h.instance!r} is armed; give run(until=...)")
             return self._run_out()
-        try:
-            limit = to_us(parse_date(until, "until"))
-        except ModelError as exc:
-            raise EngineError(str(exc)) from None
+        limit = to_us(instant(until, "until"))
         if limit < kernel.now:
             raise EngineError(f"run(until={until!r}) is before the clock ({self.now.isoformat()}"
                               "); the clock never moves backwards")
@@ -277,9 +262,9 @@ class Engine:
     def advance(self, duration: str | timedelta) -> int:
         """Move virtual time forward by an ISO 8601 duration or timedelta, running every
         event that falls due on the way."""
-        span = _span(duration, "duration")
+        length = span(duration, "duration")
         try:
-            until = add(self.now, span)
+            until = add(self.now, length)
         except (OverflowError, ValueError):
             raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
                               "the calendar's range") from None

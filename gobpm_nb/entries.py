@@ -17,6 +17,7 @@ import math
 from array import array
 from typing import Any
 
+from .engine.values import MAX_DEPTH
 from .model import Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
@@ -54,17 +55,21 @@ class Entry:
         return out
 
 
-def exact(value: Any) -> bool:
-    """Whether JSON text holds ``value`` exactly (str keys, lists, finite numbers...)."""
+def exact(value: Any, depth: int = 0) -> bool:
+    """Whether JSON text holds ``value`` exactly (str keys, lists, finite numbers...). Past
+    ``MAX_DEPTH`` levels it says no (the value is kept as a copy; the command refuses it)
+    instead of recursing as deep as a hostile argument goes."""
     kind = type(value)
     if kind in (str, int, bool) or value is None:
         return True
     if kind is float:
         return math.isfinite(value)
+    if depth >= MAX_DEPTH:
+        return False
     if kind is list:
-        return all(exact(v) for v in value)
+        return all(exact(v, depth + 1) for v in value)
     if kind is dict:
-        return all(type(k) is str and exact(v) for k, v in value.items())
+        return all(type(k) is str and exact(v, depth + 1) for k, v in value.items())
     return False
 
 

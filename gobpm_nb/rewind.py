@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 from . import history as journal
 from .engine.tape import Diverged
 from .entries import Entry
-from .errors import EngineError, GobpmError, ModelError, StoreError
+from .errors import EngineError, GobpmError, StoreError
 from .history import Command, History, Pacer, Place, Snapshot, restore, take
 from .kernel import to_datetime, to_us
-from .model.timers import parse_date
 from .observe import FactLog
+from .when import instant
 
 Raw = tuple[Any, ...]
 
@@ -216,10 +216,7 @@ def resolve(eng: Any, to: Any) -> int:
             raise EngineError(f"fact {to} came before the journal starts (after fact "
                               f"{base.seq}: the engine was recovered, or branched, there)")
         return max(to, base.seq)
-    try:
-        at = to_us(parse_date(to, "rewind point"))
-    except ModelError as exc:
-        raise EngineError(str(exc)) from None
+    at = to_us(instant(to, "rewind point"))
     if at < base.clock:
         raise EngineError(f"{to!r} is before the start of the history "
                           f"({to_datetime(base.clock).isoformat()})")

@@ -1,0 +1,29 @@
+"""Times and spans given to the public API, read once: a bad one is an EngineError that
+names the argument (the model's parsers raise ModelError, which is about processes)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from .errors import EngineError, ModelError
+from .model.timers import is_negative, parse_date, parse_duration
+
+
+def instant(value: Any, what: str) -> datetime:
+    """``value`` (a datetime or ISO 8601 text) as an aware datetime."""
+    try:
+        return parse_date(value, what)
+    except ModelError as exc:
+        raise EngineError(str(exc)) from None
+
+
+def span(value: Any, what: str) -> timedelta:
+    """``value`` (a timedelta or an ISO 8601 duration) as a timedelta that is not negative."""
+    try:
+        length = parse_duration(value, what)
+    except ModelError as exc:
+        raise EngineError(str(exc)) from None
+    if is_negative(length):
+        raise EngineError(f"{what} {value!r} is negative; the clock never moves backwards")
+    return length
