@@ -716,3 +716,35 @@ def test_fact_table_pages_back_to_the_first_fact(notebook):
     assert seqs()[0] == 1  # i1's first fact is the log's first, long off the newest page
     assert page.text_content(f"{DASHBOARD} [data-role=error-text]") == ""
     assert dialogs == []
+
+
+def test_timeline_drag_back_rewinds_and_reset_replays(notebook):
+    """Dragging the history slider back to fact 10 (the instance just released, before its
+    deadline) rewinds the engine: the lineage loses the escalation fork and the last-step
+    line says where the engine stands; "reset" replays back to the newest point."""
+    page, dialogs = notebook
+    run_in_kernel(page, "eng.advance('PT25H')")  # past the deadline: escalated
+    escalated = (f"() => Array.from(document.querySelectorAll('{LINEAGE_SVG} g.node'))"
+                 ".some(g => Array.from(g.querySelectorAll('text')).map(t => t.textContent)"
+                 ".join('|') === 't2|escalated|completed')")
+    page.wait_for_function(escalated, timeout=60_000)
+    slider = f"{DASHBOARD} [data-role=timeline-slider]"
+    end = int(page.get_attribute(slider, "max"))
+    assert int(page.input_value(slider)) == end > 10
+    page.locator(slider).fill("10")  # a drag ends with input and change events at 10
+    page.wait_for_function(
+        f"() => document.querySelector('{DASHBOARD} [data-role=last-step]').textContent"
+        ".startsWith('Rewound to fact 10 at ')", timeout=60_000)
+    page.wait_for_function(f"() => !({escalated})()", timeout=60_000)
+    nodes = graph_texts(page, "node")
+    assert any(text.split("\n")[-1] == "dehydrated" for text in nodes), nodes
+    assert graph_texts(page, "edge") == []
+    assert int(page.input_value(slider)) == 10
+    assert f"{end - 10} facts after it can be replayed" in \
+        page.text_content(f"{DASHBOARD} [data-role=timeline-note]")
+    page.click(f"{DASHBOARD} [data-action=replay]")
+    page.wait_for_function(escalated, timeout=60_000)
+    assert int(page.input_value(slider)) == end
+    assert page.text_content(f"{DASHBOARD} [data-role=error-text]") == ""
+    page.locator(DASHBOARD).screenshot(path=str(OUTPUT / "timeline.png"))
+    assert dialogs == []

@@ -343,8 +343,8 @@ def test_unknown_and_bad_commands_set_error(live):
     """Unknown kinds and bad fields land in the error trait; the engine is untouched."""
     eng, inst, board, lin, pv = live
     before = eng.stats()
-    board._handle_custom_msg({"kind": "rewind"}, [])
-    assert "unknown command kind 'rewind'" in board.error
+    board._handle_custom_msg({"kind": "explode"}, [])
+    assert "unknown command kind 'explode'" in board.error
     board._handle_custom_msg({"kind": "advance", "duration": "soon"}, [])
     assert board.error.startswith("command 'advance' failed: EngineError")
     board._handle_custom_msg({"kind": "advance"}, [])
@@ -846,3 +846,89 @@ def test_span_text_is_an_iso_duration():
         {}, {"hours": 2}, {"days": 1, "hours": 21}, {"minutes": 1, "seconds": 30},
         {"days": 3}, {"milliseconds": 500})] == \
         ["PT0S", "PT2H", "P1DT21H", "PT1M30S", "P3D", "PT0.5S"]
+
+
+def approval():
+    p = bpm.Process("approval")
+    p.start("start")
+    p.user_task("approve", assignee="alice")
+    p.timer_boundary("late", attached_to="approve", duration="PT24H", interrupting=True)
+    p.end("approved")
+    p.end("escalated")
+    p.flow("start", "approve", "approved")
+    p.flow("late", "escalated")
+    return p.validate()
+
+
+def test_timeline_rewinds_replays_and_branches():
+    """The timeline's commands call eng.rewind(N), eng.replay() and eng.branch(); the views
+    follow, the last-step line says where the engine stands, a branch gets its dashboard."""
+    eng = bpm.Engine()
+    inst = eng.start(approval(), {"request": "r-1"})
+    eng.advance("P2D")
+    board = eng.dashboard()
+    original = list(eng.facts)
+    assert board.timeline == {"start": 0, "end": 23, "position": 23,
+                              "at": "2026-01-03T00:00:00Z", "pending": 0, "movable": True,
+                              "note": ""}
+    board._handle_custom_msg({"kind": "rewind", "to": 10}, [])
+    assert board.error == ""
+    assert (inst.state, eng.facts[-1].seq) == ("active", 10)
+    assert board.timeline["position"] == 10 and board.timeline["pending"] == 13
+    assert board.last_step == "Rewound to fact 10 at 2026-01-01T00:00:00Z (in the middle of " \
+                              "advance): 13 facts after it can be replayed"
+    assert [t["id"] for t in board.tasks] == ["i1:approve:1"]
+    assert traits(board) == dashboard_traits(eng, "i1")
+    board._handle_custom_msg({"kind": "branch"}, [])
+    assert board.error == "" and isinstance(board.branch, Dashboard)
+    assert board.last_step.startswith("Branched at fact 10")
+    twin = board.branch
+    twin._handle_custom_msg({"kind": "complete", "task": "i1:approve:1", "outputs": {}}, [])
+    twin._handle_custom_msg({"kind": "run", "horizon": "end"}, [])
+    assert twin.error == "" and twin.counters["finished"] == 1
+    assert inst.state == "active" and eng.facts[-1].seq == 10  # the branch left it alone
+    board._handle_custom_msg({"kind": "replay"}, [])
+    assert board.error == "" and inst.state == "completed"
+    assert list(eng.facts) == original
+    assert board.timeline["position"] == 23 and board.timeline["pending"] == 0
+    assert board.last_step == "At the newest point: fact 23 at 2026-01-03T00:00:00Z"
+    assert traits(board) == dashboard_traits(eng, "i1")
+    board.close()
+    assert twin._closed
+
+
+@pytest.mark.parametrize("to, message", [
+    (99, "beyond the log"), (-1, "negative"), ("10", "fact sequence number"),
+    (True, "fact sequence number"), (None, "fact sequence number"),
+])
+def test_a_bad_rewind_is_refused_and_changes_nothing(to, message):
+    eng = bpm.Engine()
+    eng.start(approval(), {"request": "r-1"})
+    eng.advance("P2D")
+    board = eng.dashboard()
+    before = (list(eng.facts), board.timeline, board.last_step)
+    board._handle_custom_msg({"kind": "rewind", "to": to}, [])
+    assert board.error.startswith("command 'rewind' failed") and message in board.error
+    assert (list(eng.facts), board.timeline, board.last_step) == before
+    board.close()
+
+
+def test_a_durable_store_refuses_the_timeline_but_branches(tmp_path):
+    """On SQLite the slider cannot move (no journal): a rewind is refused into the error
+    trait; "branch here" still makes a branch in memory, with its own dashboard."""
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
+    eng.start(approval(), {"request": "r-1"})
+    eng.advance("PT1H")
+    board = eng.dashboard()
+    assert board.timeline["movable"] is False and "durable" in board.timeline["note"]
+    seq = eng.facts[-1].seq
+    board._handle_custom_msg({"kind": "rewind", "to": 1}, [])
+    assert "'rewind' failed: EngineError" in board.error and "durable" in board.error
+    assert eng.facts[-1].seq == seq
+    board._handle_custom_msg({"kind": "branch"}, [])
+    twin = board.branch
+    assert board.error == "" and twin.timeline["movable"] is False  # nothing done there yet
+    twin._handle_custom_msg({"kind": "advance", "duration": "PT1H"}, [])
+    assert twin.timeline["movable"] is True and twin.timeline["start"] == seq
+    board.close()
+    eng.store.close()

@@ -46,6 +46,7 @@ from .status import (
     run_line,
     step_line,
 )
+from .timeline import TimelineCommands, timeline_state
 from .widgets import Command, DashboardWidget, GraphWidget
 
 #: Wall seconds between two steps of play.
@@ -129,7 +130,7 @@ class ProcessView(_InstanceGraph):
 
 
 
-class Dashboard(_Live, DashboardWidget):
+class Dashboard(TimelineCommands, _Live, DashboardWidget):
     """Controls and live state of one engine; every control is a public API call."""
 
     def __init__(self, engine: Any) -> None:
@@ -144,7 +145,9 @@ class Dashboard(_Live, DashboardWidget):
         for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
                          ("play", self._play), ("pause", self._pause),
                          ("publish", self._publish), ("complete", self._complete),
-                         ("select", self._select), ("facts", self._facts)):
+                         ("select", self._select), ("facts", self._facts),
+                         ("rewind", self._rewind), ("replay", self._replay),
+                         ("branch", self._branch)):
             self.on_command(kind, self._then_refresh(fn))
         self.observe(self._on_selected, names="selected")
         self._drawings = Drawings()
@@ -185,6 +188,7 @@ class Dashboard(_Live, DashboardWidget):
                 self.selected = state.selected
                 self.lineage_dot = lineage_text
                 self.process_dot, self.process_bpmn, self.process_marks = panel(picture)
+                self.timeline = timeline_state(eng)
         finally:
             self._syncing = False
 
@@ -350,6 +354,8 @@ class Dashboard(_Live, DashboardWidget):
     def close(self) -> None:
         self._pause({"kind": "pause"})
         self._detach()
+        if self.branch is not None:
+            self.branch.close()
         super().close()
 
 

@@ -40,6 +40,9 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "complete": ("task", "outputs"),
     "select": ("instance",),
     "facts": ("instance", "fact_kind", "page"),
+    "rewind": ("to",),
+    "replay": (),
+    "branch": (),
 }
 
 _FIXED = frozenset({"view"})
@@ -130,6 +133,12 @@ class DashboardWidget(_Widget):
         process_marks: dict, default ``{}``; the engine's state on that diagram.
         playing:     bool, default ``False``; set it while a play loop runs so the Play/Pause
                      button shows the truth (the button also flips itself when clicked).
+        timeline:    dict, default ``{}``; the history slider: ``start``, ``end`` (the fact
+                     numbers the journal covers), ``position`` (the fact the engine stands
+                     at), ``at`` (its clock), ``pending`` (facts a replay runs again),
+                     ``movable`` (False: no journal; ``note`` says why).
+        branch:      a ``DashboardWidget`` or None, default None; the dashboard of the
+                     last branch made here ("branch here"), drawn below this one.
         error:       str, default ``""``; shown in red when non-empty; the user can dismiss it.
     """
 
@@ -149,6 +158,9 @@ class DashboardWidget(_Widget):
     process_bpmn = t.Unicode("").tag(sync=True)
     process_marks = t.Dict(default_value={}).tag(sync=True)
     playing = t.Bool(False).tag(sync=True)
+    timeline = t.Dict(default_value={}).tag(sync=True)
+    branch = t.Instance("gobpm_nb.ui.widgets.DashboardWidget", allow_none=True
+                        ).tag(sync=True, **widget_serialization)
     error = t.Unicode("").tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:

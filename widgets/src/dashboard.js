@@ -12,8 +12,9 @@ const SPEEDS = [
   [86400, "86400× (1 day/s)"],
 ];
 const ALL = "\u0000all"; // filter value no id can take
-// The process canvas's tallest (px): what a 1280x800 screen leaves it beside the other rows.
-const PROCESS_HEIGHT = 290;
+// The process canvas's tallest (px): what a 1280x800 screen leaves it beside the other rows
+// (the history slider's row included).
+const PROCESS_HEIGHT = 276;
 const HORIZON_HELP =
   "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
   "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
@@ -173,6 +174,86 @@ function clockAndCounters(model, offs) {
   showCounters();
   offs.push(watch(model, "clock", showClock), watch(model, "counters", showCounters));
   return [h("div", { class: "gobpm-clock" }, [h("span", { class: "gobpm-muted", text: "virtual time" }), clock]), counters];
+}
+
+/** "fact 12 of 40 · 2026-01-01T20:00:00Z · 28 facts can be replayed" */
+export function timelineNote(info, value) {
+  const position = Number(info.position) || 0;
+  const end = Number(info.end) || 0;
+  if (value !== position) return `rewind to fact ${value} of ${end} (release to go there)`;
+  let text = `fact ${position} of ${end}`;
+  if (info.at) text += ` · ${asText(info.at)}`;
+  const pending = Number(info.pending) || 0;
+  if (pending > 0) text += ` · ${pending} facts after it can be replayed`;
+  return text;
+}
+
+// The history slider: drag and release to rewind (Python calls eng.rewind(N)), "reset" goes
+// back to the newest point (eng.replay()), "branch here" asks for a branch's dashboard.
+function timeline(model, offs) {
+  const slider = h("input", { type: "range", class: "gobpm-timeline-slider", "data-role": "timeline-slider", min: "0", max: "0", step: "1", "aria-label": "rewind to fact" });
+  const note = h("span", { class: "gobpm-muted gobpm-timeline-note", "data-role": "timeline-note" });
+  const reset = button("replay", "reset", () => sendTo(model, { kind: "replay" }), { title: "replay everything the rewind went back over: back to the newest point" });
+  const branch = button("branch", "branch here", () => sendTo(model, { kind: "branch" }), { title: "a second engine from this point, with its own dashboard below" });
+  let info = {};
+  const show = () => {
+    const value = trait(model, "timeline", {});
+    info = value && typeof value === "object" ? value : {};
+    slider.min = String(Number(info.start) || 0);
+    slider.max = String(Number(info.end) || 0);
+    slider.value = String(Number(info.position) || 0);
+    slider.disabled = !info.movable || Number(info.end) === Number(info.start);
+    reset.disabled = !info.movable || !(Number(info.pending) > 0);
+    note.textContent = info.note ? asText(info.note) : timelineNote(info, Number(slider.value));
+  };
+  slider.addEventListener("input", () => {
+    note.textContent = timelineNote(info, Number(slider.value));
+  });
+  slider.addEventListener("change", () => {
+    const to = Number(slider.value);
+    if (to !== Number(info.position)) sendTo(model, { kind: "rewind", to });
+  });
+  show();
+  // a refused rewind leaves the engine where it was: put the slider back
+  offs.push(watch(model, ["timeline", "error"], show));
+  return h("div", { class: "gobpm-row gobpm-timeline", "data-role": "timeline" }, [
+    h("span", { class: "gobpm-section-title", text: "History" }),
+    slider,
+    reset,
+    branch,
+    note,
+  ]);
+}
+
+// The dashboard of the last branch made with "branch here", drawn below this one.
+function branchPane(model, offs, renderChild) {
+  const pane = h("div", { class: "gobpm-branch", "data-role": "branch", hidden: true });
+  let stop = () => {};
+  let shown = null;
+  const show = async () => {
+    const ref = trait(model, "branch", null);
+    if (ref === shown) return;
+    shown = ref;
+    stop();
+    stop = () => {};
+    pane.replaceChildren();
+    pane.hidden = true;
+    if (typeof ref !== "string" || !ref.startsWith("IPY_MODEL_") || !renderChild) return;
+    let child = null;
+    try {
+      child = await model.widget_manager.get_model(ref.slice("IPY_MODEL_".length));
+    } catch {
+      child = null;
+    }
+    if (!child || shown !== ref) return;
+    const body = h("div", { class: "gobpm-branch-body" });
+    pane.replaceChildren(h("div", { class: "gobpm-section-title", text: "Branch" }), body);
+    pane.hidden = false;
+    stop = renderChild(child, body) || (() => {});
+  };
+  show();
+  offs.push(watch(model, "branch", show), () => stop());
+  return pane;
 }
 
 function publishForm(model, offs) {
@@ -423,7 +504,7 @@ function graphs(model, offs) {
   return h("div", { class: "gobpm-graphs" }, [process.el, lineage.el]);
 }
 
-export function renderDashboard(model, root) {
+export function renderDashboard(model, root, renderChild = null) {
   const offs = [];
   const [clock, counters] = clockAndCounters(model, offs);
   root.append(
@@ -431,10 +512,12 @@ export function renderDashboard(model, root) {
       h("div", { class: "gobpm-header" }, [controls(model, offs), clock]),
       lastStep(model, offs),
       h("div", { class: "gobpm-status" }, [counters, instancePicker(model, offs)]),
+      timeline(model, offs),
       graphs(model, offs),
       h("div", { class: "gobpm-forms" }, [publishForm(model, offs), completeForm(model, offs)]),
       holdsTable(model, offs),
       factTimeline(model, offs),
+      branchPane(model, offs, renderChild),
     ]),
   );
   return () => {

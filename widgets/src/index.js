@@ -7,7 +7,11 @@ import { renderDashboard } from "./dashboard.js";
 import { renderGraphView } from "./graphView.js";
 import { CSS } from "./style.js";
 
-const VIEWS = { graph: renderGraphView, dashboard: renderDashboard };
+const VIEWS = {
+  graph: renderGraphView,
+  // a branch's dashboard is drawn inside its parent's, as a view of its own model
+  dashboard: (model, body) => renderDashboard(model, body, (child, el) => render({ model: child, el })),
+};
 
 function errorBar(model) {
   const text = h("span", { class: "gobpm-error-text", "data-role": "error-text" });

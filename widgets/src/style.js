@@ -95,6 +95,9 @@ export const CSS = `
 .gobpm-clock { display: inline-flex; align-items: baseline; gap: 6px; }
 .gobpm-clock-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 14px; font-weight: 600; }
 .gobpm-counters { display: flex; flex-wrap: wrap; gap: 6px; }
+.gobpm-timeline { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.gobpm-timeline-slider { flex: 1 1 240px; min-width: 160px; }
+.gobpm-branch { border-left: 3px solid #999; padding-left: 8px; margin-top: 8px; }
 .gobpm-counter { display: inline-flex; align-items: baseline; gap: 5px; padding: 2px 8px; border: 1px solid var(--gobpm-border); border-radius: 12px; background: var(--gobpm-bg2); }
 .gobpm-counter-value { font-weight: 600; font-variant-numeric: tabular-nums; }
 .gobpm-counter-label { color: var(--gobpm-muted); font-size: 12px; }

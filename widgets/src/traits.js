@@ -102,6 +102,18 @@
  */
 
 /**
+ * The history slider: the fact numbers the journal covers and where the engine stands.
+ * @typedef {object} Timeline
+ * @property {number} start
+ * @property {number} end
+ * @property {number} position          the fact the engine stands at (after a rewind: < end)
+ * @property {string} at                its virtual clock
+ * @property {number} pending           facts after it that "reset" (a replay) runs again
+ * @property {boolean} movable          false: no journal (a durable store); see note
+ * @property {string} note
+ */
+
+/**
  * Traits of DashboardWidget (view "dashboard").
  * @typedef {object} DashboardTraits
  * @property {"dashboard"} view
@@ -120,6 +132,8 @@
  * @property {string} process_bpmn               its process as BPMN with a diagram
  * @property {Marks|{}} process_marks            the engine's state on it
  * @property {boolean} playing                 true while Python's play loop runs
+ * @property {Timeline|{}} timeline            the history slider
+ * @property {string|null} branch              "IPY_MODEL_<id>" of the last branch's dashboard
  * @property {string} error                    shown in red when non-empty
  */
 
@@ -130,7 +144,8 @@
  *   | {kind: "publish", name: string, key: string, payload: object}
  *   | {kind: "complete", task: string, outputs: object}
  *   | {kind: "select", instance: string}
- *   | {kind: "facts", instance: string, fact_kind: string, page: number|null}} Command
+ *   | {kind: "facts", instance: string, fact_kind: string, page: number|null}
+ *   | {kind: "rewind", to: number} | {kind: "replay"} | {kind: "branch"}} Command
  */
 
 export {};
