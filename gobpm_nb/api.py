@@ -29,7 +29,7 @@ from .model import Definition, Process
 from .model.timers import add
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
-from .rewind import Rewound
+from .rewind import Rewound, span_of
 from .rewind import branch as branch_at
 from .rewind import commands as commands_of
 from .rewind import replay as replay_history
@@ -437,6 +437,12 @@ class Engine:
         point ``at``, for a what-if; this engine is untouched."""
         out: Engine = branch_at(self, at)
         return out
+
+    def history_span(self) -> tuple[int, int, int]:
+        """``(first, position, last)``: the fact the journal starts after, the one the engine
+        stands at, and the last one the history reaches (past the position after a rewind);
+        all equal on an engine that keeps no journal. Reads no command (cheap)."""
+        return span_of(self)
 
     def history(self) -> list[Command]:
         """The journal: every command that changed the engine, in order, with the facts it

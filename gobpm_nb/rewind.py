@@ -187,6 +187,15 @@ def known(eng: Any) -> tuple[int, list[Raw]]:
     return (facts[0][0] if facts else eng._log.seq + 1), facts
 
 
+def span_of(eng: Any) -> tuple[int, int, int]:
+    """``Engine.history_span``: where the journal starts, the position, where it ends."""
+    history: History = eng._history
+    position = eng._log.seq
+    if not history.kept or not len(history.entries):
+        return position, position, position
+    return history.entries[0].first, position, end_of(eng)
+
+
 def end_of(eng: Any) -> int:
     """The last fact of the whole history (past the position after a rewind)."""
     return max(eng._log.seq, eng._history.entries.last())

@@ -586,3 +586,20 @@ def test_a_store_that_cannot_be_put_back_refuses_rewind():
     assert snapshot(eng) == before
     got = lines(eng.branch(at=3))
     assert len(got) >= 3 and got == lines(eng)[:len(got)]
+
+
+def test_history_span_reads_the_journal_bounds_without_copying(tmp_path):
+    """history_span() is (first, position, last): the whole history before a rewind, the
+    rewound-to position inside it after one, all three equal on a durable store's engine."""
+    eng = play_mixed(keep_facts=None)
+    last = eng.stats()["facts"]
+    assert eng.history_span() == (0, last, last)
+    eng.rewind(7)
+    first, here, end = eng.history_span()
+    assert (first, end) == (0, last) and here == eng.facts[-1].seq >= 7
+    eng.replay()
+    assert eng.history_span() == (0, last, last)
+    durable = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
+    durable.start(mixed(), {"order": "o-1", "amount": 500})
+    n = durable.stats()["facts"]
+    assert durable.history_span() == (n, n, n)

@@ -25,15 +25,12 @@ def timeline_state(engine: Any) -> dict[str, Any]:
     """``{start, end, position, at, pending, movable, note}``: the fact numbers the journal
     covers (``start``..``end``), the one the engine stands at, its clock, how many facts
     after it ``replay()`` would run again, whether a rewind can move the engine."""
-    history = engine.history()
-    facts = engine.facts
-    position = facts[-1].seq if facts else 0
+    start, position, end = engine.history_span()  # cheap: no command, no fact is copied
     durable = bool(getattr(engine.store, "durable", False))
-    if not history or durable:
+    if durable or (start, end) == (position, position) and not engine.history():
         return {"start": position, "end": position, "position": position,
                 "at": when(engine.now) or "", "pending": 0, "movable": False,
                 "note": NO_JOURNAL if durable else ""}
-    start, end = history[0].first, max(position, max(c.last for c in history))
     return {"start": start, "end": end, "position": position, "at": when(engine.now) or "",
             "pending": end - position, "movable": True, "note": ""}
 
@@ -68,7 +65,7 @@ class TimelineCommands:
 
     def _branch(self, _command: Command) -> None:
         engine = self._engine
-        where = engine.facts[-1].seq if engine.facts else 0
+        where = engine.history_span()[1]
         other = type(self)(engine.branch())  # the same kind of dashboard, on the branch
         old, self.branch = self.branch, other
         if old is not None:
