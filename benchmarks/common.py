@@ -30,6 +30,22 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return time.perf_counter() - t0, time.process_time() - c0, result
 
 
+def check_all_woken(eng: Any, store: Any, seen: Any, n: int, finished: int) -> None:
+    """The wake's self-check: ``finished`` instances finished (none still dehydrated), the
+    engine idle (no coroutine, hold or pending event), ``n`` ``hydrated`` and ``n``
+    ``instance_completed`` facts seen by the subscriber, and an empty store."""
+    stats = eng.stats()
+    if stats["instances"]["finished"] != finished or stats["instances"]["dehydrated"]:
+        fail(f"after the wake: {stats['instances']}, expected {finished} finished")
+    if stats["coroutines"] or any(stats["holds"].values()) or stats["pending_events"]:
+        fail(f"not idle after the wake: {stats}")
+    if seen["hydrated"] != n or seen["instance_completed"] != n:
+        fail(f"after the wake: {seen['hydrated']} hydrated and {seen['instance_completed']} "
+             f"instance_completed facts, expected {n} each")
+    if len(store):
+        fail(f"{len(store)} checkpoints left in the store after every instance completed")
+
+
 def git_head() -> str | None:
     """The commit the engine was measured at (None outside a git checkout)."""
     try:

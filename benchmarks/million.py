@@ -38,7 +38,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from common import fail, write_json  # benchmarks/common.py, beside this script
+from common import check_all_woken, fail, write_json  # benchmarks/common.py, beside this script
 
 import gobpm_nb as bpm
 
@@ -143,16 +143,7 @@ def run(n: int, batch: int, db: Path, show: bool) -> dict[str, Any]:
     wake_s = time.perf_counter() - t0
     progress.close()
     rss_woken = rss_now()
-    stats = eng.stats()
-    if stats["instances"]["finished"] != n or stats["instances"]["dehydrated"]:
-        fail(f"after wake+complete: {stats['instances']}, expected {n} finished")
-    if stats["coroutines"] or any(stats["holds"].values()) or stats["pending_events"]:
-        fail(f"not idle after wake+complete: {stats}")
-    if seen["hydrated"] != n or seen["instance_completed"] != n:
-        fail(f"after wake+complete: {seen['hydrated']} hydrated and "
-             f"{seen['instance_completed']} instance_completed facts, expected {n} each")
-    if len(store):
-        fail(f"{len(store)} checkpoints left in the store after every instance completed")
+    check_all_woken(eng, store, seen, n, finished=n)
     store.close()
     return {"release_s": release_s, "wake_s": wake_s, "rss_start": rss_start,
             "rss_released": rss_released, "rss_woken": rss_woken,

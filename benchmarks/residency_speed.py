@@ -66,7 +66,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from common import fail, timed, write_json  # benchmarks/common.py, beside this script
+from common import (  # benchmarks/common.py, beside this script
+    check_all_woken,
+    fail,
+    timed,
+    write_json,
+)
 
 import gobpm_nb as bpm
 
@@ -132,16 +137,7 @@ def gobpm_round(process: bpm.Process, n: int) -> dict[str, float]:
         seen.clear()
 
         wake_s, wake_cpu, _ = timed(lambda: eng.advance("PT2H"))
-        stats = eng.stats()
-        if stats["instances"]["finished"] != n + 1:
-            fail(f"gobpm_nb after wake: {stats['instances']}, expected {n + 1} finished")
-        if stats["coroutines"] or any(stats["holds"].values()) or stats["pending_events"]:
-            fail(f"gobpm_nb not idle after wake: {stats}")
-        if seen["instance_completed"] != n or seen["hydrated"] != n:
-            fail(f"gobpm_nb wake: {seen['instance_completed']} completed, "
-                 f"{seen['hydrated']} hydrated facts, expected {n} each")
-        if len(store):
-            fail(f"gobpm_nb store still holds {len(store)} checkpoints after the wake")
+        check_all_woken(eng, store, seen, n, finished=n + 1)
         store.close()
     return {"release_s": rel_s, "release_cpu_s": rel_cpu, "wake_s": wake_s,
             "wake_cpu_s": wake_cpu}

@@ -14,7 +14,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import snapshot
+from conftest import approval, snapshot
 
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
@@ -846,18 +846,6 @@ def test_span_text_is_an_iso_duration():
         {}, {"hours": 2}, {"days": 1, "hours": 21}, {"minutes": 1, "seconds": 30},
         {"days": 3}, {"milliseconds": 500})] == \
         ["PT0S", "PT2H", "P1DT21H", "PT1M30S", "P3D", "PT0.5S"]
-
-
-def approval():
-    p = bpm.Process("approval")
-    p.start("start")
-    p.user_task("approve", assignee="alice")
-    p.timer_boundary("late", attached_to="approve", duration="PT24H", interrupting=True)
-    p.end("approved")
-    p.end("escalated")
-    p.flow("start", "approve", "approved")
-    p.flow("late", "escalated")
-    return p.validate()
 
 
 def test_timeline_rewinds_replays_and_branches():

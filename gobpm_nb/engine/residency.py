@@ -78,7 +78,8 @@ class Residency:
         scheduler event (``step()`` sequences and interleavings are the same with dehydration
         on or off, on any store). With items in the mailbox, the loop calls this again when
         it has handled them."""
-        if run.residency != RESIDENT or run.running or run.mailbox or run.id in self._handing:
+        if run.residency != RESIDENT or run.running or run.mailbox or (
+                self._handing and run.id in self._handing):
             return
         free = self.dehydrate and self.releasable(run, True)
         if not free and (not self.core.store.durable or run.has_unfired()):
