@@ -13,10 +13,12 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
-from .boundaries import arm_boundaries, check_conditions, fire_boundary_event, throw
+from . import inclusive, scopes
+from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
+from .boundaries import throw as throw_at
 from .compute import check, key_of, outgoing, timer_wait
 from .records import Track, Trigger
-from .run import Incident, Run, clean
+from .run import Incident, Run, clean, join_key
 from .tape import Opaque
 from .tracks import PARK, spawn
 from .values import json_copy
@@ -40,7 +42,7 @@ def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
     run.core.emit("node_left", run.id, tr.id, tr.node, None)
     if len(flows) > 1:
         for f in flows[1:]:
-            child = run.new_track(f.target, (tr.id,), "fork", f.id)
+            child = run.new_track(f.target, (tr.id,), "fork", f.id, scope=tr.scope)
             spawn(run, child)
     first = flows[0]
     tr.node = first.target
@@ -50,17 +52,6 @@ def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
 # -- events -----------------------------------------------------------------------------------
 def enter_start(run: Run, tr: Track, node: el.Element) -> Result:
     return outgoing(run, node)
-
-
-def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
-    if node.error is not None:
-        raise Incident(node.id, f"error end event threw {node.error!r} and nothing caught it",
-                       node.error)
-    run.emit("node_left", tr.id, node.id, None)
-    run.end_track(tr, "completed", quiet=not node.terminate)
-    if node.terminate and run.state == "active":
-        run.finish("terminated", tr)
-    return None
 
 
 def fire_pass(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
@@ -149,6 +140,11 @@ def pick(run: Run, node: Any) -> dict[str, Any]:
     return {f: data[f] for f in node.payload}
 
 
+def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
+    """An error at an activity: its boundary, else the scopes around it, else an incident."""
+    return throw_at(run, tr, node, code, scopes.catch)
+
+
 # -- tasks ------------------------------------------------------------------------------------
 def call_fn(run: Run, tr: Track, node: Any) -> Result:
     """Run a script or inline service: a copy of the data in, a dict merged back. What the
@@ -231,7 +227,8 @@ def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:
     incoming = run.defn.incoming[node.id]
     if len(incoming) <= 1:
         return list(run.defn.outgoing[node.id])
-    arrived = run.joins.setdefault(node.id, {})
+    key = join_key(node.id, tr.scope)
+    arrived = run.joins.setdefault(key, {})
     arrived.setdefault(tr.via or "", []).append(tr.id)
     tr.wait = JoinWait(node.id)
     if any(not arrived.get(f.id) for f in incoming):
@@ -242,13 +239,13 @@ def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:
         return None
     merged = tuple(arrived[f.id].pop(0) for f in incoming)
     if not any(arrived.values()):
-        del run.joins[node.id]
+        del run.joins[key]
     for tid in merged:
         other = run.tracks[tid]
         other.wait = None
         if other is not tr:
             run.set_state(other, "merged")
-    child = run.new_track(node.id, merged, "join")
+    child = run.new_track(node.id, merged, "join", scope=tr.scope)
     spawn(run, child, Trigger("join", node.id, "node", child.id))
     run.end_track(tr, "merged")
     return None
@@ -314,13 +311,20 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
     verb = item[0]
     if verb == "boundary":
         fire_boundary_event(run, item[1], item[2], item[3])
+    elif verb == "event":
+        scopes.open_event(run, item[1], item[2], item[3])
     elif verb == "data":
         check_conditions(run)
 
 
 ENTER: dict[str, Callable[..., Result]] = {
     "start": enter_start,
-    "end": enter_end,
+    "end": scopes.enter_end,
+    "subprocess": scopes.enter_subprocess,
+    "escalation_throw": scopes.enter_escalation_throw,
+    "link_throw": scopes.enter_link_throw,
+    "link_catch": enter_start,
+    "inclusive_gateway": inclusive.enter,
     "script_task": call_fn,
     "service_task": enter_service,
     "user_task": enter_user_task,
@@ -336,7 +340,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "event_gateway": enter_event_gateway,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
-              "conditional_boundary"):
+              "conditional_boundary", "escalation_boundary"):
     ENTER[_kind] = enter_boundary
 
 FIRE: dict[str, Callable[..., Result]] = {
@@ -348,8 +352,15 @@ FIRE: dict[str, Callable[..., Result]] = {
     "user_task": finish_activity(fire_task),
     "service_task": finish_activity(fire_job),
     "parallel_gateway": fire_join,
+    "inclusive_gateway": inclusive.fire,
     "event_gateway": fire_gateway,
+    "subprocess": scopes.fire_scope,
+    "event_subprocess": scopes.fire_scope,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
-              "conditional_boundary"):
+              "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
+              "signal_start", "error_start", "escalation_start"):
     FIRE[_kind] = fire_pass
+
+settle_joins = inclusive.settle_all
+open_root = scopes.open_root

@@ -3,13 +3,15 @@ errors thrown at an activity, and conditions re-checked after each data change."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..model import elements as el
 from .compute import check, key_of, timer_wait
 from .records import Track, Trigger
 from .run import Incident, Run
 from .tracks import spawn
 from .vocabulary import BOUNDARY, TERMINAL
-from .waits import ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
+from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
@@ -18,16 +20,20 @@ def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
         arm_boundary(run, tr, b, None)
 
 
-def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> None:
-    """Arm one boundary; ``cycles`` is what a cycle timer had left when it re-arms."""
+def arm_boundary(run: Run, tr: Track, b: el.Element, cycles: int | None) -> None:
+    """Arm one boundary, or one event subprocess start over the track running its scope;
+    ``cycles`` is what a cycle timer had left when it re-arms."""
     w: Wait
-    if isinstance(b, el.TimerBoundary):
+    if isinstance(b, (el.TimerBoundary, el.TimerStart)):
         w = timer_wait(run, b.id, cycles)
-    elif isinstance(b, el.MessageBoundary):
+    elif isinstance(b, (el.MessageBoundary, el.MessageStart)):
         arm_message_boundary(run, tr, b)
         return
-    elif isinstance(b, el.SignalBoundary):
+    elif isinstance(b, (el.SignalBoundary, el.SignalStart)):
         w = SignalWait(b.id, b.signal)
+    elif isinstance(b, (el.ErrorStart, el.EscalationStart)):
+        tr.boundaries[b.id] = CatchWait(b.id)  # caught where it is raised: nothing to hold
+        return
     elif isinstance(b, el.ConditionalBoundary):
         tr.boundaries[b.id] = ConditionalWait(b.id)
         run.post(("data",))
@@ -38,7 +44,7 @@ def arm_boundary(run: Run, tr: Track, b: el.Boundary, cycles: int | None) -> Non
     w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
 
 
-def arm_message_boundary(run: Run, tr: Track, b: el.MessageBoundary) -> None:
+def arm_message_boundary(run: Run, tr: Track, b: el.MessageBoundary | el.MessageStart) -> None:
     """A message boundary takes what the ttl buffer holds for it first: an interrupting one
     the first message; a non-interrupting one every message there, in order, and then it
     subscribes, as it would had they come one by one."""
@@ -47,8 +53,8 @@ def arm_message_boundary(run: Run, tr: Track, b: el.MessageBoundary) -> None:
     while (buffered := run.core.take_buffered(b.message, key, run)) is not None:
         run.emit("message_correlated", tr.id, b.id,
                  {"message": b.message, "fields": len(buffered), "buffered": True})
-        run.post(("boundary", tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id,
-                                                   buffered)))
+        verb = "event" if isinstance(b, el.MessageStart) else "boundary"
+        run.post((verb, tr.id, b.id, Trigger("message", b.id, BOUNDARY, tr.id, buffered)))
         if b.interrupting:
             return
     w.hold(run.core.holders, run.id, tr.id, BOUNDARY)
@@ -72,17 +78,21 @@ def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) 
     an interrupting boundary cancels the guarded track first."""
     if b.interrupting and tr.state not in TERMINAL:
         run.stop_track(tr, "cancelled", "cancelled")
-    child = run.new_track(b.id, (tr.id,), "boundary")
+    child = run.new_track(b.id, (tr.id,), "boundary", scope=tr.scope)
     spawn(run, child, trigger or Trigger("boundary", b.id, BOUNDARY, tr.id))
 
 
-def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
-    """An error at an activity: its matching error boundary forks, or the instance fails."""
+def throw(run: Run, tr: Track, node: el.Element, code: str,
+          outward: Callable[[Run, Track, str, str], bool]) -> None:
+    """An error at an activity: its matching error boundary forks, else the scopes around it
+    are asked (``outward``), else the instance fails."""
     for b in run.defn.boundaries.get(node.id, ()):
         if isinstance(b, el.ErrorBoundary) and b.error in (None, code):
             run.emit("error_caught", tr.id, node.id, {"error": code, "boundary": b.id})
             fork_boundary(run, tr, b, None)
             return None
+    if outward(run, tr, "error", code):
+        return None
     raise Incident(node.id, f"raised {code} and no error boundary caught it", code)
 
 

@@ -20,9 +20,9 @@ from ..model import Definition
 from ..model import elements as el
 from .reader import Reader
 from .records import Track, TrackView
-from .run import Run
-from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, TERMINAL
-from .waits import BOUNDARY_KINDS, GatewayWait, TimerWait, read_wait, wait_doc
+from .run import Run, join_parts
+from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT, TERMINAL
+from .waits import BOUNDARY_KINDS, GatewayWait, ScopeWait, TimerWait, read_wait, wait_doc
 
 SCHEMA = 2
 
@@ -38,13 +38,15 @@ class Image(NamedTuple):
     seq: dict[str, int]
     tracks: list[Track]
     joins: dict[str, dict[str, list[str]]]
+    #: The armed starts of the process's own event subprocesses (``Run.root``), or None.
+    events: dict[str, Any] | None = None
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
     """The checkpoint document of a resident instance. Every key of the engine's own is in
     sorted order (instance data keeps the order its fields arrived in), so the codec writes
     equal documents as equal bytes without sorting them again."""
-    return {
+    doc = {
         "at": iso(now),
         "data": copy.deepcopy(run.data),
         "instance": run.id,
@@ -59,15 +61,24 @@ def capture(run: Run, now: int) -> dict[str, Any]:
                                  for h in run.holds if h.track == t.id})
                    for t in run.tracks.values() if t.state not in TERMINAL],
     }
+    if run.root is not None:  # between "data" and "instance" in sorted order
+        orders = {(h.node, h.wait_kind): h.seq for h in run.holds if h.track == ROOT}
+        doc = {"at": doc.pop("at"), "data": doc.pop("data"),
+               "events": {s: wait_doc(w, orders, BOUNDARY)
+                          for s, w in sorted(run.root.boundaries.items())}, **doc}
+    return doc
 
 
 def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
     """A live track's entry (keys sorted); ``orders`` maps (node, wait kind) to its holder's
     number."""
-    return {"boundaries": {b: wait_doc(w, orders, BOUNDARY)
-                           for b, w in sorted(tr.boundaries.items())},
-            "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
-            "state": tr.state, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE)}
+    doc = {"boundaries": {b: wait_doc(w, orders, BOUNDARY)
+                          for b, w in sorted(tr.boundaries.items())},
+           "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
+           "state": tr.state, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE)}
+    if tr.scope is not None:  # the key only where there is one (sorted: after "parents")
+        doc = dict(sorted({**doc, "scope": tr.scope}.items()))
+    return doc
 
 
 def read(doc: dict[str, Any], instance: str) -> Image:
@@ -89,10 +100,14 @@ def read(doc: dict[str, Any], instance: str) -> Image:
                 isinstance(ts, list) and all(isinstance(x, str) for x in ts)
                 for ts in flows.values()):
             raise r.fail(f"joins.{g}", "is not a map of flow ids to track ids")
+    events = None
+    if "events" in doc:
+        events = {s: read_wait(r, w, f"events.{s}", s, BOUNDARY_KINDS)
+                  for s, w in sorted(r.get(doc, "events", "dict", "").items())}
     return Image(instance, process, r.get(doc, "at", "time", ""), r.get(doc, "state", "str", ""),
                  r.get(doc, "data", "dict", ""),
                  {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")},
-                 tracks, joins)
+                 tracks, joins, events)
 
 
 def read_track(r: Reader, t: Any, path: str) -> Track:
@@ -113,6 +128,9 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     bounds = r.get(t, "boundaries", "dict", path)
     tr.boundaries = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
                  for b, a in sorted(bounds.items())}
+    scope = r.get(t, "scope", "optstr", path) if "scope" in t else None
+    if scope is not None:
+        tr.scope = sys.intern(scope)
     return tr
 
 
@@ -121,30 +139,54 @@ def check_against(image: Image, defn: Definition) -> None:
     kind of wait each node has, gateway arms, boundaries, joins and parents."""
     r = Reader(image.instance)
     nodes = defn.nodes
-    ids = {t.id for t in image.tracks}
+    ids = {t.id: t for t in image.tracks}
     for i, tr in enumerate(image.tracks):
         path = f"tracks[{i}]"
         node = nodes.get(tr.node)
         if node is None:
             raise r.fail(f"{path}.node", f"{tr.node!r} is not a node of {defn.id!r}")
         check_wait(r, tr, node, defn, f"{path}.wait")
+        check_scope(r, tr, node, ids, f"{path}.scope")
         guards = {b.id for b in defn.boundaries.get(tr.node, ())}
+        guards.update(defn.event_starts.get(tr.node, ()))
         for bid in tr.boundaries:
             if bid not in guards:
                 raise r.fail(f"{path}.boundaries.{bid}",
                              f"is not a boundary of {tr.node!r} in {defn.id!r}")
-    for g, flows in image.joins.items():
-        if not isinstance(nodes.get(g), el.ParallelGateway):
-            raise r.fail(f"joins.{g}", f"{g!r} is not a parallel gateway of {defn.id!r}")
+    for sid in image.events or {}:
+        if sid not in defn.event_starts.get(ROOT, ()):
+            raise r.fail(f"events.{sid}", f"is not the start of an event subprocess of "
+                                          f"{defn.id!r}")
+    for key, flows in image.joins.items():
+        g, scope = join_parts(key)
+        if not isinstance(nodes.get(g), (el.ParallelGateway, el.InclusiveGateway)):
+            raise r.fail(f"joins.{key}", f"{g!r} is not a joining gateway of {defn.id!r}")
+        if scope is not None and scope not in ids:
+            raise r.fail(f"joins.{key}", "names a scope that is not in the checkpoint")
         for f, waiting in flows.items():
             if any(t not in ids for t in waiting):
-                raise r.fail(f"joins.{g}.{f}", "names a track that is not in the checkpoint")
+                raise r.fail(f"joins.{key}.{f}", "names a track that is not in the checkpoint")
+
+
+def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track],
+                path: str) -> None:
+    """A track inside a subprocess names the track running it, parked on that subprocess;
+    a track in the process names none."""
+    if tr.scope is None:
+        if node.within is not None:
+            raise r.fail(path, f"{tr.node!r} is inside {node.within!r}, but the track names "
+                               "no scope")
+        return
+    host = tracks.get(tr.scope)
+    if host is None or host.node != node.within or not isinstance(host.wait, ScopeWait):
+        raise r.fail(path, f"{tr.scope!r} is not a track running {node.within!r}")
 
 
 KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveTask),
                 "signal": el.SignalCatch, "task": el.UserTask, "job": el.ServiceTask,
-                "conditional": el.ConditionalCatch, "join": el.ParallelGateway,
-                "gateway": el.EventGateway}
+                "conditional": el.ConditionalCatch,
+                "join": (el.ParallelGateway, el.InclusiveGateway),
+                "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess)}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

@@ -126,6 +126,8 @@ class Core(Hub):
         self.emit("instance_started", key, None, defn.start,
                   {"process": defn.id, "version": defn.version})
         start_loop(run)
+        if defn.event_starts.get(""):
+            self.behaviour.open_root(run)
         run.announce(tr)
         spawn(run, tr)
         return key

@@ -82,7 +82,7 @@ class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
     __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait",
-                 "boundaries")
+                 "boundaries", "scope")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -95,8 +95,11 @@ class Track:
         self.coro: Generator[Trap, Any, Any] | None = None
         #: What the track is parked on (see ``waits``), or None.
         self.wait: Wait | None = None
-        #: Armed boundaries of the activity it occupies: boundary id -> its wait.
+        #: Armed boundaries of the activity it occupies: boundary id -> its wait (on a track
+        #: that runs a subprocess, also the armed start events of the event subprocesses in it).
         self.boundaries: dict[str, Wait] = {}
+        #: The track that runs the subprocess this one is inside; None: the process itself.
+        self.scope: str | None = None
 
     def view(self) -> TrackView:
         return TrackView(self.id, self.node, self.state, self.parents, self.origin)

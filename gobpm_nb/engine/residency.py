@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import CheckpointError, EngineError
 from ..model import Definition
@@ -31,10 +31,11 @@ from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
 from .holders import Hold
 from .records import Track, Trigger
+from .recovery import recover
 from .run import Released, Run
 from .tracks import adopt_parked, spawn, start_loop
-from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, TERMINAL, WAITING
-from .waits import JoinWait, Later, MessageWait, SignalWait, TimerWait, track_holdable
+from .vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
+from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
     from .core import Core
@@ -81,6 +82,8 @@ class Residency:
         if run.residency != RESIDENT or run.running or run.mailbox or (
                 self._handing and run.id in self._handing):
             return
+        if run.joins and self.core.behaviour.settle_joins(run):
+            return  # an inclusive join fired: a track runs again
         free = self.dehydrate and self.releasable(run, True)
         if not free and (not self.core.store.durable or run.has_unfired()):
             return
@@ -144,6 +147,13 @@ class Residency:
                     warn_once(run, missing)
                 return False
             parked += 1
+        root = run.root
+        if root is not None and root.boundaries:
+            for sid, w in root.boundaries.items():
+                if not w.held:
+                    if warn:
+                        warn_once(run, f"{w.kind} start {sid!r} of an event subprocess")
+                    return False
         return parked > 0
 
     def release(self, run: Run) -> None:
@@ -163,7 +173,11 @@ class Residency:
             kernel.close(run.loop)
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
-        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds))
+        scopes = {t.id: t.scope for t in run.tracks.values()
+                  if t.scope is not None and t.state not in ("merged", "completed", "withdrawn",
+                                                             "cancelled", "failed")}
+        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds),
+                                             scopes)
         holds = run.holds
         run.emit("dehydrated", None, None, {
             "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
@@ -181,8 +195,8 @@ class Residency:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
         withdrawn at once, so nothing else can fire for that wait."""
         core = self.core
-        tr = run.tracks[hold.track]
         if hold.site.wait_kind == NODE:
+            tr = run.tracks[hold.track]
             if len(run.holds) == 1:  # the common case: it is alone, nothing else to withdraw
                 core.holders.release(hold, "fired")
             else:
@@ -198,9 +212,24 @@ class Residency:
             else:
                 core.kernel.resume(tr.coro, trigger)
             return
+        tr = run.track(hold.track)
         boundary = run.defn.nodes[hold.node]
+        if isinstance(boundary, el.TriggeredStart):  # an event subprocess's start
+            if boundary.interrupting:  # what it beats goes at once: the scope's other starts
+                starts = run.defn.event_starts.get(tr.node, ())
+                for other in core.holders.of_track(run.id, tr.id):
+                    if other.node in starts:
+                        core.holders.release(other, "fired" if other is hold else "cancelled")
+                run.withdraw_inside(tr.id)
+            else:
+                core.holders.release(hold, "fired")
+                self.rearm(run, tr, hold)
+            run.post(("event", tr.id, hold.node, trigger))
+            return
         if getattr(boundary, "interrupting", True):
             run.withdraw(tr, "cancelled", firing=hold)
+            if tr.wait is not None and tr.wait.kind == "scope":
+                run.withdraw_inside(tr.id)
         else:
             core.holders.release(hold, "fired")
             self.rearm(run, tr, hold)
@@ -248,6 +277,7 @@ class Residency:
         waking, until the wake has succeeded."""
         holders = self.core.holders
         holders.accept(hold)
+        beaten: set[str] | None = {hold.track}
         if hold.wait_kind == BOUNDARY:
             defn = rec.defn
             node = defn.nodes.get(hold.node) if defn is not None else None
@@ -257,9 +287,22 @@ class Residency:
                                               hold.name or "", hold.correlation, BOUNDARY)
                 return
             reason = "cancelled"
+            # everything inside the scope it interrupts goes too; an event subprocess's
+            # start beats the scope's other starts, not the subprocess's own boundaries
+            beaten = inside(getattr(rec, "scopes", None), hold.track)
+            if beaten is not None and not isinstance(node, el.TriggeredStart):
+                beaten.add(hold.track)
         else:
             reason = "withdrawn"
-        for other in holders.of_track(rec.id, hold.track):
+        if beaten == {hold.track}:
+            others = holders.of_track(rec.id, hold.track)
+        else:
+            others = [h for h in holders.of_instance(rec.id)
+                      if beaten is None or h.track in beaten or (
+                          h.track == hold.track and isinstance(
+                              rec.defn.nodes.get(h.node) if rec.defn else None,
+                              el.TriggeredStart))]
+        for other in others:
             if other is not hold and other not in holders.waking:
                 holders.release(other, reason)
                 if other.task is not None:
@@ -335,7 +378,7 @@ class Residency:
         if hold.task is not None:
             core.close_task(hold.task, "completed")
             trigger.ref = hold.task
-        child = run.new_track(tr.node, (tr.id,), "continuation")
+        child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 
@@ -362,6 +405,9 @@ class Residency:
         run.tracks = dict(sorted(run.tracks.items(), key=lambda kv: int(kv[0][1:])))
         start_loop(run, asleep=True)
         conditions = 0
+        if image.events is not None:  # the process's event subprocess starts, still held
+            run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
+            run.root.boundaries = dict(image.events)
         for tr in image.tracks:
             for w in (tr.wait, *tr.boundaries.values()):
                 if w is not None:
@@ -381,78 +427,27 @@ class Residency:
 
     # -- restart recovery -----------------------------------------------------------------
     def recover(self) -> None:
-        """Rebuild every stored instance, trigger absent: each wait registers its holder at
-        its recorded deadline, key and arming order; instances that cannot be held are
-        hydrated at once. Then the recorded triggers are delivered, once each."""
-        core = self.core
-        steps: list[Later] = []
-        resident: list[tuple[Image, Released]] = []
-        for iid in core.store.ids():
-            steps.extend(self.recover_one(iid, resident))
-        for _, register in sorted(steps, key=lambda item: item[0]):
-            register()
-        staying = {rec.id for _, rec in resident}
-        for iid, rec in core.runs.items():
-            if rec.residency == DEHYDRATED and iid not in staying:
-                core.emit("recovered", iid, None, None, {
-                    "waits": len(core.holders.of_instance(iid)), "residency": DEHYDRATED})
-        for image, rec in resident:
-            self.restore(rec, image)
-            core.emit("recovered", rec.id, None, None, {
-                "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
-
-    def recover_one(self, iid: str, resident: list[tuple[Image, Released]]) -> list[Later]:
-        """One stored instance: its holders' registrations, and whether it comes back
-        resident. A checkpoint that cannot be read fails only its own instance."""
-        core = self.core
-        rec = Released(iid, None, ())
-        core.runs[iid] = rec
-        try:
-            image = read(core.codec.decode(core.store.get(iid), iid), iid)
-            proc = image.process
-            defn = core.definition(proc["id"], proc["version"])
-            if defn is not None and defn.signature == proc["signature"]:
-                check_against(image, defn)
-                rec.defn = defn
-        except CheckpointError as exc:
-            return self.unrecovered(iid, {"field": exc.field}, str(exc))
-        except Exception as exc:  # the store itself failed
-            return self.unrecovered(iid, {"field": "<store>", "cause": type(exc).__name__},
-                                    repr(exc))
-        parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
-        unheld = any(track_holdable(t) is not None for t in parked)
-        if unheld and rec.defn is None:
-            return self.unrecovered(iid, {"field": "process", "cause": "version not registered"},
-                                    "its process version is not deployed")
-        if rec.defn is not None and (not self.dehydrate or unheld or not all(
-                self.eligible(rec.defn, t) for t in parked)):
-            resident.append((image, rec))
-        defn = rec.defn
-        steps: list[Later] = []
-        for t in parked:
-            node = defn.nodes.get(t.node) if defn is not None else None
-            label = node.label if node is not None else t.node
-            assignee = getattr(node, "assignee", None)
-            if t.wait is not None:
-                steps += t.wait.restore(core, iid, t.id, NODE, label, assignee)
-            for b in t.boundaries.values():
-                steps += b.restore(core, iid, t.id, BOUNDARY, label, assignee)
-        return steps
-
-    def unrecovered(self, iid: str, details: dict[str, Any], why: str) -> list[Later]:
-        """An instance that could not be recovered: failed, holding nothing; its checkpoint
-        stays in the store."""
-        core = self.core
-        run = Run(core, iid, None, None)  # type: ignore[arg-type]
-        run.state, run.residency = "failed", FINISHED
-        core.runs[iid] = run
-        core.emit("recovery_failed", iid, None, None, details)
-        log.error("instance %s not recovered: %s", iid, why)
-        return []
+        """Rebuild every stored instance, trigger absent (``recovery``)."""
+        recover(self)
 
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""
         return list(self.pending)
+
+
+def inside(scopes: dict[str, str] | None, host: str) -> set[str] | None:
+    """The tracks inside the scope run by ``host`` (``ROOT``: every track: None), from a
+    dehydrated instance's map of track to scope."""
+    if host == ROOT:
+        return None
+    found: set[str] = set()
+    for tid in scopes or {}:
+        up: str | None = tid
+        while up is not None and up != host:
+            up = scopes.get(up) if scopes else None
+        if up == host:
+            found.add(tid)
+    return found
 
 
 def warn_once(run: Run, what: str) -> None:

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..model import Definition
 from ..model import elements as el
 from .holders import Hold, Holders
-from .records import Job, Task, Track, TrackView
+from .records import Job, Task, Track, TrackView, Trigger
 from .values import json_copy
-from .vocabulary import ACTIVE, FINISHED, RESIDENT, TERMINAL
+from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
@@ -50,6 +50,19 @@ def clean(values: Any, node: str) -> dict[str, Any] | None:
     except ValueError as exc:
         raise Incident(node, f"returned data that is not JSON: {exc}") from None
     return copied
+
+
+def join_key(node: str, scope: str | None) -> str:
+    """Where a join's arrivals are kept: the gateway's id, and, inside a subprocess, the
+    track running it (``gw@t3``: the same gateway may be waited at in several scopes)."""
+    return node if scope is None else f"{node}@{scope}"
+
+
+def join_parts(key: str) -> tuple[str, str | None]:
+    node, at, scope = key.rpartition("@")
+    if at and scope.startswith("t") and scope[1:].isdigit():
+        return node, scope
+    return key, None
 
 
 class RunHost(Protocol):
@@ -88,6 +101,9 @@ class Released:
     stored = True
     #: The views of its ended tracks (kept by ``WithHistory``; most have none).
     history: list[Any] | None = None
+    #: Each live track inside a subprocess -> the track running it (kept by ``Scoped``): what
+    #: an interrupting trigger beats while the instance is away.
+    scopes: dict[str, str] | None = None
 
     def __init__(self, iid: str, defn: Definition | None, holds: tuple[Hold, ...]):
         self.id = iid
@@ -96,8 +112,14 @@ class Released:
 
     @staticmethod
     def of(iid: str, defn: Definition | None, history: list[Any] | None,
-           holds: tuple[Hold, ...]) -> Released:
-        """The record of a dehydrated instance; one with ended tracks keeps their views."""
+           holds: tuple[Hold, ...], scopes: dict[str, str] | None = None) -> Released:
+        """The record of a dehydrated instance; one with ended tracks keeps their views, one
+        with tracks inside subprocesses the map of them."""
+        if scopes:
+            rec: Released = Scoped(iid, defn, holds)
+            rec.history = history or None
+            rec.scopes = scopes
+            return rec
         if not history:
             return Released(iid, defn, holds)
         rec = WithHistory(iid, defn, holds)
@@ -149,12 +171,19 @@ class WithHistory(Released):
     __slots__ = ("history",)
 
 
+class Scoped(WithHistory):
+    """A dehydrated instance with tracks inside subprocesses: which scope each is in."""
+
+    __slots__ = ("scopes",)
+
+
 class Run:
     """A resident instance: live tracks, data, joins, mailbox and loop (and, for a moment,
     a finished one: the engine keeps its summary, ``Finished``, once it has ended)."""
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
-                 "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds")
+                 "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
+                 "root")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -175,6 +204,9 @@ class Run:
         self.warned: set[str] | None = None  # elements already warned about, once each
         self.stored = False  # whether the store holds a checkpoint of this instance
         self.holds: list[Hold] = []  # this instance's engine holders, in the order armed
+        #: The process's own scope, where the starts of its event subprocesses are armed
+        #: (its ``boundaries``); None when the process has none.
+        self.root: Track | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -193,10 +225,14 @@ class Run:
             self.emit("track_state", tr.id, tr.node, details or {"state": state})
 
     def new_track(self, node: str, parents: tuple[str, ...], origin: str,
-                  via: str | None = None, quiet: bool = False) -> Track:
-        """A new ready track; ``quiet``: its ``track_state`` fact comes later (``announce``)."""
+                  via: str | None = None, quiet: bool = False,
+                  scope: str | None = None) -> Track:
+        """A new ready track inside ``scope`` (the track running its subprocess; None: the
+        process); ``quiet``: its ``track_state`` fact comes later (``announce``)."""
         self.seq["track"] += 1
         tr = Track(sys.intern(f"t{self.seq['track']}"), node, parents, origin, via)
+        if scope is not None:
+            tr.scope = scope
         self.tracks[tr.id] = tr
         self.running += 1
         if not quiet:
@@ -215,6 +251,32 @@ class Run:
 
     def live_tracks(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.state not in TERMINAL]
+
+    def track(self, tid: str) -> Track:
+        """A track by id; ``ROOT`` is the process's own scope."""
+        if tid == ROOT:
+            assert self.root is not None, "the process scope has no armed event starts"
+            return self.root
+        return self.tracks[tid]
+
+    def members(self, scope: str | None) -> list[Track]:
+        """The live tracks directly inside ``scope`` (None: the process)."""
+        return [t for t in self.tracks.values() if t.scope == scope and t.state not in TERMINAL]
+
+    def close_scope(self, scope: str) -> bool:
+        """The last track inside a subprocess has ended: the track running it goes on (a
+        ``scope`` trigger). False while another track inside is live."""
+        host = self.tracks[scope]
+        w = host.wait
+        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired:
+            return False
+        for t in self.tracks.values():
+            if t.scope == scope and t.state not in TERMINAL:
+                return False
+        w.fired = True
+        assert host.coro is not None
+        self.core.kernel.resume(host.coro, Trigger("scope", host.node, NODE, host.id))
+        return True
 
     def has_conditions(self) -> bool:
         """Whether any live track evaluates a condition over the data after each change."""
@@ -239,6 +301,15 @@ class Run:
             tr.wait.withdraw(self.core, reason)
             tr.wait.fired = True
 
+    def withdraw_inside(self, scope: str) -> None:
+        """An interrupting trigger over the track running a subprocess (``ROOT``: the
+        process's own scope) was accepted: what could still fire for any track inside is
+        withdrawn at once, as they are about to be cancelled."""
+        for tr in self.members(None if scope == ROOT else scope):
+            self.withdraw(tr, "cancelled")
+            if tr.wait is not None and tr.wait.kind == "scope":
+                self.withdraw_inside(tr.id)
+
     def disarm(self, tr: Track) -> None:
         """The activity is over: withdraw every boundary still armed over it."""
         holders = self.core.holders
@@ -255,10 +326,17 @@ class Run:
             for waiting in flows.values():
                 if tr.id in waiting:
                     waiting.remove(tr.id)
+        if tr.wait is not None and tr.wait.kind == "scope":  # what runs inside goes with it
+            state = "cancelled" if reason == "cancelled" else "withdrawn"
+            for inner in self.members(tr.id):
+                self.stop_track(inner, state, reason)
         tr.wait = None
 
     def stop_track(self, tr: Track, state: str, reason: str) -> None:
-        """End a track from outside it: close its coroutine and withdraw all it owns."""
+        """End a track from outside it: close its coroutine and withdraw all it owns (a
+        track that has ended already is left as it is)."""
+        if tr.state in TERMINAL:
+            return
         kernel = self.core.kernel
         if tr.coro is not None and tr.coro is not kernel.current:
             kernel.close(tr.coro)
@@ -271,6 +349,8 @@ class Run:
         instance may take a quiet point now (not when a terminate end is about to end it)."""
         self.set_state(tr, state)
         tr.coro = None
+        if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope):
+            return
         if not self.live_tracks() and self.state == ACTIVE:
             self.finish("completed")
         elif quiet and self.running == 0 and self.state == ACTIVE:
@@ -285,6 +365,9 @@ class Run:
             if other is not tr:
                 self.stop_track(other, ending, "withdrawn")
         self.joins = {}
+        if self.root is not None:  # the process's event subprocesses can start no more
+            self.core.holders.release_waits(self.id, ROOT, "withdrawn")
+            self.root.boundaries = {}
         self.state = state
         self.residency = FINISHED
         if state == "failed":

@@ -20,7 +20,10 @@ WAITING: Final = "waiting"
 LIVE: Final = frozenset({"ready", "running", "waiting", "dehydrated"})
 
 #: How a track came to be.
-ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary"})
+#: (scope: the first track inside a subprocess; event: the track that runs an event
+#: subprocess its start's trigger opened)
+ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary", "scope",
+                            "event"})
 
 #: What an engine holder keeps: the kinds of hold.
 HOLD_KINDS: Final = ("timer", "message", "signal", "task")
@@ -33,7 +36,10 @@ WAKING: Final = "waking"
 
 #: Wait kinds: what a parked track may wait for.
 WAIT_KINDS: Final = ("timer", "message", "signal", "task", "job", "conditional", "join",
-                     "gateway")
+                     "gateway", "scope")
+#: The id of the process's own scope where event subprocess starts are armed (no track runs
+#: the process itself; a hold there names this as its track).
+ROOT: Final = ""
 
 #: Residency of an instance.
 RESIDENT: Final = "resident"

@@ -294,6 +294,25 @@ class JoinWait(Wait):
     kind = "join"
 
 
+class ScopeWait(Wait):
+    """A track runs a subprocess: it waits until every track inside has ended. No holder
+    keeps it, and none is needed: only a trigger of a track inside (each held on its own)
+    or of a boundary over it can move it."""
+
+    __slots__ = ()
+    kind = "scope"
+    held = True
+
+
+class CatchWait(Wait):
+    """The start of an event subprocess caught where an error or escalation is raised:
+    armed while its scope is active, held by nothing because nothing outside fires it."""
+
+    __slots__ = ()
+    kind = "catch"
+    held = True
+
+
 class GatewayWait(Wait):
     """An event-based gateway: a race of its arms (each a timer, message, signal or
     conditional wait on its catch node). The first arm to fire wins; the others are
@@ -347,9 +366,9 @@ class GatewayWait(Wait):
 
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait)}
+    GatewayWait, ScopeWait, CatchWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
-BOUNDARY_KINDS = ("timer", "message", "signal", "conditional")
+BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
 
 
 def read_wait(r: Reader, obj: Any, path: str, node: str,
@@ -383,5 +402,6 @@ def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
 
 
 __all__ = ["BOUNDARY", "NODE", "ConditionalWait", "GatewayWait", "JobWait", "JoinWait",
+           "CatchWait", "ScopeWait",
            "MessageWait", "SignalWait", "TaskWait", "TimerWait", "Wait", "read_wait",
            "track_holdable", "wait_doc"]

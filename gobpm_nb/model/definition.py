@@ -29,6 +29,16 @@ class Definition:
     timers: MappingProxyType  # element id -> parsed duration / date / Cycle
     plain: MappingProxyType  # element id -> its outgoing flows, when none has a condition
     start: str
+    #: subprocess id -> the start event inside it
+    inner_start: MappingProxyType
+    #: scope ("" for the process, else a subprocess id) -> the start events of the event
+    #: subprocesses directly in it, in the order they were added
+    event_starts: MappingProxyType
+    #: link throw id -> the link catch it goes to
+    links: MappingProxyType
+    #: inclusive gateway id -> incoming flow id -> every node of its scope from which a token
+    #: could still reach that flow without passing the gateway (the join's rule)
+    reach: MappingProxyType
     signature: str
     version: int = field(default=0, compare=False)
     #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
@@ -56,7 +66,8 @@ def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> 
     """A stable hash of the graph: same graph, same signature, in any process."""
     doc: list[Any] = [pid]
     for e in elements:
-        doc.append([e.kind] + [[f.name, _describe(getattr(e, f.name))] for f in fields(e)])
+        doc.append([e.kind] + [[f.name, _describe(getattr(e, f.name))] for f in fields(e)
+                               if f.name != "within" or e.within is not None])
     for f in flows:
         doc.append(["flow", f.source, f.target, _describe(f.condition)])
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -91,17 +102,23 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         seen_flows.add((f.source, f.target))
         outgoing[f.source].append(f)
         incoming[f.target].append(f)
-    starts = [e.id for e in nodes.values() if isinstance(e, el.StartEvent)]
+    found.extend(_check_scopes(nodes))
+    starts = [e.id for e in nodes.values()
+              if isinstance(e, el.StartEvent) and e.within is None
+              and not isinstance(e, el.TriggeredStart)]
     if not starts:
         found.append(f"process {pid!r} has no start event")
     elif len(starts) > 1:
         found.append(f"process {pid!r} has {len(starts)} start events {starts!r}; give one")
+    (inner, events, found_scopes), (links, found_links) = _starts(nodes), _links(nodes)
+    found.extend(found_scopes + found_links)
     boundaries: dict[str, list[el.Boundary]] = {}
     timers: dict[str, Any] = {}
     for e in nodes.values():
         found.extend(_check_element(e, nodes, outgoing, incoming, boundaries, timers))
     if len(starts) == 1:
-        found.extend(_check_reachable(starts[0], nodes, outgoing, boundaries))
+        found.extend(_check_reachable(starts[0], nodes, outgoing, boundaries, inner, events,
+                                      links))
     if found:
         raise ModelError(found)
     freeze = MappingProxyType
@@ -110,7 +127,9 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         outgoing=freeze({k: tuple(v) for k, v in outgoing.items()}),
         incoming=freeze({k: tuple(v) for k, v in incoming.items()}),
         boundaries=freeze({k: tuple(v) for k, v in boundaries.items()}),
-        timers=freeze(timers), start=starts[0],
+        timers=freeze(timers), start=starts[0], inner_start=freeze(inner),
+        event_starts=freeze({k: tuple(v) for k, v in events.items()}), links=freeze(links),
+        reach=freeze(_reach(nodes, incoming, boundaries, links)),
         plain=freeze({k: tuple(v) for k, v in outgoing.items()
                       if v and all(f.condition is None for f in v)}),
         signature=signature_of(pid, elements, flows), origin=origin)
@@ -120,28 +139,39 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
                    boundaries: dict, timers: dict) -> list[str]:
     p: list[str] = []
     outs = outgoing[e.id]
-    if isinstance(e, el.StartEvent) and incoming[e.id]:
-        p.append(f"start event {e.id!r} has incoming flows")
+    if isinstance(e, (el.StartEvent, el.LinkCatch, el.EventSubProcess)) and incoming[e.id]:
+        p.append(f"{e.kind} {e.id!r} has incoming flows")
+    if isinstance(e, (el.LinkThrow, el.EventSubProcess)) and outs:
+        p.append(f"{e.kind} {e.id!r} has outgoing flows")
+    for f in outs:
+        target = nodes.get(f.target)
+        if target is not None and target.within != e.within:
+            p.append(f"flow {f.id!r} crosses the border of a subprocess ({e.id!r} is "
+                     f"{_where(e)}, {f.target!r} is {_where(target)})")
     placeholder = isinstance(e, (el.Unsupported, el.UnsupportedBoundary))
     if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
         p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
     if isinstance(e, el.EndEvent):
         if outs:
             p.append(f"end event {e.id!r} has outgoing flows")
-    elif not outs and not placeholder:  # a placeholder may stand for an end event
+    elif not outs and not placeholder and not isinstance(e, (el.LinkThrow,
+                                                              el.EventSubProcess)):
+        # a placeholder may stand for an end event
         p.append(f"{e.kind} {e.id!r} has no way out (no outgoing flow)")
     timer = getattr(e, "timer", None)
-    if isinstance(e, (el.TimerCatch, el.TimerBoundary)) and timer is not None:
+    if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and timer is not None:
         try:
             timers[e.id] = timer.parsed()
         except ModelError as exc:
             p.append(f"{e.kind} {e.id!r}: {exc}")
-    if isinstance(e, (el.MessageCatch, el.ReceiveTask, el.MessageBoundary, el.MessageThrow)):
+    if isinstance(e, (el.MessageCatch, el.ReceiveTask, el.MessageBoundary, el.MessageThrow,
+                      el.MessageStart)):
         if not e.message:
             p.append(f"{e.kind} {e.id!r} names no message")
         if e.key is None and not isinstance(e, el.MessageThrow):
             p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
-    if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow)) and not e.signal:
+    if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)) \
+            and not e.signal:
         p.append(f"{e.kind} {e.id!r} names no signal")
     if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
@@ -149,10 +179,17 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
         p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
-    if isinstance(e, el.ExclusiveGateway) and e.default is not None:
+    if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
         if e.default not in [f.target for f in outs]:
-            p.append(f"exclusive_gateway {e.id!r}: default {e.default!r} is not one of its "
+            p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
                      "outgoing targets")
+    if isinstance(e, el.EscalationThrow) and not e.escalation:
+        p.append(f"escalation_throw {e.id!r} names no escalation")
+    if isinstance(e, (el.LinkThrow, el.LinkCatch)) and not e.link:
+        p.append(f"{e.kind} {e.id!r} names no link")
+    if isinstance(e, el.EndEvent) and sum(map(bool, (e.terminate, e.error is not None,
+                                                     e.escalation is not None))) > 1:
+        p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
     return p
 
@@ -179,6 +216,12 @@ def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
         elif not host.activity:
             p.append(f"{e.kind} {e.id!r} is attached to {e.attached_to!r}, a {host.kind}, "
                      "not an activity")
+        elif host.within != e.within:
+            p.append(f"{e.kind} {e.id!r} is {_where(e)} but {e.attached_to!r} is "
+                     f"{_where(host)}")
+        elif isinstance(e, el.EscalationBoundary) and not isinstance(host, el.SubProcess):
+            p.append(f"{e.kind} {e.id!r} is attached to {e.attached_to!r}, a {host.kind}: "
+                     "only a subprocess raises escalations")
         else:
             boundaries.setdefault(e.attached_to, []).append(e)
         if incoming[e.id]:
@@ -186,15 +229,149 @@ def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
     return p
 
 
-def _check_reachable(start: str, nodes: dict, outgoing: dict, boundaries: dict) -> list[str]:
+def _where(e: el.Element) -> str:
+    return f"in subprocess {e.within!r}" if e.within is not None else "in the process"
+
+
+SCOPES = (el.SubProcess, el.EventSubProcess)
+
+
+def _check_scopes(nodes: dict) -> list[str]:
+    """Every ``within`` names a subprocess, and no subprocess is inside itself."""
+    p: list[str] = []
+    for e in nodes.values():
+        if e.within is None:
+            continue
+        host = nodes.get(e.within)
+        if not isinstance(host, SCOPES):
+            what = f"a {host.kind}" if host is not None else "no element"
+            p.append(f"{e.kind} {e.id!r} is within {e.within!r}, {what}, not a subprocess")
+            continue
+        seen = {e.id}
+        while host is not None and host.within is not None:
+            if host.id in seen:
+                p.append(f"subprocess {host.id!r} is inside itself")
+                break
+            seen.add(host.id)
+            host = nodes.get(host.within)
+    return p
+
+
+def _starts(nodes: dict) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """Each subprocess's one start; each scope's event subprocess starts (by scope, "" for
+    the process); and what is wrong with them."""
+    p: list[str] = []
+    inner: dict[str, str] = {}
+    events: dict[str, list[str]] = {}
+    by_scope: dict[str, list[el.Element]] = {}
+    for e in nodes.values():
+        if isinstance(e, el.StartEvent) and e.within is not None:
+            by_scope.setdefault(e.within, []).append(e)
+    for e in nodes.values():
+        if not isinstance(e, SCOPES):
+            continue
+        found = by_scope.get(e.id, [])
+        if isinstance(e, el.SubProcess):
+            plain = [s for s in found if not isinstance(s, el.TriggeredStart)]
+            if len(plain) != 1:
+                p.append(f"subprocess {e.id!r} has {len(plain)} plain start events; give one")
+            else:
+                inner[e.id] = plain[0].id
+            p.extend(f"{s.kind} {s.id!r} is in subprocess {e.id!r}: a start event with a "
+                     "trigger belongs in an event subprocess" for s in found
+                     if isinstance(s, el.TriggeredStart))
+        else:
+            if len(found) != 1 or not isinstance(found[0], el.TriggeredStart):
+                p.append(f"event_subprocess {e.id!r} needs exactly one start event, with a "
+                         f"trigger (message, timer, signal, error or escalation); it has "
+                         f"{len(found)}" + ("" if len(found) != 1 else " without a trigger"))
+            else:
+                inner[e.id] = found[0].id
+                events.setdefault(e.within or "", []).append(found[0].id)
+    for e in nodes.values():
+        if isinstance(e, el.TriggeredStart) and e.within is None:
+            p.append(f"{e.kind} {e.id!r} is a start event with a trigger in the process "
+                     "itself: starting instances by message, timer or signal is not supported "
+                     "yet (put it in an event subprocess, or use start)")
+    return inner, events, p
+
+
+def _links(nodes: dict) -> tuple[dict[str, str], list[str]]:
+    """Each link throw's catch: the one link catch of its name in its scope."""
+    p: list[str] = []
+    catches: dict[tuple[str | None, str], list[str]] = {}
+    for e in nodes.values():
+        if isinstance(e, el.LinkCatch):
+            catches.setdefault((e.within, e.link), []).append(e.id)
+    for (_, link), ids in catches.items():
+        if len(ids) > 1:
+            p.append(f"link {link!r} has {len(ids)} catch events {ids!r} in one scope")
+    links: dict[str, str] = {}
+    for e in nodes.values():
+        if isinstance(e, el.LinkThrow):
+            ids = catches.get((e.within, e.link), [])
+            if not ids:
+                p.append(f"link_throw {e.id!r}: no link catch named {e.link!r} in its scope")
+            else:
+                links[e.id] = ids[0]
+    return links, p
+
+
+def _next(here: str, nodes: dict, outgoing: dict, boundaries: dict, inner: dict,
+          events: dict, links: dict) -> list[str]:
+    """Where a token at ``here`` may go next (into a subprocess: its start)."""
+    nxt = [f.target for f in outgoing[here]] + [b.id for b in boundaries.get(here, ())]
+    if here in inner:
+        nxt.append(inner[here])
+    if isinstance(nodes[here], el.SubProcess):
+        nxt.extend(nodes[s].within for s in events.get(here, ()))
+    if here in links:
+        nxt.append(links[here])
+    return nxt
+
+
+def _check_reachable(start: str, nodes: dict, outgoing: dict, boundaries: dict,
+                     inner: dict, events: dict, links: dict) -> list[str]:
     reached = {start}
-    todo = [start]
+    todo = [start] + [nodes[s].within for s in events.get("", ())]
+    reached.update(todo)
     while todo:
         here = todo.pop()
-        nxt = [f.target for f in outgoing[here]] + [b.id for b in boundaries.get(here, ())]
-        for n in nxt:
+        for n in _next(here, nodes, outgoing, boundaries, inner, events, links):
             if n not in reached:
                 reached.add(n)
                 todo.append(n)
     return [f"{e.kind} {e.id!r} is unreachable from the start event"
             for e in nodes.values() if e.id not in reached]
+
+
+def _reach(nodes: dict, incoming: dict, boundaries: dict, links: dict
+           ) -> dict[str, MappingProxyType]:
+    """For each inclusive gateway and each of its incoming flows: the nodes of its scope
+    with a path to that flow that does not pass through the gateway (backwards along flows,
+    from a boundary to its activity, from a link catch to its throws)."""
+    throws: dict[str, list[str]] = {}
+    for t, c in links.items():
+        throws.setdefault(c, []).append(t)
+    out: dict[str, MappingProxyType] = {}
+    for g in nodes.values():
+        if not isinstance(g, el.InclusiveGateway):
+            continue
+        per_flow: dict[str, frozenset[str]] = {}
+        for f in incoming[g.id]:
+            seen: set[str] = set()
+            todo = [f.source] if f.source != g.id else []
+            seen.update(todo)
+            while todo:
+                here = todo.pop()
+                before = [x.source for x in incoming[here]] + throws.get(here, [])
+                node = nodes[here]
+                if isinstance(node, el.Boundary):
+                    before.append(node.attached_to)
+                for n in before:
+                    if n != g.id and n not in seen and n in nodes:
+                        seen.add(n)
+                        todo.append(n)
+            per_flow[f.id] = frozenset(seen)
+        out[g.id] = MappingProxyType(per_flow)
+    return out

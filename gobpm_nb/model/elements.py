@@ -28,6 +28,8 @@ class Element:
 
     id: str
     name: str | None = None
+    #: The subprocess (plain or event) that contains it; None: the process itself.
+    within: str | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway
@@ -43,9 +45,56 @@ class StartEvent(Element):
 
 
 @dataclass(frozen=True)
+class TriggeredStart(StartEvent):
+    """The start event of an event subprocess: what starts it, and whether starting it
+    cancels the rest of its enclosing scope (``interrupting``)."""
+
+    interrupting: bool = True
+    kind = "triggered_start"
+    catch = True
+
+
+@dataclass(frozen=True)
+class MessageStart(TriggeredStart):
+    message: str = ""
+    key: Expr | None = None
+    kind = "message_start"
+
+
+@dataclass(frozen=True)
+class TimerStart(TriggeredStart):
+    timer: TimerSpec | None = None
+    kind = "timer_start"
+
+
+@dataclass(frozen=True)
+class SignalStart(TriggeredStart):
+    signal: str = ""
+    kind = "signal_start"
+
+
+@dataclass(frozen=True)
+class ErrorStart(TriggeredStart):
+    """Catches an error thrown inside its scope (``error`` None: every error). Always
+    interrupting, as BPMN says."""
+
+    error: str | None = None
+    kind = "error_start"
+
+
+@dataclass(frozen=True)
+class EscalationStart(TriggeredStart):
+    """Catches an escalation raised inside its scope (``escalation`` None: every one)."""
+
+    escalation: str | None = None
+    kind = "escalation_start"
+
+
+@dataclass(frozen=True)
 class EndEvent(Element):
     terminate: bool = False
     error: str | None = None
+    escalation: str | None = None
     kind = "end"
 
 
@@ -149,6 +198,62 @@ class SignalThrow(Element):
 
 
 @dataclass(frozen=True)
+class EscalationThrow(Element):
+    """Raises an escalation to the scopes around it and goes on (a catch may interrupt)."""
+
+    escalation: str = ""
+    kind = "escalation_throw"
+
+
+@dataclass(frozen=True)
+class LinkThrow(Element):
+    """Goes to the link catch event of the same name in the same scope."""
+
+    link: str = ""
+    kind = "link_throw"
+
+
+@dataclass(frozen=True)
+class LinkCatch(Element):
+    """Where the link throw events of its name go; it has no incoming flow."""
+
+    link: str = ""
+    kind = "link_catch"
+
+
+@dataclass(frozen=True)
+class SubProcess(Element):
+    """An embedded subprocess: a scope with its own start event, run by a track that waits
+    on it while the tracks inside run; boundaries may attach to it."""
+
+    kind = "subprocess"
+    activity = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True  # it waits for the tracks inside it, each judged on its own
+
+
+@dataclass(frozen=True)
+class EventSubProcess(Element):
+    """An event subprocess (``triggeredByEvent``): started by its start event's trigger while
+    its enclosing scope is active; no flow enters or leaves it."""
+
+    kind = "event_subprocess"
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class InclusiveGateway(Element):
+    """Split: every flow whose condition holds (the default when none does). Join: fires when
+    a token has arrived and no other token of its scope can still reach it."""
+
+    default: str | None = None  # the target node of the default flow
+    kind = "inclusive_gateway"
+
+
+@dataclass(frozen=True)
 class ExclusiveGateway(Element):
     default: str | None = None  # the target node of the default flow
     kind = "exclusive_gateway"
@@ -200,6 +305,15 @@ class ErrorBoundary(Boundary):
 
     error: str | None = None
     kind = "error_boundary"
+
+
+@dataclass(frozen=True)
+class EscalationBoundary(Boundary):
+    """Catches an escalation raised inside the subprocess it is attached to (``escalation``
+    None: every one); arms nothing, like an error boundary."""
+
+    escalation: str | None = None
+    kind = "escalation_boundary"
 
 
 @dataclass(frozen=True)

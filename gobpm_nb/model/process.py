@@ -1,4 +1,5 @@
-"""The ``Process`` builder: one method per element, each returning the element's id."""
+"""The ``Process`` builder: one method per element (``builder``), each returning the
+element's id; a subprocess's is also the builder of its inside (``Scope``)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,11 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from . import interchange
+from .builder import Builder, Condition
 from .definition import Definition, build_definition
-from .expr import Expr
-from .timers import timer_spec
-
-Condition = str | Callable[[dict[str, Any]], Any]
 
 
-class Process:
+class Process(Builder):
     """A process graph under construction. ``validate()`` reports every problem at once."""
 
     def __init__(self, id: str, name: str | None = None):
@@ -59,108 +57,6 @@ class Process:
         self._elements.append(element)
         self._cache = None
         return element.id
-
-    def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
-        if value is None:
-            return None
-        try:
-            return Expr(value)
-        except ModelError as exc:
-            self._problems.append(f"{owner}: {what}: {exc}")
-            return None
-
-    def _timer(self, owner: str, duration: Any, date: Any, cycle: Any):
-        spec = timer_spec(duration, date, cycle)
-        if spec is None:
-            self._problems.append(f"{owner}: give exactly one of duration, date or cycle")
-        return spec
-
-    def start(self, id: str, name: str | None = None) -> str:
-        return self._add(el.StartEvent(id, name))
-
-    def end(self, id: str, name: str | None = None, *, terminate: bool = False,
-            error: str | None = None) -> str:
-        return self._add(el.EndEvent(id, name, terminate=terminate, error=error))
-
-    def script_task(self, id: str, name: str | None = None, *, fn: Callable | None = None) -> str:
-        return self._add(el.ScriptTask(id, name, fn=fn))
-
-    def service_task(self, id: str, name: str | None = None, *, fn: Callable | None = None,
-                     topic: str | None = None) -> str:
-        return self._add(el.ServiceTask(id, name, fn=fn, topic=topic))
-
-    def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None) -> str:
-        return self._add(el.UserTask(id, name, assignee=assignee))
-
-    def receive_task(self, id: str, name: str | None = None, *, message: str,
-                     key: Condition | None = None) -> str:
-        return self._add(el.ReceiveTask(id, name, message=message,
-                                        key=self._expr(id, "key", key)))
-
-    def timer_catch(self, id: str, name: str | None = None, *, duration: Any = None,
-                    date: Any = None, cycle: Any = None) -> str:
-        return self._add(el.TimerCatch(id, name, timer=self._timer(id, duration, date, cycle)))
-
-    def message_catch(self, id: str, name: str | None = None, *, message: str,
-                      key: Condition | None = None) -> str:
-        return self._add(el.MessageCatch(id, name, message=message,
-                                         key=self._expr(id, "key", key)))
-
-    def signal_catch(self, id: str, name: str | None = None, *, signal: str) -> str:
-        return self._add(el.SignalCatch(id, name, signal=signal))
-
-    def conditional_catch(self, id: str, name: str | None = None, *, condition: Condition) -> str:
-        return self._add(el.ConditionalCatch(
-            id, name, condition=self._expr(id, "condition", condition)))
-
-    def message_throw(self, id: str, name: str | None = None, *, message: str,
-                      key: Condition | None = None, payload: tuple[str, ...] | list[str] = ()
-                      ) -> str:
-        return self._add(el.MessageThrow(id, name, message=message,
-                                         key=self._expr(id, "key", key), payload=tuple(payload)))
-
-    def signal_throw(self, id: str, name: str | None = None, *, signal: str,
-                     payload: tuple[str, ...] | list[str] = ()) -> str:
-        return self._add(el.SignalThrow(id, name, signal=signal, payload=tuple(payload)))
-
-    def exclusive_gateway(self, id: str, name: str | None = None, *,
-                          default: str | None = None) -> str:
-        return self._add(el.ExclusiveGateway(id, name, default=default))
-
-    def parallel_gateway(self, id: str, name: str | None = None) -> str:
-        return self._add(el.ParallelGateway(id, name))
-
-    def event_gateway(self, id: str, name: str | None = None) -> str:
-        return self._add(el.EventGateway(id, name))
-
-    def timer_boundary(self, id: str, name: str | None = None, *, attached_to: str,
-                       duration: Any = None, date: Any = None, cycle: Any = None,
-                       interrupting: bool = True) -> str:
-        return self._add(el.TimerBoundary(id, name, attached_to=attached_to,
-                                          interrupting=interrupting,
-                                          timer=self._timer(id, duration, date, cycle)))
-
-    def message_boundary(self, id: str, name: str | None = None, *, attached_to: str,
-                         message: str, key: Condition | None = None,
-                         interrupting: bool = True) -> str:
-        return self._add(el.MessageBoundary(id, name, attached_to=attached_to,
-                                            interrupting=interrupting, message=message,
-                                            key=self._expr(id, "key", key)))
-
-    def signal_boundary(self, id: str, name: str | None = None, *, attached_to: str,
-                        signal: str, interrupting: bool = True) -> str:
-        return self._add(el.SignalBoundary(id, name, attached_to=attached_to,
-                                           interrupting=interrupting, signal=signal))
-
-    def error_boundary(self, id: str, name: str | None = None, *, attached_to: str,
-                       error: str | None = None) -> str:
-        return self._add(el.ErrorBoundary(id, name, attached_to=attached_to, error=error))
-
-    def conditional_boundary(self, id: str, name: str | None = None, *, attached_to: str,
-                             condition: Condition, interrupting: bool = True) -> str:
-        return self._add(el.ConditionalBoundary(
-            id, name, attached_to=attached_to, interrupting=interrupting,
-            condition=self._expr(id, "condition", condition)))
 
     def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
                     activity: bool = False, attached_to: str | None = None,
@@ -211,6 +107,7 @@ class Process:
             raise ModelError(f"flow id {id!r} names one flow: give exactly two ids, "
                              f"got {list(ids)!r}")
         made = []
+        ids = tuple(str(i) if isinstance(i, str) else i for i in ids)  # a Scope is its id
         for source, target in zip(ids, ids[1:], strict=False):
             fid = id if id is not None else f"{source}->{target}"
             expr = self._expr(fid, "condition", condition)

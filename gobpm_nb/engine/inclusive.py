@@ -1,0 +1,105 @@
+"""The inclusive gateway: split by every condition that holds, join by the BPMN 2.0.2 rule.
+
+The join fires when some incoming flow has a token and no live token of its scope could
+still reach an incoming flow that has none: a token can reach an incoming flow when its
+node is in the definition's ``reach`` of that flow (paths within the scope, not through the
+gateway, along flows, from an activity to its boundaries and from a link throw to its
+catch). A token inside
+a subprocess counts through the track running the subprocess. Arrivals park like a parallel
+join's; waiting joins are settled when a track arrives and at every quiet point, in the
+order of the definition's nodes.
+"""
+
+from __future__ import annotations
+
+from ..model import elements as el
+from .compute import check
+from .records import Track, Trigger
+from .run import Incident, Run, join_key, join_parts
+from .tracks import spawn
+from .vocabulary import TERMINAL
+from .waits import JoinWait
+
+Result = object
+
+
+def split(run: Run, node: el.InclusiveGateway) -> Result:
+    """Every flow whose condition holds (an unconditional flow always does); the default
+    flow only when no other holds."""
+    default = None
+    taken = []
+    for f in run.defn.outgoing[node.id]:
+        if node.default is not None and f.target == node.default:
+            default = f
+        elif f.condition is None or check(run, node.id, f.condition):
+            taken.append(f)
+    if taken:
+        return taken
+    if default is not None:
+        return [default]
+    raise Incident(node.id, "no condition holds and there is no default flow")
+
+
+def enter(run: Run, tr: Track, node: el.InclusiveGateway) -> Result:
+    if len(run.defn.incoming[node.id]) <= 1:
+        return split(run, node)
+    key = join_key(node.id, tr.scope)
+    run.joins.setdefault(key, {}).setdefault(tr.via or "", []).append(tr.id)
+    tr.wait = JoinWait(node.id)
+    tr.coro = None
+    run.set_state(tr, "waiting", {"state": "waiting", "join": True})
+    if not settle(run, key) and run.running == 0:
+        run.core.on_quiet(run)
+    return None
+
+
+def fire(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    assert isinstance(node, el.InclusiveGateway)
+    return split(run, node)
+
+
+def ready(run: Run, key: str) -> bool:
+    """Whether the join ``key`` may fire: a token has arrived, and no other live token of
+    its scope can still reach it."""
+    arrived = run.joins.get(key)
+    if not arrived or not any(arrived.values()):
+        return False
+    node, scope = join_parts(key)
+    reach = run.defn.reach[node]
+    blocked = set().union(*(nodes for f, nodes in reach.items() if not arrived.get(f)))
+    if not blocked:
+        return True
+    for t in run.tracks.values():
+        if t.scope == scope and t.state not in TERMINAL and t.node in blocked:
+            return False
+    return True
+
+
+def settle(run: Run, key: str) -> bool:
+    """Fire the join ``key`` if it may: one track from each flow that has one merges into a
+    new track that leaves the gateway. True when it fired."""
+    if not ready(run, key):
+        return False
+    node, scope = join_parts(key)
+    arrived = run.joins[key]
+    merged = tuple(arrived[f.id].pop(0) for f in run.defn.incoming[node] if arrived.get(f.id))
+    if not any(arrived.values()):
+        del run.joins[key]
+    for tid in merged:
+        other = run.tracks[tid]
+        other.wait = None
+        run.set_state(other, "merged")
+    child = run.new_track(node, merged, "join", scope=scope)
+    spawn(run, child, Trigger("join", node, "node", child.id))
+    return True
+
+
+def settle_all(run: Run) -> bool:
+    """At a quiet point: settle every waiting inclusive join, in the definition's order.
+    True when one fired (the instance is not quiet any more)."""
+    order = {n: i for i, n in enumerate(run.defn.reach)}
+    fired = False
+    for key in sorted((k for k in run.joins if join_parts(k)[0] in order),
+                      key=lambda k: (order[join_parts(k)[0]], k)):
+        fired = settle(run, key) or fired
+    return fired

@@ -1,0 +1,99 @@
+"""Restart recovery: hydration whose trigger is "the engine started". Every stored instance
+comes back trigger absent, each hold at its recorded deadline, key and arming order;
+instances that cannot be held come back resident; a checkpoint that cannot be read fails
+only its own instance."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CheckpointError
+from .checkpoint import Image, check_against, read
+from .run import Released, Run
+from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
+from .waits import JoinWait, Later, track_holdable
+
+if TYPE_CHECKING:
+    from .residency import Residency
+
+log = logging.getLogger("gobpm_nb")
+
+
+def recover(res: Residency) -> None:
+    """Rebuild every stored instance, trigger absent: each wait registers its holder at
+    its recorded deadline, key and arming order; instances that cannot be held are
+    hydrated at once. Then the recorded triggers are delivered, once each."""
+    core = res.core
+    steps: list[Later] = []
+    resident: list[tuple[Image, Released]] = []
+    for iid in core.store.ids():
+        steps.extend(recover_one(res, iid, resident))
+    for _, register in sorted(steps, key=lambda item: item[0]):
+        register()
+    staying = {rec.id for _, rec in resident}
+    for iid, rec in core.runs.items():
+        if rec.residency == DEHYDRATED and iid not in staying:
+            core.emit("recovered", iid, None, None, {
+                "waits": len(core.holders.of_instance(iid)), "residency": DEHYDRATED})
+    for image, rec in resident:
+        res.restore(rec, image)
+        core.emit("recovered", rec.id, None, None, {
+            "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
+
+def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
+                ) -> list[Later]:
+    """One stored instance: its holders' registrations, and whether it comes back
+    resident. A checkpoint that cannot be read fails only its own instance."""
+    core = res.core
+    rec = Released(iid, None, ())
+    core.runs[iid] = rec
+    try:
+        image = read(core.codec.decode(core.store.get(iid), iid), iid)
+        scopes = {t.id: t.scope for t in image.tracks if t.scope is not None}
+        if scopes:
+            rec = Released.of(iid, None, None, (), scopes)
+            core.runs[iid] = rec
+        proc = image.process
+        defn = core.definition(proc["id"], proc["version"])
+        if defn is not None and defn.signature == proc["signature"]:
+            check_against(image, defn)
+            rec.defn = defn
+    except CheckpointError as exc:
+        return unrecovered(res, iid, {"field": exc.field}, str(exc))
+    except Exception as exc:  # the store itself failed
+        return unrecovered(res, iid, {"field": "<store>", "cause": type(exc).__name__},
+                                repr(exc))
+    parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
+    unheld = any(track_holdable(t) is not None for t in parked)
+    if unheld and rec.defn is None:
+        return unrecovered(res, iid, {"field": "process", "cause": "version not registered"},
+                                "its process version is not deployed")
+    if rec.defn is not None and (not res.dehydrate or unheld or not all(
+            res.eligible(rec.defn, t) for t in parked)):
+        resident.append((image, rec))
+    defn = rec.defn
+    steps: list[Later] = []
+    for t in parked:
+        node = defn.nodes.get(t.node) if defn is not None else None
+        label = node.label if node is not None else t.node
+        assignee = getattr(node, "assignee", None)
+        if t.wait is not None:
+            steps += t.wait.restore(core, iid, t.id, NODE, label, assignee)
+        for b in t.boundaries.values():
+            steps += b.restore(core, iid, t.id, BOUNDARY, label, assignee)
+    for w in (image.events or {}).values():
+        steps += w.restore(core, iid, ROOT, BOUNDARY, w.node, None)
+    return steps
+
+def unrecovered(res: Residency, iid: str, details: dict[str, Any], why: str
+                ) -> list[Later]:
+    """An instance that could not be recovered: failed, holding nothing; its checkpoint
+    stays in the store."""
+    core = res.core
+    run = Run(core, iid, None, None)  # type: ignore[arg-type]
+    run.state, run.residency = "failed", FINISHED
+    core.runs[iid] = run
+    core.emit("recovery_failed", iid, None, None, details)
+    log.error("instance %s not recovered: %s", iid, why)
+    return []

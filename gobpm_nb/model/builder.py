@@ -1,0 +1,222 @@
+"""The builder's element methods, shared by a process and the scopes inside it: one method
+per element, each returning the element's id."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ModelError
+from . import elements as el
+from .expr import Expr
+from .timers import timer_spec
+
+Condition = str | Callable[[dict[str, Any]], Any]
+
+
+class Builder:
+    """What ``Process`` and ``Scope`` both offer: every element, and flows between them."""
+
+    def _add(self, element: el.Element) -> str:
+        raise NotImplementedError
+
+    def add_problem(self, problem: str) -> None:
+        raise NotImplementedError
+
+    def flow(self, *ids: str, condition: Condition | None = None,
+             id: str | None = None) -> list[str]:
+        raise NotImplementedError
+
+    def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
+        if value is None:
+            return None
+        try:
+            return Expr(value)
+        except ModelError as exc:
+            self.add_problem(f"{owner}: {what}: {exc}")
+            return None
+
+    def _timer(self, owner: str, duration: Any, date: Any, cycle: Any):
+        spec = timer_spec(duration, date, cycle)
+        if spec is None:
+            self.add_problem(f"{owner}: give exactly one of duration, date or cycle")
+        return spec
+
+    def start(self, id: str, name: str | None = None) -> str:
+        return self._add(el.StartEvent(id, name))
+
+    def end(self, id: str, name: str | None = None, *, terminate: bool = False,
+            error: str | None = None, escalation: str | None = None) -> str:
+        """An end event: plain, ``terminate`` (ends its scope: the instance, or the
+        subprocess it is in), ``error`` (throws that error code) or ``escalation``."""
+        return self._add(el.EndEvent(id, name, terminate=terminate, error=error,
+                                     escalation=escalation))
+
+    # -- the start events of event subprocesses ------------------------------------------
+    def message_start(self, id: str, name: str | None = None, *, message: str,
+                      key: Condition | None = None, interrupting: bool = True) -> str:
+        return self._add(el.MessageStart(id, name, interrupting=interrupting, message=message,
+                                         key=self._expr(id, "key", key)))
+
+    def timer_start(self, id: str, name: str | None = None, *, duration: Any = None,
+                    date: Any = None, cycle: Any = None, interrupting: bool = True) -> str:
+        return self._add(el.TimerStart(id, name, interrupting=interrupting,
+                                       timer=self._timer(id, duration, date, cycle)))
+
+    def signal_start(self, id: str, name: str | None = None, *, signal: str,
+                     interrupting: bool = True) -> str:
+        return self._add(el.SignalStart(id, name, interrupting=interrupting, signal=signal))
+
+    def error_start(self, id: str, name: str | None = None, *,
+                    error: str | None = None) -> str:
+        """Catches ``error`` (None: every error) thrown in the enclosing scope."""
+        return self._add(el.ErrorStart(id, name, error=error))
+
+    def escalation_start(self, id: str, name: str | None = None, *,
+                         escalation: str | None = None, interrupting: bool = True) -> str:
+        return self._add(el.EscalationStart(id, name, interrupting=interrupting,
+                                            escalation=escalation))
+
+    def script_task(self, id: str, name: str | None = None, *, fn: Callable | None = None) -> str:
+        return self._add(el.ScriptTask(id, name, fn=fn))
+
+    def service_task(self, id: str, name: str | None = None, *, fn: Callable | None = None,
+                     topic: str | None = None) -> str:
+        return self._add(el.ServiceTask(id, name, fn=fn, topic=topic))
+
+    def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None) -> str:
+        return self._add(el.UserTask(id, name, assignee=assignee))
+
+    def receive_task(self, id: str, name: str | None = None, *, message: str,
+                     key: Condition | None = None) -> str:
+        return self._add(el.ReceiveTask(id, name, message=message,
+                                        key=self._expr(id, "key", key)))
+
+    def timer_catch(self, id: str, name: str | None = None, *, duration: Any = None,
+                    date: Any = None, cycle: Any = None) -> str:
+        return self._add(el.TimerCatch(id, name, timer=self._timer(id, duration, date, cycle)))
+
+    def message_catch(self, id: str, name: str | None = None, *, message: str,
+                      key: Condition | None = None) -> str:
+        return self._add(el.MessageCatch(id, name, message=message,
+                                         key=self._expr(id, "key", key)))
+
+    def signal_catch(self, id: str, name: str | None = None, *, signal: str) -> str:
+        return self._add(el.SignalCatch(id, name, signal=signal))
+
+    def conditional_catch(self, id: str, name: str | None = None, *, condition: Condition) -> str:
+        return self._add(el.ConditionalCatch(
+            id, name, condition=self._expr(id, "condition", condition)))
+
+    def message_throw(self, id: str, name: str | None = None, *, message: str,
+                      key: Condition | None = None, payload: tuple[str, ...] | list[str] = ()
+                      ) -> str:
+        return self._add(el.MessageThrow(id, name, message=message,
+                                         key=self._expr(id, "key", key), payload=tuple(payload)))
+
+    def signal_throw(self, id: str, name: str | None = None, *, signal: str,
+                     payload: tuple[str, ...] | list[str] = ()) -> str:
+        return self._add(el.SignalThrow(id, name, signal=signal, payload=tuple(payload)))
+
+    def escalation_throw(self, id: str, name: str | None = None, *, escalation: str) -> str:
+        return self._add(el.EscalationThrow(id, name, escalation=escalation))
+
+    def link_throw(self, id: str, name: str | None = None, *, link: str) -> str:
+        """Goes to the link catch named ``link`` in the same scope (a go-to)."""
+        return self._add(el.LinkThrow(id, name, link=link))
+
+    def link_catch(self, id: str, name: str | None = None, *, link: str) -> str:
+        return self._add(el.LinkCatch(id, name, link=link))
+
+    def subprocess(self, id: str, name: str | None = None) -> Scope:
+        """An embedded subprocess. What it returns is its id, and the builder of what is
+        inside it: ``with p.subprocess("handle") as sp: sp.start("hs") ...``."""
+        self._add(el.SubProcess(id, name))
+        return Scope(id, self)
+
+    def event_subprocess(self, id: str, name: str | None = None) -> Scope:
+        """An event subprocess of the scope it is added to, started by its one start event
+        (``message_start``, ``timer_start``, ...); its id, and the builder of its inside."""
+        self._add(el.EventSubProcess(id, name))
+        return Scope(id, self)
+
+    def inclusive_gateway(self, id: str, name: str | None = None, *,
+                          default: str | None = None) -> str:
+        return self._add(el.InclusiveGateway(id, name, default=default))
+
+    def exclusive_gateway(self, id: str, name: str | None = None, *,
+                          default: str | None = None) -> str:
+        return self._add(el.ExclusiveGateway(id, name, default=default))
+
+    def parallel_gateway(self, id: str, name: str | None = None) -> str:
+        return self._add(el.ParallelGateway(id, name))
+
+    def event_gateway(self, id: str, name: str | None = None) -> str:
+        return self._add(el.EventGateway(id, name))
+
+    def timer_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                       duration: Any = None, date: Any = None, cycle: Any = None,
+                       interrupting: bool = True) -> str:
+        return self._add(el.TimerBoundary(id, name, attached_to=attached_to,
+                                          interrupting=interrupting,
+                                          timer=self._timer(id, duration, date, cycle)))
+
+    def message_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                         message: str, key: Condition | None = None,
+                         interrupting: bool = True) -> str:
+        return self._add(el.MessageBoundary(id, name, attached_to=attached_to,
+                                            interrupting=interrupting, message=message,
+                                            key=self._expr(id, "key", key)))
+
+    def signal_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                        signal: str, interrupting: bool = True) -> str:
+        return self._add(el.SignalBoundary(id, name, attached_to=attached_to,
+                                           interrupting=interrupting, signal=signal))
+
+    def error_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                       error: str | None = None) -> str:
+        return self._add(el.ErrorBoundary(id, name, attached_to=attached_to, error=error))
+
+    def escalation_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                            escalation: str | None = None, interrupting: bool = True) -> str:
+        return self._add(el.EscalationBoundary(id, name, attached_to=attached_to,
+                                               interrupting=interrupting,
+                                               escalation=escalation))
+
+    def conditional_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                             condition: Condition, interrupting: bool = True) -> str:
+        return self._add(el.ConditionalBoundary(
+            id, name, attached_to=attached_to, interrupting=interrupting,
+            condition=self._expr(id, "condition", condition)))
+
+
+
+class Scope(str, Builder):
+    """A subprocess's id, and the builder of what is inside it. Elements added through it are
+    ``within`` it; flows and problems go to the process. A context manager for reading."""
+
+    _process: Any
+    _outer: Builder
+
+    def __new__(cls, id: str, outer: Builder) -> Scope:
+        scope = super().__new__(cls, id)
+        scope._outer = outer
+        return scope
+
+    def _add(self, element: el.Element) -> str:
+        return self._outer._add(dataclasses.replace(element, within=str(self))
+                                if element.within is None else element)
+
+    def add_problem(self, problem: str) -> None:
+        self._outer.add_problem(problem)
+
+    def flow(self, *ids: str, condition: Condition | None = None,
+             id: str | None = None) -> list[str]:
+        return self._outer.flow(*ids, condition=condition, id=id)
+
+    def __enter__(self) -> Scope:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
