@@ -1,6 +1,8 @@
 """Embedded subprocesses and event subprocesses: scopes, their boundaries, what is thrown
 across them (errors, escalations), terminate ends, link events — resident and released."""
 
+import json
+
 import pytest
 from conftest import ended_at, kinds
 
@@ -495,3 +497,98 @@ def test_a_triggered_start_in_the_process_itself_is_refused_for_now():
     p.flow("m", "e")
     with pytest.raises(bpm.ModelError, match="not supported yet"):
         p.definition()
+
+
+# -- checkpoints and restart recovery -------------------------------------------------------
+def guarded_and_evented():
+    """A subprocess with a timer boundary and an inner message event subprocess, in a
+    process with its own signal event subprocess."""
+    p = bpm.Process("both")
+    p.start("s")
+    with p.subprocess("handle") as sp:
+        sp.start("hs")
+        sp.user_task("work")
+        sp.end("he")
+        sp.flow("hs", "work", "he")
+        with sp.event_subprocess("query") as ev:
+            ev.message_start("asked", message="ask", key="id", interrupting=False)
+            ev.script_task("answer", fn=lambda d: {"answers": d.get("answers", 0) + 1})
+            ev.end("answered")
+            ev.flow("asked", "answer", "answered")
+    p.timer_boundary("late", attached_to="handle", duration="P1D")
+    p.end("done")
+    p.end("timeout")
+    p.flow("s", "handle", "done")
+    p.flow("late", "timeout")
+    with p.event_subprocess("abort") as ev:
+        ev.signal_start("stop", signal="stop")
+        ev.end("stopped")
+        ev.flow("stop", "stopped")
+    return p
+
+
+def test_the_checkpoint_records_scopes_and_the_process_event_starts(tmp_path):
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "c.db"))
+    inst = eng.start(guarded_and_evented(), {"id": 5})
+    eng.advance("PT1M")
+    doc = eng.checkpoint(inst.id)
+    assert doc["events"] == {"stop": {"hold": doc["events"]["stop"]["hold"], "kind": "signal",
+                                      "name": "stop"}}
+    host, inner = doc["tracks"]
+    assert host["node"] == "handle" and host["wait"]["kind"] == "scope"
+    assert sorted(host["boundaries"]) == ["asked", "late"]
+    assert inner["node"] == "work" and inner["scope"] == host["id"]
+
+
+@pytest.mark.parametrize("trigger", ["late", "ask", "stop", "task"])
+def test_restart_recovery_brings_back_every_scope_and_start(tmp_path, trigger):
+    """Crash while released inside a subprocess; a fresh engine recovers the same holders,
+    and each trigger then does what it did before the crash."""
+    def scenario(eng, inst_id):
+        if trigger == "late":
+            eng.advance("P2D")
+        elif trigger == "ask":
+            eng.publish_message("ask", key=5)
+            eng.advance("PT1M")
+        elif trigger == "stop":
+            eng.broadcast_signal("stop")
+            eng.advance("PT1M")
+        else:
+            eng.complete_task(eng.tasks()[0].id)
+            eng.advance("PT1M")
+        rec = eng.instance(inst_id)
+        return rec.state, sorted(ended_at(rec)), rec.data, sorted(
+            (h.kind, h.node) for h in eng.holders())
+
+    p = guarded_and_evented()
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "a.db"))
+    inst = eng.start(p, {"id": 5})
+    eng.advance("PT1H")
+    expected = scenario(eng, inst.id)
+
+    crashed = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "b.db"))
+    inst2 = crashed.start(p, {"id": 5})
+    crashed.advance("PT1H")
+    before = sorted((h.kind, h.wait_kind, h.node, h.deadline) for h in crashed.holders())
+    del crashed
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(tmp_path / "b.db"), processes=[p])
+    assert sorted((h.kind, h.wait_kind, h.node, h.deadline) for h in eng2.holders()) == before
+    assert eng2.instance(inst2.id).residency == "dehydrated"
+    assert scenario(eng2, inst2.id) == expected
+
+
+def test_a_checkpoint_whose_scope_names_no_running_track_fails_only_its_instance(tmp_path):
+    db = tmp_path / "bad.db"
+    store = bpm.SQLiteStore(db)
+    eng = bpm.Engine(store=store)
+    p = scoped()
+    bad = eng.start(p)
+    good = eng.start(p)
+    eng.advance("PT1M")
+    doc = eng.checkpoint(bad.id)
+    doc["tracks"][1]["scope"] = "t9"
+    store.put(bad.id, json.dumps(doc).encode())
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
+    (failed,) = [f for f in eng2.facts if f.kind == "recovery_failed"]
+    assert failed.instance == bad.id and failed.details["field"] == "tracks[1].scope"
+    assert eng2.instance(good.id).residency == "dehydrated"

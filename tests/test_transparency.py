@@ -46,7 +46,17 @@ pair = st.tuples(st.just("pair"), st.one_of(
     st.tuples(st.just("message"), st.sampled_from(MESSAGES)),
     st.tuples(st.just("timer"), st.sampled_from(DURATIONS))), st.booleans(), st.booleans())
 branch = st.lists(simple, min_size=1, max_size=3)
+guard = st.one_of(  # a boundary on a subprocess, or the start of an event subprocess in it
+    st.none(),
+    st.tuples(st.just("timer"), st.sampled_from(DURATIONS), st.booleans()),
+    st.tuples(st.just("message"), st.sampled_from(MESSAGES), st.booleans()),
+    st.tuples(st.just("signal"), st.sampled_from(SIGNALS), st.booleans()))
+# ("sub", inside, boundary on it, event subprocess in it); ("or", [(threshold, branch)...])
+scoped = st.tuples(st.just("sub"), branch, guard, guard)
+inclusive = st.tuples(st.just("or"), st.lists(st.tuples(st.integers(0, 4), branch),
+                                               min_size=2, max_size=3))
 block = st.one_of(
+    scoped, scoped, inclusive,
     simple,  # seven kinds of simple block (one_of flattens)
     *(pair.map(tuple) for _ in range(3)),  # pairs often: ~45% of processes have one
     st.tuples(st.just("parallel"), st.lists(branch, min_size=2, max_size=3)),
@@ -128,6 +138,16 @@ class Builder:
                 self.boundary_end(node, *b[1])
         elif kind == "pair":
             return self.pair(*b[1:])
+        elif kind == "sub":
+            return self.subprocess(*b[1:])
+        elif kind == "or":
+            split, join = p.inclusive_gateway(self.name("or")), p.inclusive_gateway(
+                self.name("orjoin"))
+            for n, (threshold, br) in enumerate(b[1]):
+                first, last = self.chain(br)
+                p.flow(split, first, condition=f"total >= {threshold}" if n else None)
+                p.flow(last, join)
+            return split, join
         elif kind == "parallel":
             fork, join = p.parallel_gateway(self.name("fork")), p.parallel_gateway(
                 self.name("join"))
@@ -154,6 +174,31 @@ class Builder:
                 p.flow(last, merge)
             return gw, merge
         return node, node
+
+    def subprocess(self, inside, boundary, event):
+        """A subprocess running ``inside``; a boundary on it whose path ends at once; an
+        event subprocess in it that adds 1000 to the total."""
+        outer = self.p
+        sp = self.p = outer.subprocess(self.name("sub"))
+        first, last = self.chain(inside)
+        sp.flow(sp.start(self.name("in")), first)
+        sp.flow(last, sp.end(self.name("out")))
+        if event is not None:
+            kind, what, interrupting = event
+            ev = sp.event_subprocess(self.name("ev"))
+            starts = {"timer": lambda n: ev.timer_start(n, duration=what,
+                                                        interrupting=interrupting),
+                      "message": lambda n: ev.message_start(n, message=what, key="k",
+                                                            interrupting=interrupting),
+                      "signal": lambda n: ev.signal_start(n, signal=what,
+                                                          interrupting=interrupting)}
+            ev.flow(starts[kind](self.name("evs")),
+                    ev.script_task(self.name("evw"), fn=adder("total", 1000)),
+                    ev.end(self.name("eve")))
+        self.p = outer
+        if boundary is not None:
+            self.boundary_end(sp, *boundary)
+        return sp, sp
 
     def boundary(self, task, kind, what, interrupting):
         b = self.name("bnd")
