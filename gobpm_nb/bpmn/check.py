@@ -17,11 +17,15 @@ from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
 from .context import Context
+from .names import FLOW_ELEMENTS, local
 
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # a missing part that the reader explains better when it has noted the element already
 _MISSING = ("names no message", "has no correlation key", "names no signal",
-            "has no condition", "give exactly one of duration, date or cycle")
+            "names no escalation", "has no condition",
+            "give exactly one of duration, date or cycle")
+_NO_START = "has 0 plain start events; give one"
+_NO_STARTS = (_NO_START, "needs exactly one start event, with a trigger")
 _UNREACHABLE = "is unreachable from the start event"
 _HINTS = {
     "has no correlation key (give key=)":
@@ -34,10 +38,15 @@ _HINTS = {
 
 def check_process(ctx: Context, proc: etree._Element) -> None:
     """Validate the process just read; every new problem is an error note."""
+    p = ctx.process
+    assert p is not None
     try:
-        ctx.p.definition()
+        p.definition()
     except ModelError as exc:
-        reached = _reached_past_placeholders(ctx.p)
+        reached = _reached_past_placeholders(p)
+        # scopes whose start event is a placeholder: its own note explains the missing start
+        placeholder_start = {e.within for e in p.elements
+                             if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
         already = list(ctx.reported)
         for problem in exc.problems:
             if problem in already:
@@ -48,22 +57,32 @@ def check_process(ctx: Context, proc: etree._Element) -> None:
                 continue
             if problem.endswith(_UNREACHABLE) and node.get("id") in reached:
                 continue
-            ctx.notes.error(node, _hinted(problem), ctx.pid)
+            if any(m in problem for m in _NO_STARTS) and node.get("id") in placeholder_start:
+                continue
+            ctx.notes.error(node, _hinted(problem, node), ctx.pid)
 
 
 def _reached_past_placeholders(p: Process) -> set[str]:
-    """What a token could reach if every placeholder let it through: from the start events
-    and from each placeholder without incoming flows (a link catch, a compensation handler),
-    along flows and from activities to their boundary events. A node unreachable only
-    because of a placeholder is explained by the placeholder's own note."""
+    """What a token could reach if every placeholder let it through: from the process's start
+    events and event subprocesses and from each placeholder without incoming flows (a
+    compensation handler), along flows, from activities to their boundary events, from a
+    scope to the start events and event subprocesses in it, from a link throw to its catch.
+    A node unreachable only because of a placeholder is explained by the placeholder's own
+    note."""
     outgoing: dict[str, list[str]] = {}
     for f in p.flows:
         outgoing.setdefault(f.source, []).append(f.target)
+    catches = {(e.within, e.link): e.id for e in p.elements if isinstance(e, el.LinkCatch)}
     for e in p.elements:
         if isinstance(e, el.Boundary):
             outgoing.setdefault(e.attached_to, []).append(e.id)
+        if e.within is not None and isinstance(e, (el.StartEvent, el.EventSubProcess)):
+            outgoing.setdefault(e.within, []).append(e.id)
+        if isinstance(e, el.LinkThrow) and (e.within, e.link) in catches:
+            outgoing.setdefault(e.id, []).append(catches[e.within, e.link])
     targets = {f.target for f in p.flows}
-    todo = [e.id for e in p.elements if isinstance(e, el.StartEvent) or
+    todo = [e.id for e in p.elements
+            if (isinstance(e, (el.StartEvent, el.EventSubProcess)) and e.within is None) or
             (isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and e.id not in targets)]
     reached = set(todo)
     while todo:
@@ -75,8 +94,9 @@ def _reached_past_placeholders(p: Process) -> set[str]:
 
 
 def _element_of(ctx: Context, problem: str, proc: etree._Element) -> etree._Element:
-    """The element a problem names first (by a quoted id of this process; a timer problem
-    starts with its owner's id unquoted), else the process."""
+    """The element a problem names first (by a quoted id of this process, at any depth of
+    its subprocesses; a timer problem starts with its owner's id unquoted), else the
+    process."""
     for quoted in _QUOTED.findall(problem) + [problem.partition(":")[0]]:
         node = ctx.by_id.get(quoted)
         if node is not None and ctx.process_of.get(quoted) == ctx.pid:
@@ -84,7 +104,10 @@ def _element_of(ctx: Context, problem: str, proc: etree._Element) -> etree._Elem
     return proc
 
 
-def _hinted(problem: str) -> str:
+def _hinted(problem: str, node: etree._Element) -> str:
+    if problem.endswith(_NO_START) and not any(local(c) in FLOW_ELEMENTS for c in node):
+        return problem + " (it is empty in the file: a subprocess drawn collapsed, with " \
+                         "nothing inside it, has nothing to run)"
     for plain, hinted in _HINTS.items():
         if problem.endswith(plain):
             return problem[: -len(plain)] + hinted

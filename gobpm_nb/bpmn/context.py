@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from ..model import Process
+from ..model.builder import Builder, Scope
 from .names import BPMN, children, local
 from .notes import Notes
 
@@ -29,7 +30,10 @@ class Context:
     # per process, while it is read
     pid: str = ""
     process: Process | None = None
+    scope: Scope | None = None  # the subprocess being read; None: the process itself
     flows: dict[str, etree._Element] = field(default_factory=dict)  # flow id -> element
+    #: flow id -> the subprocess whose XML element holds it (None: the process)
+    flow_scope: dict[str, str | None] = field(default_factory=dict)
     reported: list[str] = field(default_factory=list)  # problems already noted, verbatim
     explained: set[str] = field(default_factory=set)  # ids whose missing parts are noted
 
@@ -55,14 +59,26 @@ class Context:
     def begin(self, proc: etree._Element, process: Process) -> None:
         self.pid = process.id
         self.process = process
-        self.flows = {f.get("id", ""): f for f in children(proc, BPMN, "sequenceFlow")}
+        self.scope = None
+        self.flows = {f.get("id", ""): f for f in proc.iter(f"{{{BPMN}}}sequenceFlow")}
+        self.flow_scope = {}
         self.reported = []
         self.explained = set()
 
     @property
-    def p(self) -> Process:
+    def p(self) -> Builder:
+        """What elements are added to: the subprocess being read, else the process."""
+        if self.scope is not None:
+            return self.scope
         assert self.process is not None
         return self.process
+
+    def unsupported(self, id: str, name: str | None, *, tag: str, reason: str,
+                    activity: bool = False, attached_to: str | None = None,
+                    interrupting: bool = True) -> None:
+        """A placeholder (``Builder.unsupported``) in the scope being read."""
+        self.p.unsupported(id, name, tag=tag, reason=reason, activity=activity,
+                           attached_to=attached_to, interrupting=interrupting)
 
     # -- notes --------------------------------------------------------------------------
     def error(self, node: etree._Element, message: str) -> None:

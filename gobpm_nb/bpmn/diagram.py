@@ -1,6 +1,7 @@
 """Diagram interchange (BPMN DI) for what the writer adds: shapes and edges from the layout.
 
-A new file gets one ``BPMNDiagram`` whose plane shows the whole process. A file read earlier
+A new file gets one ``BPMNDiagram`` whose plane shows the whole process, every subprocess
+expanded (``isExpanded="true"``) around what it holds (``nested.py``). A file read earlier
 keeps its diagram untouched; elements added since are laid out the same way and placed in a
 band below everything already drawn, their flows routed from the shapes' actual bounds.
 """
@@ -13,10 +14,12 @@ from lxml import etree
 
 from ..model import Process
 from ..model import elements as el
-from .layout import Box, Layout, layout, place_boundaries, route
+from .layout import Box, Layout, place_boundaries, route
 from .names import BPMNDI, DC, DI, children, di, local
+from .nested import nested_layout
+from .scopes import SCOPES
 
-GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway)
+GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway)
 
 
 def shape_of(e: el.Element) -> str:
@@ -30,10 +33,10 @@ def shape_of(e: el.Element) -> str:
 
 
 def process_layout(p: Process, flow_ids: dict[str, str]) -> Layout:
-    """The layered layout of the whole process, flows named by their XML ids."""
-    attached = {e.id: e.attached_to for e in p.elements if isinstance(e, el.Boundary)}
-    return layout([(e.id, shape_of(e)) for e in p.elements],
-                  [(flow_ids.get(f.id, f.id), f.source, f.target) for f in p.flows], attached)
+    """The layered layout of the whole process, subprocesses expanded, flows named by their
+    XML ids."""
+    return nested_layout(p.elements, [(flow_ids.get(f.id, f.id), f.source, f.target)
+                                      for f in p.flows], shape_of)
 
 
 Fresh = Callable[[str], str]  # a new id, unique in the document, from a wanted one
@@ -48,7 +51,8 @@ def new_diagram(root: etree._Element, p: Process, flow_ids: dict[str, str],
                              bpmnElement=p.id)
     drawn = process_layout(p, flow_ids)
     for e in p.elements:
-        _shape(plane, e, drawn.bounds[e.id], fresh)
+        if e.id in drawn.bounds:
+            _shape(plane, e, drawn.bounds[e.id], fresh)
     for f in p.flows:
         fid = flow_ids.get(f.id, f.id)
         if fid in drawn.waypoints:
@@ -63,7 +67,7 @@ def add_to_diagram(root: etree._Element, p: Process, elements: list[el.Element],
     if plane is None:
         return
     drawn = process_layout(p, flow_ids)
-    new = [e for e in elements if not isinstance(e, el.Boundary)]
+    new = [e for e in elements if not isinstance(e, el.Boundary) and e.id in drawn.bounds]
     if new:
         bottom = max((y + h for _, y, _, h in bounds.values()), default=0)
         top = min(drawn.bounds[e.id][1] for e in new)
@@ -109,6 +113,8 @@ def _shape(plane: etree._Element, e: el.Element, box: Box, fresh: Fresh) -> None
     shape = etree.Element(di(BPMNDI, "BPMNShape"), id=fresh(f"{e.id}_di"), bpmnElement=e.id)
     if isinstance(e, el.ExclusiveGateway):
         shape.set("isMarkerVisible", "true")
+    if isinstance(e, SCOPES):
+        shape.set("isExpanded", "true")
     x, y, w, h = box
     etree.SubElement(shape, di(DC, "Bounds"), x=str(x), y=str(y), width=str(w),
                      height=str(h))

@@ -76,7 +76,7 @@ def flow_ids(tree: etree._ElementTree, definition: Any) -> dict[str, str]:
     if proc is None:
         return {}
     free = [(n.get("id", ""), n.get("sourceRef"), n.get("targetRef"))
-            for n in children(proc, BPMN, "sequenceFlow")]
+            for n in proc.iter(f"{{{BPMN}}}sequenceFlow")]  # inside subprocesses too
     out: dict[str, str] = {}
     for f in definition.flows:
         match = next((x for x in free if x[0] == f.id), None) or \
@@ -88,11 +88,11 @@ def flow_ids(tree: etree._ElementTree, definition: Any) -> dict[str, str]:
 
 
 def _label_unnamed(tree: etree._ElementTree, definition: Any) -> None:
-    """Give every unnamed flow node of the drawn process its id as a name."""
+    """Give every unnamed flow node of the drawn process (at any depth) its id as a name."""
     proc = _process(tree, definition.id)
     if proc is None:
         return
-    for node in proc:
+    for node in proc.iter():
         if local(node) in FLOW_ELEMENTS and local(node) != "sequenceFlow" and \
                 node.get("id") in definition.nodes and not node.get("name"):
             node.set("name", node.get("id", ""))

@@ -1,4 +1,9 @@
-"""Events: start, end, intermediate catch and throw, boundary — by their event definition."""
+"""Events: start, end, intermediate catch and throw, boundary — by their event definition.
+
+A start event with a trigger inside a subprocess is the start of an event subprocess (the
+builder's ``message_start``, ``timer_start``, ...; validation refuses one in a plain
+subprocess); in the process itself it starts as a plain start event, with a warning.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +20,11 @@ from .vendor import correlation_key, payload
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
 _START = {"", "message", "timer", "signal", "conditional"}
-_END = {"", "terminate", "error"}
-_CATCH = {"timer", "message", "signal", "conditional"}
-_THROW = {"", "message", "signal"}
-_BOUNDARY = {"timer", "message", "signal", "error", "conditional"}
+_SCOPE_START = {"", "message", "timer", "signal", "error", "escalation"}  # in a subprocess
+_END = {"", "terminate", "error", "escalation"}
+_CATCH = {"timer", "message", "signal", "conditional", "link"}
+_THROW = {"", "message", "signal", "escalation", "link"}
+_BOUNDARY = {"timer", "message", "signal", "error", "conditional", "escalation"}
 _WHERE = {"startEvent": "start", "endEvent": "end", "intermediateCatchEvent": "intermediate catch",
           "intermediateThrowEvent": "intermediate throw", "boundaryEvent": "boundary"}
 
@@ -40,14 +46,17 @@ def read_event(ctx: Context, node: etree._Element) -> None:
     """Add the event ``node`` to the process being read."""
     tag, eid, name = local(node), node.get("id", ""), node.get("name")
     found = definition(ctx, node)
-    allowed = {"startEvent": _START, "endEvent": _END, "intermediateCatchEvent": _CATCH,
-               "intermediateThrowEvent": _THROW, "boundaryEvent": _BOUNDARY}[tag]
+    allowed = {"startEvent": _START if ctx.scope is None else _SCOPE_START, "endEvent": _END,
+               "intermediateCatchEvent": _CATCH, "intermediateThrowEvent": _THROW,
+               "boundaryEvent": _BOUNDARY}[tag]
     if found is None or found[0] not in allowed:
         _placeholder(ctx, node, found)
         return
     kind, spec = found
     p = ctx.p
-    if tag == "startEvent":
+    if tag == "startEvent" and kind and ctx.scope is not None:
+        _triggered_start(ctx, node, kind, spec)
+    elif tag == "startEvent":
         if kind:
             ctx.warning(node, f"a {kind} start event starts as a plain start event: "
                               f"eng.start() starts the instance; the {kind} trigger is not "
@@ -55,7 +64,9 @@ def read_event(ctx: Context, node: etree._Element) -> None:
         p.start(eid, name)
     elif tag == "endEvent":
         error = _error_code(ctx, spec, eid) if kind == "error" else None
-        p.end(eid, name, terminate=kind == "terminate", error=error)
+        escalation = _escalation_code(ctx, spec, eid, thrown=True) \
+            if kind == "escalation" else None
+        p.end(eid, name, terminate=kind == "terminate", error=error, escalation=escalation)
     elif tag == "intermediateThrowEvent":
         _throw(ctx, node, kind, spec)
     else:
@@ -73,11 +84,32 @@ def _placeholder(ctx: Context, node: etree._Element,
     else:
         reason = "a catch event needs an event definition"
     if tag == "boundaryEvent":
-        ctx.p.unsupported(eid, node.get("name"), tag=tag, reason=reason,
-                          attached_to=_host(node),
-                          interrupting=node.get("cancelActivity", "true") != "false")
+        ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason,
+                        attached_to=_host(node),
+                        interrupting=node.get("cancelActivity", "true") != "false")
     else:
-        ctx.p.unsupported(eid, node.get("name"), tag=tag, reason=reason)
+        ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason)
+
+
+def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
+    """The start event of an event subprocess: its trigger, and ``isInterrupting``."""
+    eid, name, p = node.get("id", ""), node.get("name"), ctx.p
+    interrupting = node.get("isInterrupting", "true") != "false"
+    if kind == "error":
+        if not interrupting:
+            ctx.warning(node, "an error start event always interrupts; "
+                              "isInterrupting='false' is ignored")
+        p.error_start(eid, name, error=_error_code(ctx, spec, eid))
+    elif kind == "escalation":
+        p.escalation_start(eid, name, escalation=_escalation_code(ctx, spec, eid),
+                           interrupting=interrupting)
+    elif kind == "message":
+        message, key = message_of(ctx, spec, eid)
+        p.message_start(eid, name, message=message, key=key, interrupting=interrupting)
+    elif kind == "timer":
+        p.timer_start(eid, name, **timer(ctx, spec, eid), interrupting=interrupting)
+    else:  # signal
+        p.signal_start(eid, name, signal=_signal(ctx, spec, eid), interrupting=interrupting)
 
 
 def _host(node: etree._Element) -> str:
@@ -98,6 +130,13 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
                               "is ignored")
     if kind == "error":
         p.error_boundary(eid, name, **where, error=_error_code(ctx, spec, eid))
+        return
+    if kind == "escalation":
+        p.escalation_boundary(eid, name, **where,
+                              escalation=_escalation_code(ctx, spec, eid))
+        return
+    if kind == "link":
+        p.link_catch(eid, name, link=_link(spec))
         return
     args: dict[str, Any]
     if kind == "timer":
@@ -124,6 +163,11 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.message_throw(eid, name, message=message, key=key, payload=payload(node))
     elif kind == "signal":
         p.signal_throw(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    elif kind == "escalation":
+        p.escalation_throw(eid, name,
+                           escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
+    elif kind == "link":
+        p.link_throw(eid, name, link=_link(spec))
     else:  # a none throw event marks a milestone: it passes through
         p.script_task(eid, name, fn=pass_through)
 
@@ -179,6 +223,28 @@ def _error_code(ctx: Context, spec: etree._Element | None, eid: str) -> str | No
         ref = spec.get("errorRef")
         return ref.rpartition(":")[2] if ref else None
     return error.get("errorCode") or error.get("name") or error.get("id")
+
+
+def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
+                     thrown: bool = False) -> str | None:
+    """The escalation code raised or caught: the ``<escalation>``'s escalationCode, else its
+    name or id. Without an escalationRef a catch takes every escalation (None); a throw
+    raises nothing, an error note."""
+    if spec.get("escalationRef") is None:
+        if thrown:
+            ctx.error(spec, "no escalationRef: it names no <escalation>, so it raises no "
+                            "escalation code")
+            ctx.explained.add(eid)
+        return None
+    escalation = ctx.ref(spec, "escalationRef", "escalation", eid)
+    if escalation is None:
+        return (spec.get("escalationRef") or "").rpartition(":")[2]
+    return escalation.get("escalationCode") or escalation.get("name") or escalation.get("id")
+
+
+def _link(spec: etree._Element) -> str:
+    """A link event's name (validation refuses one without)."""
+    return (spec.get("name") or "").strip()
 
 
 def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:

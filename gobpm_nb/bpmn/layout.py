@@ -9,6 +9,8 @@ randomness):
    leaves a boundary event counts from the boundary's host;
 3. rows, column by column: a node wants the highest row of its predecessors (one lower when
    it follows a boundary event), nodes take rows in (wanted row, walk order), never sharing;
+   a column is as wide as its widest node and a row as tall as its tallest (an expanded
+   subprocess; see ``nested.py``), every node centred in its cell;
 4. boundary events sit on their host's bottom edge, from the right; flows are orthogonal
    polylines (a back edge runs under both of its ends).
 """
@@ -23,6 +25,7 @@ Point = tuple[int, int]
 
 SIZES = {"event": (36, 36), "gateway": (50, 50), "activity": (100, 80)}
 X0, Y0, COLUMN, ROW = 150, 80, 170, 140
+CELL_W, CELL_H = 100, 80  # the least cell; the gaps between cells are COLUMN - CELL_W, ...
 
 
 @dataclass(frozen=True)
@@ -32,10 +35,12 @@ class Layout:
 
 
 def layout(nodes: list[tuple[str, str]], flows: list[tuple[str, str, str]],
-           attached: dict[str, str]) -> Layout:
+           attached: dict[str, str], sizes: dict[str, tuple[int, int]] | None = None
+           ) -> Layout:
     """Lay out ``nodes`` (id, shape: event|gateway|activity) joined by ``flows`` (id, source,
-    target); ``attached`` maps each boundary event to its host."""
-    shape = dict(nodes)
+    target); ``attached`` maps each boundary event to its host; ``sizes`` gives a node a size
+    of its own (an expanded subprocess) instead of its shape's."""
+    size = {n: SIZES[kind] for n, kind in nodes} | (sizes or {})
     hosts = {n for n, _ in nodes if n not in attached}
     attached = {b: h for b, h in attached.items() if h in hosts}  # an orphan is drawn alone
     main = [n for n, _ in nodes if n not in attached]
@@ -47,14 +52,32 @@ def layout(nodes: list[tuple[str, str]], flows: list[tuple[str, str, str]],
     order, back = _walk(main, succ)
     rank = _ranks(main, succ, back)
     row = _rows(main, succ, back, rank, order)
+    left = _starts(main, rank, {n: size[n][0] for n in main}, X0, CELL_W, COLUMN - CELL_W)
+    top = _starts(main, row, {n: size[n][1] for n in main}, Y0, CELL_H, ROW - CELL_H)
     bounds: dict[str, Box] = {}
     for n in main:
-        w, h = SIZES[shape[n]]
-        cx = X0 + rank[n] * COLUMN + 50
-        cy = Y0 + row[n] * ROW + 40
+        w, h = size[n]
+        x, cell_w = left[rank[n]]
+        y, cell_h = top[row[n]]
+        cx, cy = x + cell_w // 2, y + cell_h // 2
         bounds[n] = (cx - w // 2, cy - h // 2, w, h)
     place_boundaries(bounds, [(b, attached[b]) for b, _ in nodes if b in attached])
     return Layout(bounds, route_all(bounds, flows, attached))
+
+
+def _starts(main: list[str], index: dict[str, int], extent: dict[str, int], origin: int,
+            least: int, gap: int) -> dict[int, tuple[int, int]]:
+    """Each column (or row) -> where it starts and how wide (tall) it is: its largest node,
+    at least ``least``; ``gap`` between neighbours."""
+    largest: dict[int, int] = {}
+    for n in main:
+        largest[index[n]] = max(largest.get(index[n], least), extent[n])
+    out: dict[int, tuple[int, int]] = {}
+    at = origin
+    for i in range(max(largest, default=-1) + 1):
+        out[i] = (at, largest.get(i, least))
+        at += out[i][1] + gap
+    return out
 
 
 def _walk(main: list[str], succ: dict[str, list[tuple[str, bool]]]

@@ -5,6 +5,10 @@ engine runs becomes the builder element that does the same; one it cannot run ye
 placeholder (``Process.unsupported``) so the flows around it stay whole and validation refuses
 it; artifacts, lanes and data are kept in the file and left out of the graph. Outgoing flows
 keep document order (the order of the ``sequenceFlow`` elements), never diagram coordinates.
+
+A ``subProcess`` (``triggeredByEvent="true"``: an event subprocess) is read into the scope the
+builder gives for it, its children and its inner flows in document order, depth first; a flow
+must lie in the scope of the elements it joins.
 """
 
 from __future__ import annotations
@@ -26,20 +30,21 @@ EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrow
           "boundaryEvent"}
 TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "businessRuleTask",
          "userTask", "receiveTask"}
-GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway"}
+GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway"}
 NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
-    "subProcess": "subprocesses are not supported yet",
     "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
     "transaction": "transactions are not supported yet",
     "callActivity": "call activities are not supported yet",
-    "inclusiveGateway": "inclusive gateways are not supported yet",
     "complexGateway": "complex gateways are not supported",
 }
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
 KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "extensionElements", "ioSpecification", "property", "auditing", "monitoring",
         "correlationSubscription", "supports", "resourceRole", "performer", "humanPerformer",
-        "potentialOwner", "dataInputAssociation", "dataOutputAssociation"}
+        "potentialOwner", "dataInputAssociation", "dataOutputAssociation",
+        # what a subprocess holds besides its flow elements (loops: see _activity_extras)
+        "incoming", "outgoing", "categoryValueRef", "multiInstanceLoopCharacteristics",
+        "standardLoopCharacteristics"}
 
 
 def read_document(tree: etree._ElementTree) -> tuple[dict[str, Process], Notes, list[str]]:
@@ -71,8 +76,43 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     for node in proc:
         if is_bpmn(node):
             read_element(ctx, node)
+    _check_flow_scopes(ctx, p)
     check_process(ctx, proc)
     return p
+
+
+def read_scope(ctx: Context, node: etree._Element) -> None:
+    """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds."""
+    eid, name = node.get("id", ""), node.get("name")
+    if node.get("triggeredByEvent") == "true":
+        scope = ctx.p.event_subprocess(eid, name)
+    else:
+        scope = ctx.p.subprocess(eid, name)
+    outer, ctx.scope = ctx.scope, scope
+    try:
+        for child in node:
+            if is_bpmn(child):
+                read_element(ctx, child)
+    finally:
+        ctx.scope = outer
+
+
+def _check_flow_scopes(ctx: Context, p: Process) -> None:
+    """A flow written inside one scope must join elements of that scope (one that joins two
+    scopes is refused by validation, naming both)."""
+    within = {e.id: e.within for e in p.elements}
+    for f in p.flows:
+        if f.id not in ctx.flow_scope or f.source not in within or f.target not in within:
+            continue
+        scope, held = within[f.source], ctx.flow_scope[f.id]
+        node = ctx.flows.get(f.id)
+        if scope == within[f.target] and held != scope and node is not None:
+            ctx.error(node, f"sequence flow {f.id!r} is written in {_scope_name(held)} but "
+                            f"joins elements of {_scope_name(scope)}")
+
+
+def _scope_name(scope: str | None) -> str:
+    return f"subprocess {scope!r}" if scope is not None else "the process"
 
 
 def read_element(ctx: Context, node: etree._Element) -> None:
@@ -90,15 +130,14 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if not node.get("id"):
         ctx.error(node, f"a {tag} without an id cannot be read")
         return
-    if tag == "subProcess" and node.get("triggeredByEvent") == "true":
-        ctx.error(node, "event subprocesses are not supported yet")
-        return
-    if tag in TASKS or tag in NOT_YET:
+    if tag in TASKS or tag in NOT_YET or tag == "subProcess":
         _activity_extras(ctx, node)
     if tag in EVENTS:
         read_event(ctx, node)
     elif node.get("isForCompensation") == "true":
         _placeholder(ctx, node, "compensation handlers are not supported yet", True)
+    elif tag == "subProcess":
+        read_scope(ctx, node)
     elif tag in TASKS:
         read_task(ctx, node)
     elif tag in GATEWAYS:
@@ -114,8 +153,8 @@ def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool
     inner = sum(1 for c in node.iter() if c is not node and is_bpmn(c) and c.get("id"))
     if inner and local(node) in ("subProcess", "adHocSubProcess", "transaction"):
         reason += f"; its {inner} inner elements are kept in the file but not read"
-    ctx.p.unsupported(node.get("id", ""), node.get("name"), tag=local(node), reason=reason,
-                      activity=activity)
+    ctx.unsupported(node.get("id", ""), node.get("name"), tag=local(node), reason=reason,
+                    activity=activity)
 
 
 def _activity_extras(ctx: Context, node: etree._Element) -> None:
@@ -126,7 +165,7 @@ def _activity_extras(ctx: Context, node: etree._Element) -> None:
                             "would run once")
     if node.get("default"):
         ctx.error(node, f"default flow {node.get('default')!r} on an activity is not "
-                        "supported (only an exclusive gateway's)")
+                        "supported (only an exclusive or inclusive gateway's)")
 
 
 def read_task(ctx: Context, node: etree._Element) -> None:
@@ -174,16 +213,9 @@ def _script_of(node: etree._Element) -> str:
 def read_gateway(ctx: Context, node: etree._Element) -> None:
     tag, eid, name, p = local(node), node.get("id", ""), node.get("name"), ctx.p
     if tag == "exclusiveGateway":
-        default = node.get("default")
-        target = None
-        if default is not None:
-            flow = ctx.flows.get(default)
-            if flow is None:
-                ctx.error(node, f"default {default!r} names no sequence flow of this process "
-                                "(an unresolved reference)")
-            else:
-                target = flow.get("targetRef")
-        p.exclusive_gateway(eid, name, default=target)
+        p.exclusive_gateway(eid, name, default=_default_target(ctx, node))
+    elif tag == "inclusiveGateway":
+        p.inclusive_gateway(eid, name, default=_default_target(ctx, node))
     elif tag == "parallelGateway":
         p.parallel_gateway(eid, name)
     elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
@@ -191,6 +223,19 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
                                 "supported", False)
     else:
         p.event_gateway(eid, name)
+
+
+def _default_target(ctx: Context, node: etree._Element) -> str | None:
+    """The node a gateway's ``default`` flow goes to (what the builder takes)."""
+    default = node.get("default")
+    if default is None:
+        return None
+    flow = ctx.flows.get(default)
+    if flow is None:
+        ctx.error(node, f"default {default!r} names no sequence flow of this process "
+                        "(an unresolved reference)")
+        return None
+    return flow.get("targetRef")
 
 
 def read_flow(ctx: Context, node: etree._Element) -> None:
@@ -208,3 +253,5 @@ def read_flow(ctx: Context, node: etree._Element) -> None:
                 ctx.error(found, str(exc))
     ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
                condition=condition)
+    if node.get("id"):
+        ctx.flow_scope[node.get("id", "")] = str(ctx.scope) if ctx.scope is not None else None

@@ -6,6 +6,10 @@ message keys as ``zeebe:subscription``, conditions in FEEL when they translate (
 the safe evaluator's own syntax, language ``urn:gobpm-nb:safe-expression``), and a diagram
 (``diagram.py``). An imported process writes its file back as it was read, plus the elements
 and flows it gained since, placed below the existing diagram.
+
+Subprocesses are nested: each element is written inside the ``<subProcess>`` of its scope
+(``triggeredByEvent="true"`` for an event subprocess), and each flow in the scope of the
+elements it joins, so the file has the structure modelers draw.
 """
 
 from __future__ import annotations
@@ -17,49 +21,25 @@ from lxml import etree
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
-from ..model.expr import Expr
 from .diagram import add_to_diagram, new_diagram
-from .expressions import to_feel
-from .names import (
-    BPMN,
-    CALLABLE_LANGUAGE,
-    FLOW_ELEMENTS,
-    GOBPM,
-    NSMAP,
-    SAFE_LANGUAGE,
-    XSI,
-    ZEEBE,
-    bpmn,
-    children,
-    extension,
-    local,
-)
+from .names import BPMN, FLOW_ELEMENTS, GOBPM, NSMAP, ZEEBE, bpmn, children, local
+from .roots import NCNAME, RootElements, expression, slug
+from .scopes import scope_of
 
-NCNAME = re.compile(r"^[^\W\d][\w.\-]*$")
 TAGS = {"start": "startEvent", "end": "endEvent", "script_task": "scriptTask",
         "service_task": "serviceTask", "user_task": "userTask", "receive_task": "receiveTask",
         "timer_catch": "intermediateCatchEvent", "message_catch": "intermediateCatchEvent",
         "signal_catch": "intermediateCatchEvent",
-        "conditional_catch": "intermediateCatchEvent",
+        "conditional_catch": "intermediateCatchEvent", "link_catch": "intermediateCatchEvent",
         "message_throw": "intermediateThrowEvent", "signal_throw": "intermediateThrowEvent",
-        "exclusive_gateway": "exclusiveGateway", "parallel_gateway": "parallelGateway",
+        "escalation_throw": "intermediateThrowEvent", "link_throw": "intermediateThrowEvent",
+        "message_start": "startEvent", "timer_start": "startEvent",
+        "signal_start": "startEvent", "error_start": "startEvent",
+        "escalation_start": "startEvent", "subprocess": "subProcess",
+        "event_subprocess": "subProcess", "exclusive_gateway": "exclusiveGateway",
+        "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
         "event_gateway": "eventBasedGateway"}
-
-
-def slug(text: str) -> str:
-    """``text`` made into an XML id (an NCName)."""
-    out = re.sub(r"[^\w.\-]", "_", text)
-    return out if NCNAME.match(out) else f"_{out}"
-
-
-def expression(expr: Expr) -> tuple[str, str | None]:
-    """The text and language of a condition or key: FEEL when it translates."""
-    if callable(expr.source):
-        return expr.describe(), CALLABLE_LANGUAGE
-    feel = to_feel(str(expr.source))
-    if feel is not None:
-        return feel, None
-    return str(expr.source), SAFE_LANGUAGE
+TIMER_TAGS = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
 
 
 def new_document(p: Process) -> etree._ElementTree:
@@ -108,30 +88,13 @@ def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
     add_to_diagram(root, p, new_elements, new_flows, flow_ids, writer.fresh)
 
 
-class Writer:
+class Writer(RootElements):
     """Adds elements to one document: fresh ids, shared messages/signals/errors."""
-
-    def __init__(self, root: etree._Element):
-        self.root = root
-        self.ids = {n.get("id", "") for n in root.iter() if isinstance(n.tag, str)}
-        self.prefix = next((k for k, v in root.nsmap.items() if v == BPMN), None)
-
-    def nsmap(self, ns: str) -> dict[str | None, str]:
-        """A declaration of ``ns`` for a new element, unless the document has one."""
-        if ns in self.root.nsmap.values():
-            return {}
-        return {"gobpm" if ns == GOBPM else "zeebe": ns}
-
-    def fresh(self, base: str) -> str:
-        candidate, n = base, 2
-        while candidate in self.ids:
-            candidate, n = f"{base}_{n}", n + 1
-        self.ids.add(candidate)
-        return candidate
 
     def add(self, proc: etree._Element, p: Process, elements: list[el.Element],
             flows: list[el.Flow]) -> dict[str, str]:
-        """Add ``elements`` and ``flows`` to ``proc``; the XML id of each flow."""
+        """Add ``elements`` and ``flows`` to ``proc``, each in its scope's ``<subProcess>``;
+        the XML id of each flow."""
         self.ids.update(e.id for e in p.elements)
         flow_ids = {}
         for f in flows:
@@ -140,25 +103,43 @@ class Writer:
                                                         f"{slug(f.target)}")
             self.ids.add(flow_ids[f.id])
         xml_id = {f.id: flow_ids.get(f.id, f.id) for f in p.flows}
+        scope = scope_of(p.elements)
+        index = {n.get("id", ""): n for n in proc.iter()
+                 if isinstance(n.tag, str) and n.get("id") is not None}
         new = {e.id for e in elements}
-        made = [self.element(e, [xml_id[f.id] for f in p.flows if f.target == e.id],
-                             [xml_id[f.id] for f in p.flows if f.source == e.id],
-                             self._default(e, p.flows, xml_id)) for e in elements]
-        for f in flows:
-            made.append(self.flow(f, flow_ids[f.id]))
+        waiting: dict[str | None, list[tuple[int, etree._Element]]] = {}
+        for i, f in enumerate(flows):
+            waiting.setdefault(scope.get(f.source), []).append((i, self.flow(f, flow_ids[f.id])))
             for end, ref in ((f.source, "outgoing"), (f.target, "incoming")):
-                node = next((c for c in proc if c.get("id") == end), None)
+                node = index.get(end)
                 if end not in new and node is not None:
                     _insert_ref(node, ref, flow_ids[f.id])
-        at = max((i + 1 for i, c in enumerate(proc) if local(c) in FLOW_ELEMENTS),
-                 default=_after_header(proc))
-        for offset, node in enumerate(made):
-            proc.insert(at + offset, node)
+        for e in elements:  # all made first: a scope may come after what it holds
+            index[e.id] = self.element(e, [xml_id[f.id] for f in p.flows if f.target == e.id],
+                                       [xml_id[f.id] for f in p.flows if f.source == e.id],
+                                       self._default(e, p.flows, xml_id))
+        first = _first_flows(flows, scope)
+        for e in elements:
+            held = scope.get(e.id)
+            if e.id in first:  # its scope's flows made before its own go before it
+                while waiting.get(held) and waiting[held][0][0] < first[e.id]:
+                    _append(self._container(proc, index, held), waiting[held].pop(0)[1])
+            _append(self._container(proc, index, held), index[e.id])
+        for held, rest in waiting.items():
+            for _, node in rest:
+                _append(self._container(proc, index, held), node)
         return flow_ids
 
     @staticmethod
+    def _container(proc: etree._Element, index: dict[str, etree._Element],
+                   held: str | None) -> etree._Element:
+        """The XML element that holds what is in scope ``held``."""
+        node = index.get(held, proc) if held is not None else proc
+        return node if local(node) == "subProcess" else proc
+
+    @staticmethod
     def _default(e: el.Element, flows: list[el.Flow], xml_id: dict[str, str]) -> str | None:
-        if isinstance(e, el.ExclusiveGateway) and e.default is not None:
+        if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
             for f in flows:
                 if f.source == e.id and f.target == e.default:
                     return xml_id[f.id]
@@ -167,7 +148,7 @@ class Writer:
     def element(self, e: el.Element, ins: list[str], outs: list[str],
                 default: str | None) -> etree._Element:
         """One flow node, its children in the schema's order: extensions, incoming,
-        outgoing, event definition."""
+        outgoing, event definition (a subprocess's inside is added after them)."""
         node = etree.Element(bpmn(self._tag(e)), id=e.id)
         if e.name:
             node.set("name", e.name)
@@ -175,6 +156,10 @@ class Writer:
             node.set("attachedToRef", e.attached_to)
             if not e.interrupting and not isinstance(e, el.ErrorBoundary):
                 node.set("cancelActivity", "false")
+        if isinstance(e, el.TriggeredStart) and not e.interrupting:
+            node.set("isInterrupting", "false")
+        if isinstance(e, el.EventSubProcess):
+            node.set("triggeredByEvent", "true")
         if default is not None:
             node.set("default", default)
         if isinstance(e, el.ReceiveTask):
@@ -217,28 +202,25 @@ class Writer:
             sub("terminate")
         if isinstance(e, el.EndEvent) and e.error is not None:
             sub("error", errorRef=self.error(e.error))
-        if isinstance(e, el.ErrorBoundary):
+        if isinstance(e, (el.EndEvent, el.EscalationThrow)) and e.escalation is not None:
+            sub("escalation", escalationRef=self.escalation(e.escalation))
+        if isinstance(e, (el.ErrorBoundary, el.ErrorStart)):
             sub("error", **({"errorRef": self.error(e.error)} if e.error else {}))
-        if isinstance(e, (el.TimerCatch, el.TimerBoundary)) and e.timer is not None:
-            tag = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
-            self.formal(sub("timer"), tag[e.timer.kind], e.timer.text, None)
-        if isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow)):
+        if isinstance(e, (el.EscalationBoundary, el.EscalationStart)):
+            sub("escalation", **({"escalationRef": self.escalation(e.escalation)}
+                                 if e.escalation else {}))
+        if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and \
+                e.timer is not None:
+            self.formal(sub("timer"), TIMER_TAGS[e.timer.kind], e.timer.text, None)
+        if isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow,
+                          el.MessageStart)):
             sub("message", messageRef=self.message(e.message, e.key))
-        if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow)):
+        if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)):
             sub("signal", signalRef=self.global_("signal", e.signal))
         if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition:
             self.formal(sub("conditional"), "condition", *expression(e.condition))
-
-    def formal(self, parent: etree._Element, tag: str, text: str,
-               language: str | None) -> etree._Element:
-        """A ``tFormalExpression`` child: ``<tag xsi:type="bpmn:tFormalExpression">``."""
-        node = etree.SubElement(parent, bpmn(tag))
-        node.set(f"{{{XSI}}}type", f"{self.prefix}:tFormalExpression" if self.prefix
-                 else "tFormalExpression")
-        if language is not None:
-            node.set("language", language)
-        node.text = text
-        return node
+        if isinstance(e, (el.LinkThrow, el.LinkCatch)):
+            sub("link", name=e.link)
 
     def flow(self, f: el.Flow, fid: str) -> etree._Element:
         node = etree.Element(bpmn("sequenceFlow"), id=fid, sourceRef=f.source,
@@ -247,49 +229,42 @@ class Writer:
             self.formal(node, "conditionExpression", *expression(f.condition))
         return node
 
-    # -- root elements: messages, signals, errors, shared by name ------------------------
-    def message(self, name: str, key: Expr | None) -> str:
-        """The id of the ``<message>`` with this name and correlation key (made if new)."""
-        key_text = None if key is None else expression(key)[0]
-        for m in children(self.root, BPMN, "message"):
-            sub = extension(m, ZEEBE, "subscription")
-            if m.get("name") == name and \
-                    (sub.get("correlationKey") if sub is not None else None) == key_text:
-                return m.get("id", "")
-        node = self._root_element("message", name)
-        if key_text is not None:
-            ext = etree.SubElement(node, bpmn("extensionElements"))
-            etree.SubElement(ext, f"{{{ZEEBE}}}subscription", correlationKey=key_text,
-                             nsmap=self.nsmap(ZEEBE))
-        return node.get("id", "")
 
-    def global_(self, tag: str, name: str) -> str:
-        for node in children(self.root, BPMN, tag):
-            if node.get("name") == name:
-                return node.get("id", "")
-        return self._root_element(tag, name).get("id", "")
-
-    def error(self, code: str) -> str:
-        for node in children(self.root, BPMN, "error"):
-            if node.get("errorCode") == code:
-                return node.get("id", "")
-        node = self._root_element("error", code)
-        node.set("errorCode", code)
-        return node.get("id", "")
-
-    def _root_element(self, tag: str, name: str) -> etree._Element:
-        node = etree.Element(bpmn(tag), id=self.fresh(f"{tag.capitalize()}_{slug(name)}"),
-                             name=name)
-        diagrams = [i for i, c in enumerate(self.root) if local(c) == "BPMNDiagram"]
-        self.root.insert(diagrams[0] if diagrams else len(self.root), node)
-        return node
+def _first_flows(flows: list[el.Flow], scope: dict[str, str | None]) -> dict[str, int]:
+    """Each subprocess -> the position in ``flows`` of the first flow inside it (at any
+    depth). Written in this order, a file reads back with its flows in the builder's order
+    whenever each subprocess's flows were made together."""
+    first: dict[str, int] = {}
+    for i, f in enumerate(flows):
+        held = scope.get(f.source)
+        while held is not None:
+            first.setdefault(held, i)
+            held = scope.get(held)
+    return first
 
 
-def _after_header(proc: etree._Element) -> int:
-    """Where the first flow element goes: after documentation, extensions, lanes, ..."""
-    header = ("documentation", "extensionElements", "auditing", "monitoring", "property",
-              "laneSet")
-    return max((i + 1 for i, c in enumerate(proc) if local(c) in header), default=0)
+def _append(container: etree._Element, node: etree._Element) -> None:
+    """``node`` after the last flow element of ``container`` (before its artifacts)."""
+    at = max((i + 1 for i, c in enumerate(container) if local(c) in FLOW_ELEMENTS),
+             default=_after_header(container))
+    container.insert(at, node)
+
+
+_HEADER = ("documentation", "extensionElements", "auditing", "monitoring", "property",
+           "laneSet")
+# what a subProcess (an activity) holds before its flow elements, in the schema's order
+_ACTIVITY_HEADER = _HEADER + ("categoryValueRef", "incoming", "outgoing", "ioSpecification",
+                              "dataInputAssociation", "dataOutputAssociation", "resourceRole",
+                              "performer", "humanPerformer", "potentialOwner",
+                              "multiInstanceLoopCharacteristics",
+                              "standardLoopCharacteristics")
+
+
+def _after_header(container: etree._Element) -> int:
+    """Where the first flow element goes: after documentation, extensions, lanes, ... (and,
+    in a subprocess, after its incoming and outgoing flows, loop, data)."""
+    header = _ACTIVITY_HEADER if local(container) == "subProcess" else _HEADER
+    return max((i + 1 for i, c in enumerate(container) if local(c) in header), default=0)
 
 
 def _insert_ref(node: etree._Element, ref: str, flow_id: str) -> None:

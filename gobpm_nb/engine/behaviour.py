@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
-from . import inclusive, scopes
+from . import inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
 from .boundaries import throw as throw_at
 from .compute import check, key_of, outgoing, timer_wait
@@ -116,7 +116,7 @@ def throw_key(run: Run, node: el.MessageThrow) -> Any:
     an ``Opaque`` that the publish refuses as it would the value)."""
     assert node.key is not None
     try:
-        key = node.key(run.data or {})
+        key = node.key(run.seen())
     except Exception as exc:  # a user's key failed: an incident, never an escape
         raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
                                 f"{type(exc).__name__}: {exc}") from None
@@ -133,7 +133,7 @@ def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
 
 
 def pick(run: Run, node: Any) -> dict[str, Any]:
-    data = run.data or {}
+    data = run.seen()
     missing = [f for f in node.payload if f not in data]
     if missing:
         raise Incident(node.id, f"payload field {missing[0]!r} is not in the data")
@@ -141,7 +141,10 @@ def pick(run: Run, node: Any) -> dict[str, Any]:
 
 
 def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
-    """An error at an activity: its boundary, else the scopes around it, else an incident."""
+    """An error at an activity: its boundary, else the scopes around it, else an incident
+    (raised in an inner instance of a multi-instance activity, at the activity's body)."""
+    if node.many is not None and many.inner(run, tr):
+        tr = run.tracks[tr.scope or ""]
     return throw_at(run, tr, node, code, scopes.catch)
 
 
@@ -361,6 +364,10 @@ for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_bo
               "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
               "signal_start", "error_start", "escalation_start"):
     FIRE[_kind] = fire_pass
+
+for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess"):
+    ENTER[_kind] = many.entering(ENTER[_kind])
+    FIRE[_kind] = many.firing(FIRE.get(_kind, fire_pass))  # a script task fires as a body
 
 settle_joins = inclusive.settle_all
 open_root = scopes.open_root

@@ -15,7 +15,10 @@ from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalW
 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
-    """Arm every waiting boundary of the activity the track now occupies."""
+    """Arm every waiting boundary of the activity the track now occupies (of a
+    multi-instance activity, over its body, not over each inner instance)."""
+    if tr.locals is not None and node.many is not None:
+        return
     for b in run.defn.boundaries.get(node.id, ()):
         arm_boundary(run, tr, b, None)
 
@@ -99,6 +102,7 @@ def throw(run: Run, tr: Track, node: el.Element, code: str,
 def check_conditions(run: Run) -> None:
     """After a data change: fire conditional catches, arms and boundaries that now hold."""
     for tr in run.live_tracks():
+        run.at = tr
         wait = tr.wait
         if tr.state == "waiting" and isinstance(wait, ConditionalWait):
             node = run.defn.nodes[tr.node]

@@ -22,7 +22,15 @@ from .reader import Reader
 from .records import Track, TrackView
 from .run import Run, join_parts
 from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT, TERMINAL
-from .waits import BOUNDARY_KINDS, GatewayWait, ScopeWait, TimerWait, read_wait, wait_doc
+from .waits import (
+    BOUNDARY_KINDS,
+    GatewayWait,
+    ManyWait,
+    ScopeWait,
+    TimerWait,
+    read_wait,
+    wait_doc,
+)
 
 SCHEMA = 2
 
@@ -76,8 +84,10 @@ def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
                           for b, w in sorted(tr.boundaries.items())},
            "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
            "state": tr.state, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE)}
-    if tr.scope is not None:  # the key only where there is one (sorted: after "parents")
+    if tr.scope is not None:  # the keys only where there is one (kept in sorted order)
         doc = dict(sorted({**doc, "scope": tr.scope}.items()))
+    if tr.locals is not None:
+        doc = dict(sorted({**doc, "locals": copy.deepcopy(tr.locals)}.items()))
     return doc
 
 
@@ -131,6 +141,11 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     scope = r.get(t, "scope", "optstr", path) if "scope" in t else None
     if scope is not None:
         tr.scope = sys.intern(scope)
+    if "locals" in t:
+        tr.locals = r.get(t, "locals", "dict", path)
+        counter = tr.locals.get("loopCounter")
+        if type(counter) is not int or counter < 1:
+            raise r.fail(f"{path}.locals.loopCounter", "is not a count from 1")
     return tr
 
 
@@ -178,6 +193,9 @@ def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track]
                                "no scope")
         return
     host = tracks.get(tr.scope)
+    if host is not None and tr.locals is not None and host.node == tr.node and \
+            isinstance(host.wait, ManyWait):
+        return  # an inner instance of a multi-instance activity, under its body
     if host is None or host.node != node.within or not isinstance(host.wait, ScopeWait):
         raise r.fail(path, f"{tr.scope!r} is not a track running {node.within!r}")
 
@@ -186,7 +204,9 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "signal": el.SignalCatch, "task": el.UserTask, "job": el.ServiceTask,
                 "conditional": el.ConditionalCatch,
                 "join": (el.ParallelGateway, el.InclusiveGateway),
-                "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess)}
+                "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
+                "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
+                         el.SubProcess)}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

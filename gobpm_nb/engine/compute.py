@@ -39,7 +39,7 @@ def check(run: Run, where: str, expr: Any) -> bool:
 
 def _check(run: Run, where: str, expr: Any) -> bool:
     try:
-        return bool(expr(run.data or {}))
+        return bool(expr(run.seen()))
     except KeyError as exc:
         raise Incident(where, f"condition {expr.describe()!r} names missing field {exc}") from None
     except Exception as exc:  # a user's callable or expression failed
@@ -95,7 +95,7 @@ def key_of(run: Run, node: Any) -> str:
 
 def _key_of(run: Run, node: Any) -> str:
     try:
-        return correlation(node.key(run.data or {}))
+        return correlation(node.key(run.seen()))
     except KeyError as exc:
         raise Incident(node.id, f"correlation key {node.key.describe()!r} names missing "
                                 f"field {exc}") from None

@@ -221,6 +221,7 @@ class Core(Hub):
                 job.worker = worker
                 run = self.runs[job.instance]
                 assert isinstance(run, Run)
+                run.at = run.tracks.get(job.track)  # what the job's track sees
                 self.emit("job_locked", job.instance, job.track, job.node,
                           {"job": job.id, "worker": worker})
                 found.append(JobView(job.id, job.topic, job.instance, job.node, worker,

@@ -63,5 +63,6 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "list": lambda v: isinstance(v, list),
     "optint": lambda v: v is None or _int(v),
     "optstr": lambda v: v is None or isinstance(v, str),
+    "optlist": lambda v: v is None or isinstance(v, list),
     "time": lambda v: isinstance(v, str),
 }

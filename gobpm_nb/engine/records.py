@@ -82,7 +82,7 @@ class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
     __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait",
-                 "boundaries", "scope")
+                 "boundaries", "scope", "locals")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -100,6 +100,9 @@ class Track:
         self.boundaries: dict[str, Wait] = {}
         #: The track that runs the subprocess this one is inside; None: the process itself.
         self.scope: str | None = None
+        #: An inner instance of a multi-instance activity: what it alone sees (its item,
+        #: ``loopCounter``, and what it wrote when its outputs are collected); else None.
+        self.locals: dict[str, Any] | None = None
 
     def view(self) -> TrackView:
         return TrackView(self.id, self.node, self.state, self.parents, self.origin)

@@ -379,6 +379,7 @@ class Residency:
             core.close_task(hold.task, "completed")
             trigger.ref = hold.task
         child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
+        child.locals = tr.locals  # an inner instance's continuation is that inner instance
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 

@@ -116,10 +116,10 @@ class Released:
         """The record of a dehydrated instance; one with ended tracks keeps their views, one
         with tracks inside subprocesses the map of them."""
         if scopes:
-            rec: Released = Scoped(iid, defn, holds)
-            rec.history = history or None
-            rec.scopes = scopes
-            return rec
+            scoped = Scoped(iid, defn, holds)
+            scoped.history = history or None
+            scoped.scopes = scopes
+            return scoped
         if not history:
             return Released(iid, defn, holds)
         rec = WithHistory(iid, defn, holds)
@@ -183,7 +183,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root")
+                 "root", "at")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -207,6 +207,8 @@ class Run:
         #: The process's own scope, where the starts of its event subprocesses are armed
         #: (its ``boundaries``); None when the process has none.
         self.root: Track | None = None
+        #: The track running now (what its expressions and functions read: ``seen``).
+        self.at: Track | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -326,7 +328,7 @@ class Run:
             for waiting in flows.values():
                 if tr.id in waiting:
                     waiting.remove(tr.id)
-        if tr.wait is not None and tr.wait.kind == "scope":  # what runs inside goes with it
+        if tr.wait is not None and tr.wait.kind in ("scope", "many"):  # and what runs inside
             state = "cancelled" if reason == "cancelled" else "withdrawn"
             for inner in self.members(tr.id):
                 self.stop_track(inner, state, reason)
@@ -395,14 +397,46 @@ class Run:
         values = clean(values, node)
         if values is None:
             return
-        assert self.data is not None
-        self.data.update(values)
+        self.written().update(values)
         self.emit("data_changed", None, node, {"fields": sorted(values)})
         if self.has_conditions():
             self.post(("data",))
 
     def data_copy(self) -> dict[str, Any]:
-        return copy.deepcopy(self.data) if self.data is not None else {}
+        """A copy of what the running track sees (``seen``)."""
+        return copy.deepcopy(self.seen())
+
+    def seen(self) -> dict[str, Any]:
+        """The data the running track reads: the instance data, with the locals of each
+        multi-instance inner instance it runs in over it (innermost last)."""
+        data = self.data if self.data is not None else {}
+        tr = self.at
+        if tr is None or (tr.scope is None and tr.locals is None):
+            return data
+        layers = []
+        while tr is not None:
+            if tr.locals is not None:
+                layers.append(tr.locals)
+            tr = self.tracks.get(tr.scope) if tr.scope is not None else None
+        if not layers:
+            return data
+        view = dict(data)
+        for layer in reversed(layers):
+            view.update(layer)
+        return view
+
+    def written(self) -> dict[str, Any]:
+        """Where the running track's writes go: the locals of the innermost inner instance
+        whose outputs are collected, else the instance data."""
+        tr = self.at
+        while tr is not None and tr.scope is not None:
+            if tr.locals is not None:
+                many = self.defn.nodes[tr.node].many
+                if many is not None and many.output_collection is not None:
+                    return tr.locals
+            tr = self.tracks.get(tr.scope)
+        assert self.data is not None
+        return self.data
 
     # -- mailbox --------------------------------------------------------------------------
     def post(self, item: tuple[Any, ...]) -> None:

@@ -72,12 +72,12 @@ def start_loop(run: Run, asleep: bool = False) -> None:
 
 def track_body(run: Run, tr: Track, trigger: Trigger | None,
                parked: bool = False) -> Generator[Trap, Any, None]:
-    """One track: enter a node, park while it waits, leave by its flows (module docstring).
-    Born ``parked`` (rebuilt from a checkpoint), its first resume brings the trigger."""
+    """One track (module docstring); born ``parked``, its first resume brings the trigger."""
     first = yield SUSPEND
     b = behaviour_of(run)
     enter, fire, nodes, leave = b.ENTER, b.FIRE, run.defn.nodes, b.leave
     emit, move, iid = run.core.emit, run._move, run.id
+    run.at = tr  # what its expressions and functions read (``Run.seen``)
     try:
         move(tr, RUNNING)
         if parked:
@@ -102,6 +102,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 if run.residency != RESIDENT:
                     return  # the instance dehydrated at this quiet point
                 got = yield SUSPEND
+                run.at = tr
                 move(tr, RUNNING)
                 node = nodes[tr.node]
                 within = got.kind == "timer"
@@ -120,6 +121,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 within = False
             else:
                 yield PASS
+                run.at = tr
             emit("node_entered", iid, tr.id, tr.node, None)
             node = nodes[tr.node]
             result = enter[node.kind](run, tr, node)
@@ -137,6 +139,7 @@ def loop_body(run: Run) -> Generator[Trap, Any, None]:
     while True:
         while run.mailbox:
             item = run.mailbox.popleft()
+            run.at = None
             try:
                 handle(run, item)
             except Exception as exc:  # an incident, or anything else: the instance fails

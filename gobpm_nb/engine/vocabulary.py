@@ -21,9 +21,10 @@ LIVE: Final = frozenset({"ready", "running", "waiting", "dehydrated"})
 
 #: How a track came to be.
 #: (scope: the first track inside a subprocess; event: the track that runs an event
-#: subprocess its start's trigger opened)
+#: subprocess its start's trigger opened; many: an inner instance of a multi-instance
+#: activity)
 ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary", "scope",
-                            "event"})
+                            "event", "many"})
 
 #: What an engine holder keeps: the kinds of hold.
 HOLD_KINDS: Final = ("timer", "message", "signal", "task")
@@ -36,7 +37,7 @@ WAKING: Final = "waking"
 
 #: Wait kinds: what a parked track may wait for.
 WAIT_KINDS: Final = ("timer", "message", "signal", "task", "job", "conditional", "join",
-                     "gateway", "scope")
+                     "gateway", "scope", "many")
 #: The id of the process's own scope where event subprocess starts are armed (no track runs
 #: the process itself; a hold there names this as its track).
 ROOT: Final = ""

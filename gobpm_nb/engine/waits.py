@@ -304,6 +304,39 @@ class ScopeWait(Wait):
     held = True
 
 
+class ManyWait(Wait):
+    """A multi-instance activity's body: it waits while its inner instances run. ``items``
+    are a sequential one's items still to come (captured when it began), ``outputs`` the
+    output collection so far (None without one)."""
+
+    __slots__ = ("total", "started", "done", "items", "outputs")
+    kind = "many"
+    held = True
+
+    def __init__(self, node: str, total: int, items: list[Any] | None = None,
+                 outputs: list[Any] | None = None, started: int = 0, done: int = 0):
+        super().__init__(node)
+        self.total = total
+        self.items = items
+        self.outputs = outputs
+        self.started = started
+        self.done = done
+
+    def fields(self) -> dict[str, Any]:
+        return {"total": self.total, "started": self.started, "done": self.done,
+                "items": self.items, "outputs": self.outputs}
+
+    @classmethod
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        w = cls(node, r.get(obj, "total", "int", path), r.get(obj, "items", "optlist", path),
+                r.get(obj, "outputs", "optlist", path), r.get(obj, "started", "int", path),
+                r.get(obj, "done", "int", path))
+        if not 0 <= w.done <= w.started <= w.total or (
+                w.outputs is not None and len(w.outputs) != w.total):
+            raise r.fail(path, "its counts of inner instances do not add up")
+        return w
+
+
 class CatchWait(Wait):
     """The start of an event subprocess caught where an error or escalation is raised:
     armed while its scope is active, held by nothing because nothing outside fires it."""
@@ -366,7 +399,7 @@ class GatewayWait(Wait):
 
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait, ScopeWait, CatchWait)}
+    GatewayWait, ScopeWait, CatchWait, ManyWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
 BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
 
@@ -402,6 +435,6 @@ def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
 
 
 __all__ = ["BOUNDARY", "NODE", "ConditionalWait", "GatewayWait", "JobWait", "JoinWait",
-           "CatchWait", "ScopeWait",
+           "CatchWait", "ManyWait", "ScopeWait",
            "MessageWait", "SignalWait", "TaskWait", "TimerWait", "Wait", "read_wait",
            "track_holdable", "wait_doc"]

@@ -192,12 +192,23 @@ class Builder:
 
 
 
+    def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
+                    activity: bool = False, attached_to: str | None = None,
+                    interrupting: bool = True) -> str:
+        """A placeholder for an element the engine cannot run yet (read from a file): it keeps
+        the flows to and from it, and ``validate()`` refuses it naming ``tag`` and ``reason``.
+        With ``attached_to`` it is a boundary event of that activity."""
+        if attached_to is not None:
+            return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
+                                                    interrupting=interrupting, tag=tag,
+                                                    reason=reason))
+        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity))
+
 class Scope(str, Builder):
     """A subprocess's id, and the builder of what is inside it. Elements added through it are
     ``within`` it; flows and problems go to the process. A context manager for reading."""
 
-    _process: Any
-    _outer: Builder
+    _outer: Any  # the builder it was made by: the process, or the scope around it
 
     def __new__(cls, id: str, outer: Builder) -> Scope:
         scope = super().__new__(cls, id)
@@ -214,6 +225,9 @@ class Scope(str, Builder):
     def flow(self, *ids: str, condition: Condition | None = None,
              id: str | None = None) -> list[str]:
         return self._outer.flow(*ids, condition=condition, id=id)
+
+    def multi_instance(self, node: str, **options: Any) -> str:
+        return self._outer.multi_instance(node, **options)
 
     def __enter__(self) -> Scope:
         return self

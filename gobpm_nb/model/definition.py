@@ -59,7 +59,14 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return list(value)
+    if isinstance(value, el.Many):
+        return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     return value
+
+
+#: Fields a signature leaves out while they are None (graphs from before they existed keep
+#: their signatures).
+OPTIONAL = frozenset({"within", "many", "escalation"})
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -67,7 +74,7 @@ def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> 
     doc: list[Any] = [pid]
     for e in elements:
         doc.append([e.kind] + [[f.name, _describe(getattr(e, f.name))] for f in fields(e)
-                               if f.name != "within" or e.within is not None])
+                               if f.name not in OPTIONAL or getattr(e, f.name) is not None])
     for f in flows:
         doc.append(["flow", f.source, f.target, _describe(f.condition)])
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -191,7 +198,28 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
                                                      e.escalation is not None))) > 1:
         p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
+    if e.many is not None:
+        p.extend(_check_many(e))
     return p
+
+
+def _check_many(e: el.Element) -> list[str]:
+    m = e.many
+    assert m is not None
+    p: list[str] = []
+    if not isinstance(e, MANY_KINDS):
+        p.append(f"{e.kind} {e.id!r} cannot be multi-instance (only tasks and subprocesses)")
+    if (m.collection is None) == (m.cardinality is None):
+        p.append(f"multi-instance {e.id!r} needs exactly one of collection or cardinality")
+    if m.element is not None and m.collection is None:
+        p.append(f"multi-instance {e.id!r}: element {m.element!r} needs a collection")
+    if (m.output_collection is None) != (m.output_element is None):
+        p.append(f"multi-instance {e.id!r} needs both output_collection and output_element, "
+                 "or neither")
+    return p
+
+
+MANY_KINDS = (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask, el.SubProcess)
 
 
 def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,

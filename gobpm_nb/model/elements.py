@@ -23,6 +23,23 @@ class WaitContext(Protocol):
 
 
 @dataclass(frozen=True)
+class Many:
+    """An activity's multi-instance characteristics (Camunda 8's model): one inner instance
+    per item of ``collection`` (each sees its item as ``element``) or ``cardinality`` of
+    them, in parallel or ``sequential``; ``completion`` ends it early when it holds after an
+    inner instance completes; ``output_element`` of each inner instance is collected, in
+    item order, into ``output_collection``."""
+
+    sequential: bool = False
+    collection: Expr | None = None
+    element: str | None = None
+    cardinality: Expr | None = None
+    completion: Expr | None = None
+    output_collection: str | None = None
+    output_element: Expr | None = None
+
+
+@dataclass(frozen=True)
 class Element:
     """Base of every flow node."""
 
@@ -30,6 +47,8 @@ class Element:
     name: str | None = None
     #: The subprocess (plain or event) that contains it; None: the process itself.
     within: str | None = None
+    #: Multi-instance characteristics (activities only), or None.
+    many: Many | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway

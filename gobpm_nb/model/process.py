@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from . import interchange
-from .builder import Builder, Condition
+from .builder import Builder, Condition, Scope
 from .definition import Definition, build_definition
 
 
@@ -58,23 +58,48 @@ class Process(Builder):
         self._cache = None
         return element.id
 
-    def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
-                    activity: bool = False, attached_to: str | None = None,
-                    interrupting: bool = True) -> str:
-        """A placeholder for an element the engine cannot run yet (read from a file): it keeps
-        the flows to and from it, and ``validate()`` refuses it naming ``tag`` and ``reason``.
-        With ``attached_to`` it is a boundary event of that activity."""
-        if attached_to is not None:
-            return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
-                                                    interrupting=interrupting, tag=tag,
-                                                    reason=reason))
-        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity))
-
     def add_problem(self, problem: str) -> None:
         """Record a problem found outside the builder (a file's condition that cannot be
         translated, say): ``validate()`` reports it with the others."""
         self._problems.append(problem)
         self._cache = None
+
+    def scope(self, id: str) -> Scope:
+        """The builder of what is inside subprocess ``id`` (one added earlier, or read from
+        a file)."""
+        if not any(isinstance(e, (el.SubProcess, el.EventSubProcess)) and e.id == id
+                   for e in self._elements):
+            raise ModelError(f"scope({id!r}): process {self.id!r} has no subprocess {id!r}")
+        return Scope(id, self)
+
+    def multi_instance(self, node: str, *, sequential: bool = False,
+                       collection: Condition | None = None, element: str | None = None,
+                       cardinality: Condition | None = None,
+                       completion: Condition | None = None,
+                       output_collection: str | None = None,
+                       output_element: Condition | None = None) -> str:
+        """Make a task or subprocess multi-instance: one inner instance per item of
+        ``collection`` (an expression giving a list; each inner instance sees its item as
+        ``element``) or ``cardinality`` inner instances; parallel, or ``sequential``.
+        ``completion`` (over the data, the item, ``loopCounter``, ``numberOfInstances``,
+        ``numberOfCompletedInstances``, ``numberOfActiveInstances``) ends it early;
+        ``output_element`` of each inner instance goes, in item order, into the list
+        ``output_collection`` (what an inner instance writes then stays its own)."""
+        for i, e in enumerate(self._elements):
+            if e.id == node:
+                many = el.Many(sequential=bool(sequential),
+                               collection=self._expr(node, "collection", collection),
+                               element=element,
+                               cardinality=self._expr(node, "cardinality", cardinality),
+                               completion=self._expr(node, "completion", completion),
+                               output_collection=output_collection,
+                               output_element=self._expr(node, "output_element",
+                                                         output_element))
+                self._elements[i] = dataclasses.replace(e, many=many)
+                self._cache = None
+                return node
+        raise ModelError(f"multi_instance({node!r}): process {self.id!r} has no element "
+                         f"{node!r}")
 
     def set_function(self, node: str, fn: Callable) -> str:
         """Attach a Python function to a script task or a service task (an imported one

@@ -130,7 +130,8 @@ for flow in order.flows:
 #
 # C.3.0 from the BPMN Model Interchange Working Group's test suite is a real modeler export
 # (repository `bpmn-miwg/bpmn-miwg-test-suite`, CC BY 3.0; see `tests/data/miwg/README.md`).
-# Its executable process uses a subprocess, a condition written in plain prose
+# Its executable process has a subprocess drawn collapsed with nothing inside it, a condition
+# written in plain prose
 # (`Service Level == 'Premium'`, a name with a space) and a message boundary whose message
 # says nothing about correlation. The report lists all three errors at once, with their
 # lines, and `process()` refuses the process with one `ModelError` naming each of them.
