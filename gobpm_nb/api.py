@@ -296,12 +296,14 @@ class Engine:
         return [Instance(self, i) for i in self._core.runs]
 
     def describe_instance(self, iid: str) -> InstanceView:
-        """An instance's id, process, version, state and residency (reading never wakes it)."""
+        """An instance's id, process, version, state and residency, and the instance that
+        called it (reading never wakes it)."""
         rec = self._record(iid)
         defn = rec.defn
+        parent = getattr(rec, "parent", None)
         return InstanceView(rec.id, defn.id if defn is not None else None,
                             defn.version if defn is not None else None, rec.state,
-                            rec.residency)
+                            rec.residency, parent[0] if parent else None)
 
     def definition_of(self, iid: str) -> Definition | None:
         """The definition an instance is pinned to (None for a recovered instance whose

@@ -43,6 +43,11 @@ class Instance:
         return self._engine.describe_instance(self.id).state
 
     @property
+    def parent(self) -> str | None:
+        """The id of the instance whose call activity started this one, or None."""
+        return self._engine.describe_instance(self.id).parent
+
+    @property
     def residency(self) -> str:
         """resident | dehydrated | finished"""
         return self._engine.describe_instance(self.id).residency

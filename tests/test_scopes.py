@@ -488,17 +488,6 @@ def test_bad_scopes_are_refused_naming_each_problem():
     assert "flow 's->z' crosses the border of a subprocess" in text
 
 
-def test_a_triggered_start_in_the_process_itself_is_refused_for_now():
-    p = bpm.Process("msgstart")
-    p.start("s")
-    p.message_start("m", message="go", key="k")
-    p.end("e")
-    p.flow("s", "e")
-    p.flow("m", "e")
-    with pytest.raises(bpm.ModelError, match="not supported yet"):
-        p.definition()
-
-
 # -- checkpoints and restart recovery -------------------------------------------------------
 def guarded_and_evented():
     """A subprocess with a timer boundary and an inner message event subprocess, in a

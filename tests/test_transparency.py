@@ -55,8 +55,15 @@ guard = st.one_of(  # a boundary on a subprocess, or the start of an event subpr
 scoped = st.tuples(st.just("sub"), branch, guard, guard)
 inclusive = st.tuples(st.just("or"), st.lists(st.tuples(st.integers(0, 4), branch),
                                                min_size=2, max_size=3))
+# ("many", inner block, sequential, cardinality, ends early after the first completes)
+many = st.tuples(st.just("many"), st.one_of(
+    st.tuples(st.just("user"), st.none()),
+    st.tuples(st.just("receive"), st.sampled_from(MESSAGES)),
+    st.tuples(st.just("sub"), st.lists(st.tuples(st.just("timer"), st.sampled_from(DURATIONS)),
+                                       min_size=1, max_size=2), st.none(), st.none())),
+    st.booleans(), st.integers(1, 3), st.booleans())
 block = st.one_of(
-    scoped, scoped, inclusive,
+    scoped, scoped, inclusive, many,
     simple,  # seven kinds of simple block (one_of flattens)
     *(pair.map(tuple) for _ in range(3)),  # pairs often: ~45% of processes have one
     st.tuples(st.just("parallel"), st.lists(branch, min_size=2, max_size=3)),
@@ -140,6 +147,11 @@ class Builder:
             return self.pair(*b[1:])
         elif kind == "sub":
             return self.subprocess(*b[1:])
+        elif kind == "many":
+            node = self.block(b[1])[0]
+            p.multi_instance(node, sequential=b[2], cardinality=str(b[3]),
+                             completion="numberOfCompletedInstances >= 1" if b[4] else None)
+            return node, node
         elif kind == "or":
             split, join = p.inclusive_gateway(self.name("or")), p.inclusive_gateway(
                 self.name("orjoin"))

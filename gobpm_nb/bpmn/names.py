@@ -12,7 +12,7 @@ XSI = "http://www.w3.org/2001/XMLSchema-instance"
 ZEEBE = "http://camunda.org/schema/zeebe/1.0"  # Camunda 8
 CAMUNDA = ("http://camunda.org/schema/1.0/bpmn", "http://activiti.org/bpmn")  # Camunda 7
 MODELER = "http://camunda.org/schema/modeler/1.0"
-GOBPM = "urn:gobpm-nb:bpmn:1"  # our own extensions: message and signal payload fields
+GOBPM = "urn:gobpm-nb:bpmn:1"  # our own extensions: payload fields, non-FEEL loop expressions
 
 # Expression languages this package writes, besides FEEL (``=`` prefix).
 SAFE_LANGUAGE = "urn:gobpm-nb:safe-expression"  # the safe evaluator's own syntax

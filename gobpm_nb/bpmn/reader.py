@@ -8,7 +8,8 @@ keep document order (the order of the ``sequenceFlow`` elements), never diagram 
 
 A ``subProcess`` (``triggeredByEvent="true"``: an event subprocess) is read into the scope the
 builder gives for it, its children and its inner flows in document order, depth first; a flow
-must lie in the scope of the elements it joins.
+must lie in the scope of the elements it joins. An activity's
+``multiInstanceLoopCharacteristics`` make it multi-instance once it is built (``loops.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .check import check_process
 from .context import Context, pass_through
 from .events import message_of, read_event
 from .expressions import translate
+from .loops import read_loop
 from .names import BPMN, ZEEBE, children, extension, is_bpmn, local
 from .notes import Notes
 from .schema import check as check_schema
@@ -42,7 +44,7 @@ KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "extensionElements", "ioSpecification", "property", "auditing", "monitoring",
         "correlationSubscription", "supports", "resourceRole", "performer", "humanPerformer",
         "potentialOwner", "dataInputAssociation", "dataOutputAssociation",
-        # what a subprocess holds besides its flow elements (loops: see _activity_extras)
+        # what a subprocess holds besides its flow elements (loops: read_loop, _activity_extras)
         "incoming", "outgoing", "categoryValueRef", "multiInstanceLoopCharacteristics",
         "standardLoopCharacteristics"}
 
@@ -130,7 +132,8 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if not node.get("id"):
         ctx.error(node, f"a {tag} without an id cannot be read")
         return
-    if tag in TASKS or tag in NOT_YET or tag == "subProcess":
+    activity = tag in TASKS or tag in NOT_YET or tag == "subProcess"
+    if activity:
         _activity_extras(ctx, node)
     if tag in EVENTS:
         read_event(ctx, node)
@@ -147,6 +150,8 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     else:
         _placeholder(ctx, node, f"<{tag}> is not a BPMN flow element this importer knows",
                      False)
+    if activity:
+        read_loop(ctx, node)  # on the element just built
 
 
 def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:
@@ -158,11 +163,11 @@ def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool
 
 
 def _activity_extras(ctx: Context, node: etree._Element) -> None:
-    """What an activity may carry that the engine does not run: loops, a default flow."""
-    for tag in ("multiInstanceLoopCharacteristics", "standardLoopCharacteristics"):
-        for loop in children(node, BPMN, tag):
-            ctx.error(loop, f"{tag} on {node.get('id')!r} is not supported yet: the activity "
-                            "would run once")
+    """What an activity may carry that the engine does not run: a standard loop, a default
+    flow (multi-instance: ``loops.read_loop``)."""
+    for loop in children(node, BPMN, "standardLoopCharacteristics"):
+        ctx.error(loop, f"standardLoopCharacteristics on {node.get('id')!r} is not supported "
+                        "yet: the activity would run once")
     if node.get("default"):
         ctx.error(node, f"default flow {node.get('default')!r} on an activity is not "
                         "supported (only an exclusive or inclusive gateway's)")

@@ -2,10 +2,11 @@
 
 A process built in Python becomes a new file: ``incoming``/``outgoing`` on every flow node,
 worker topics as ``zeebe:taskDefinition``, assignees as ``zeebe:assignmentDefinition``,
-message keys as ``zeebe:subscription``, conditions in FEEL when they translate (otherwise in
-the safe evaluator's own syntax, language ``urn:gobpm-nb:safe-expression``), and a diagram
-(``diagram.py``). An imported process writes its file back as it was read, plus the elements
-and flows it gained since, placed below the existing diagram.
+message keys as ``zeebe:subscription``, multi-instance as ``multiInstanceLoopCharacteristics``
+with ``zeebe:loopCharacteristics`` (``loops.py``), conditions in FEEL when they translate
+(otherwise in the safe evaluator's own syntax, language ``urn:gobpm-nb:safe-expression``),
+and a diagram (``diagram.py``). An imported process writes its file back as it was read,
+plus the elements and flows it gained since, placed below the existing diagram.
 
 Subprocesses are nested: each element is written inside the ``<subProcess>`` of its scope
 (``triggeredByEvent="true"`` for an event subprocess), and each flow in the scope of the
@@ -22,6 +23,7 @@ from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
 from .diagram import add_to_diagram, new_diagram
+from .loops import write_loop
 from .names import BPMN, FLOW_ELEMENTS, GOBPM, NSMAP, ZEEBE, bpmn, children, local
 from .roots import NCNAME, RootElements, expression, slug
 from .scopes import scope_of
@@ -148,7 +150,8 @@ class Writer(RootElements):
     def element(self, e: el.Element, ins: list[str], outs: list[str],
                 default: str | None) -> etree._Element:
         """One flow node, its children in the schema's order: extensions, incoming,
-        outgoing, event definition (a subprocess's inside is added after them)."""
+        outgoing, event definition or multi-instance loop (a subprocess's inside is added
+        after them)."""
         node = etree.Element(bpmn(self._tag(e)), id=e.id)
         if e.name:
             node.set("name", e.name)
@@ -170,6 +173,8 @@ class Writer(RootElements):
         for ref in outs:
             etree.SubElement(node, bpmn("outgoing")).text = ref
         self._definition(node, e)
+        if e.many is not None:
+            write_loop(self, node, e.many)
         return node
 
     @staticmethod

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
-from . import inclusive, many, scopes
+from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
 from .boundaries import throw as throw_at
 from .compute import check, key_of, outgoing, timer_wait
@@ -164,7 +164,7 @@ def outcome_of(run: Run, node: Any) -> tuple[Any, dict[str, Any] | None]:
     """Call a script or inline service: (the error code it raised, None), or (None, what to
     merge); what cannot be merged is an incident."""
     try:
-        result = node.fn(run.data_copy())
+        result = node.fn(run.seen_copy())
     except Exception as exc:
         return getattr(exc, "code", None) or type(exc).__name__, None
     return None, clean(result, node.id)
@@ -368,6 +368,12 @@ for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_bo
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess"):
     ENTER[_kind] = many.entering(ENTER[_kind])
     FIRE[_kind] = many.firing(FIRE.get(_kind, fire_pass))  # a script task fires as a body
+
+for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
+    ENTER[_kind] = enter_start
+ENTER["call_activity"] = calls.enter_call
+FIRE["call_activity"] = finish_activity(
+    lambda run, tr, node, trigger: calls.fire_call(run, tr, node, trigger, throw))
 
 settle_joins = inclusive.settle_all
 open_root = scopes.open_root

@@ -48,6 +48,8 @@ class Image(NamedTuple):
     joins: dict[str, dict[str, list[str]]]
     #: The armed starts of the process's own event subprocesses (``Run.root``), or None.
     events: dict[str, Any] | None = None
+    #: A called instance's caller: (instance, track), or None.
+    parent: tuple[str, str] | None = None
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
@@ -69,6 +71,9 @@ def capture(run: Run, now: int) -> dict[str, Any]:
                                  for h in run.holds if h.track == t.id})
                    for t in run.tracks.values() if t.state not in TERMINAL],
     }
+    if run.parent is not None:  # after "joins" in sorted order
+        doc = dict(sorted({**doc, "parent": {"instance": run.parent[0],
+                                             "track": run.parent[1]}}.items()))
     if run.root is not None:  # between "data" and "instance" in sorted order
         orders = {(h.node, h.wait_kind): h.seq for h in run.holds if h.track == ROOT}
         doc = {"at": doc.pop("at"), "data": doc.pop("data"),
@@ -114,10 +119,14 @@ def read(doc: dict[str, Any], instance: str) -> Image:
     if "events" in doc:
         events = {s: read_wait(r, w, f"events.{s}", s, BOUNDARY_KINDS)
                   for s, w in sorted(r.get(doc, "events", "dict", "").items())}
+    parent = None
+    if "parent" in doc:
+        link = r.get(doc, "parent", "dict", "")
+        parent = (r.get(link, "instance", "str", "parent"), r.get(link, "track", "str", "parent"))
     return Image(instance, process, r.get(doc, "at", "time", ""), r.get(doc, "state", "str", ""),
                  r.get(doc, "data", "dict", ""),
                  {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")},
-                 tracks, joins, events)
+                 tracks, joins, events, parent)
 
 
 def read_track(r: Reader, t: Any, path: str) -> Track:
@@ -206,7 +215,8 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "join": (el.ParallelGateway, el.InclusiveGateway),
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
-                         el.SubProcess)}
+                         el.SubProcess),
+                "call": el.CallActivity}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

@@ -16,14 +16,15 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
-from . import behaviour
+from . import behaviour, calls
 from .checkpoint import capture
-from .holders import Hold, Holders, expectation
+from .holders import DEPLOYED, Hold, Holders, expectation
 from .hub import Hub
 from .journal import Codec, Journal, Store
 from .records import Job, JobView, Task, TaskView, Trigger
 from .residency import Residency
 from .run import Finished, Released, Run
+from .starts import Starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
@@ -58,6 +59,8 @@ class Core(Hub):
         self.closed_tasks: dict[str, str] = {}
         self.jobs: dict[str, Job] = {}
         self.next_instance = 0
+        #: The armed start events that create instances (``starts``).
+        self.starts = Starts(self)
         Hub.__init__(self)
 
     # -- deployment -----------------------------------------------------------------------
@@ -80,6 +83,8 @@ class Core(Hub):
             version = len(known)
         defn = dataclasses.replace(defn, version=version)
         self.deployed[(defn.id, version)] = defn
+        if version == len(known):  # the newest version's start events are the armed ones
+            self.starts.arm(defn)
         return defn
 
     def definition(self, pid: str, version: int) -> Definition | None:
@@ -106,6 +111,17 @@ class Core(Hub):
             if key in self.runs:
                 raise EngineError(f"instance key {key!r} is already used")
         defn = self.deploy(process)
+        if not defn.start:
+            raise EngineError(f"process {defn.id!r} has no plain start event: it starts by "
+                              f"its start events {list(defn.instance_starts)!r} (a message, "
+                              "a signal or a timer)")
+        return self.launch(defn, values, key, defn.start)
+
+    def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
+               at: str, by: str | None = None, parent: tuple[str, str] | None = None) -> str:
+        """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
+        start event that creates instances, or ``call`` for one called by ``parent``, the
+        caller's instance and track), checkpointed first on a durable store."""
         number = self.next_instance
         if key is None:
             number += 1
@@ -113,7 +129,8 @@ class Core(Hub):
                 number += 1
             key = f"i{number}"
         run = Run(self, key, defn, values)
-        tr = run.new_track(defn.start, (), "start", quiet=True)
+        run.parent = parent
+        tr = run.new_track(at, (), "start", quiet=True)
         if self.store.durable:
             before, self.next_instance = self.next_instance, number
             if not self.journal.put(key, capture(run, self.kernel.now)):
@@ -123,8 +140,12 @@ class Core(Hub):
             run.stored = True
         self.next_instance = number
         self.runs[key] = run
-        self.emit("instance_started", key, None, defn.start,
-                  {"process": defn.id, "version": defn.version})
+        details: dict[str, Any] = {"process": defn.id, "version": defn.version}
+        if by:
+            details["by"] = by
+        if parent is not None:
+            details["caller"] = parent[0]
+        self.emit("instance_started", key, None, at, details)
         start_loop(run)
         if defn.event_starts.get(""):
             self.behaviour.open_root(run)
@@ -142,6 +163,9 @@ class Core(Hub):
     def deliver(self, hold: Hold, trigger: Trigger | None = None) -> None:
         """A holder's trigger: to the live track if resident, through a wake if not. A timer's
         heap entry calls this with its hold alone: the deadline is the trigger."""
+        if hold.instance == DEPLOYED:  # a start event's: a new instance
+            self.starts.fire(hold, trigger)
+            return
         if trigger is None:
             site = hold.site
             trigger = Trigger("timer", site.node, site.wait_kind, hold.track)
@@ -184,11 +208,39 @@ class Core(Hub):
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store, and the engine keeps only its
         summary (what is still running of it holds the Run until it returns)."""
+        if run.parent is not None and not calls.returned(self, run):
+            return  # its caller could not be told: its checkpoint stays to run it again
         if run.stored:
             self.journal.delete(run.id)
             run.stored = False
         if self.runs.get(run.id) is run:
             self.runs[run.id] = Finished(run)
+
+    def callable(self, pid: str, version: int | None) -> Definition | None:
+        """What a call activity calls: the newest deployed version of ``pid``, or ``version``."""
+        if version is not None:
+            return self.deployed.get((pid, version))
+        for v in range(len(self.signatures.get(pid, ())), 0, -1):
+            defn = self.deployed.get((pid, v))
+            if defn is not None:
+                return defn
+        return None
+
+    def end_child(self, child: str, reason: str) -> None:
+        """A call activity was stopped: its child instance is terminated (hydrated first if
+        it was released, so that everything it holds is withdrawn)."""
+        rec = self.runs.get(child)
+        if rec is None or isinstance(rec, Finished) or rec.residency == FINISHED:
+            return
+        if isinstance(rec, Released):
+            try:
+                rec = self.residency.restore(rec, self.residency.load(rec))
+            except Exception as exc:  # its store failed: it runs on alone, its caller gone
+                self.emit("wake_failed", child, None, None, {"trigger": "call",
+                                                            "cause": type(exc).__name__})
+                return
+        rec.parent = None  # nobody to tell any more
+        rec.finish("terminated")
 
     # -- user tasks -----------------------------------------------------------------------
     def tasks(self) -> list[TaskView]:
@@ -225,7 +277,7 @@ class Core(Hub):
                 self.emit("job_locked", job.instance, job.track, job.node,
                           {"job": job.id, "worker": worker})
                 found.append(JobView(job.id, job.topic, job.instance, job.node, worker,
-                                     run.data_copy()))
+                                     run.seen_copy()))
         return found
 
     def _job(self, job_id: str) -> Job:

@@ -66,6 +66,7 @@ class Hold(Deadline):
     name: str | None = None  # message or signal name
     correlation: str | None = None  # a message's correlation value, in index form
     task: str | None = None  # a task hold's task id
+    child: str | None = None  # a call hold's child instance id
     cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
 
     def __init__(self, seq: int, instance: str, track: str, site: Site,
@@ -124,6 +125,23 @@ class TaskHold(Hold):
     __slots__ = ("task",)
 
 
+class CallHold(Hold):
+    """A call activity's: the end of its child instance is the trigger."""
+
+    __slots__ = ("child",)
+
+
+#: The instance a start event's hold names: none yet (its track names the process).
+DEPLOYED = ""
+
+
+class Deployed:
+    """The start events' holds of the deployed processes: they belong to no instance."""
+
+    def __init__(self) -> None:
+        self.holds: list[Hold] = []
+
+
 class HoldList(Protocol):
     """An instance record as the holders see it: the holds listed on it, in arming order."""
 
@@ -141,6 +159,8 @@ class Holders:
         self._emit = emit
         self._deliver = deliver
         self._records = records
+        #: The holds of deployed processes' start events (no instance yet: ``DEPLOYED``).
+        self.deployed = Deployed()
         #: What every hold's ``fn`` is while it is alive; a timer's heap entry calls it with
         #: the hold alone (no trigger: the deadline is the trigger).
         self._due = deliver
@@ -149,11 +169,12 @@ class Holders:
         #: The place of every hold armed so far, by (kind, wait kind, node); timers' also by
         #: node, per wait kind (the hot path asks with strings, not a tuple).
         self._sites: dict[tuple[str, str, str], Site] = {}
-        self._timer_sites: dict[str, dict[str, Site]] = {NODE: {}, BOUNDARY: {}}
+        self._timer_sites: dict[str, dict[str, Site]] = {NODE: {}, BOUNDARY: {}, "start": {}}
         self._deadline = 0  # the deadline of the newest timer hold
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
+        self.calls: dict[str, Hold] = {}  # child instance id -> its call activity's hold
         self.counts = dict.fromkeys(HOLD_KINDS, 0)
         #: Recorded triggers whose wait was not armed yet when the engine recovered (the
         #: instance's checkpoint is older than the wait): delivered when it is armed again.
@@ -161,7 +182,7 @@ class Holders:
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
-        record = self._records[hold.instance]
+        record = self.record(hold.instance)
         holds = record.holds
         if type(holds) is tuple:  # a dehydrated instance keeps a compact tuple
             record.holds = holds + (hold,)
@@ -229,6 +250,15 @@ class Holders:
         self.tasks[task] = hold
         return self._add(hold)
 
+    def hold_call(self, instance: str, track: str, node: str, child: str,
+                  seq: int | None = None) -> Hold:
+        """Hold a call activity: its child instance's end is the trigger."""
+        hold = CallHold(self._seq(seq), instance, track, self._site("call", NODE, node),
+                        self._due)
+        hold.child = child
+        self.calls[child] = hold
+        return self._add(hold)
+
     # -- releasing ------------------------------------------------------------------------
     def _unindex(self, hold: Hold) -> None:
         """Take a hold out of the index its triggers find it by."""
@@ -240,6 +270,8 @@ class Holders:
             _drop(self.signals, hold.name, hold.seq)
         elif hold.kind == "task":
             self.tasks.pop(hold.task or "", None)
+        elif hold.kind == "call":
+            self.calls.pop(hold.child or "", None)
 
     def accept(self, hold: Hold) -> None:
         """The hold's trigger came but its instance is not back yet: nothing else may fire
@@ -259,7 +291,7 @@ class Holders:
         hold.fn = None
         if self.waking:
             self.waking.pop(hold, None)
-        record = self._records[hold.instance]
+        record = self.record(hold.instance)
         holds = record.holds
         if type(holds) is tuple:
             record.holds = tuple(h for h in holds if h is not hold)
@@ -272,7 +304,7 @@ class Holders:
     def release_waits(self, instance: str, track: str, reason: str,
                       firing: Hold | None = None) -> None:
         """Withdraw every hold a track owns; ``firing`` is released as "fired"."""
-        holds = self._records[instance].holds
+        holds = self.record(instance).holds
         if len(holds) == 1:  # the common case: one hold on the instance
             if holds[0].track == track:
                 self.release(holds[0], "fired" if holds[0] is firing else reason)
@@ -286,14 +318,19 @@ class Holders:
                    for h in self.of_track(instance, track))
 
     def of_track(self, instance: str, track: str) -> list[Hold]:
-        return [h for h in self._records[instance].holds if h.track == track]
+        return [h for h in self.record(instance).holds if h.track == track]
 
     def of_instance(self, instance: str) -> list[Hold]:
-        return list(self._records[instance].holds)
+        return list(self.record(instance).holds)
 
     def all(self) -> Iterator[Hold]:
+        yield from self.deployed.holds
         for record in self._records.values():
             yield from record.holds
+
+    def record(self, instance: str) -> HoldList:
+        """What lists an instance's holds (``DEPLOYED``: the start events' holds)."""
+        return self._records[instance] if instance != DEPLOYED else self.deployed
 
     # -- triggers -------------------------------------------------------------------------
     def first_message(self, name: str, key: str) -> Hold | None:
@@ -305,7 +342,7 @@ class Holders:
 
     # -- views ----------------------------------------------------------------------------
     def views(self, instance: str | None = None) -> list[HoldView]:
-        holds = self.all() if instance is None else iter(self._records[instance].holds)
+        holds = self.all() if instance is None else iter(self.record(instance).holds)
         waking = self.waking
         return [view(h, WAKING if h in waking else HELD) for h in sorted(holds,
                                                                         key=lambda h: h.seq)]
@@ -337,5 +374,7 @@ def view(h: Hold, state: str = HELD) -> HoldView:
         keys = (h.name or "",) + ((shown(h.correlation),) if h.correlation is not None else ())
     elif h.kind == "task":
         keys = (h.task or "",)
+    elif h.kind == "call":
+        keys = (h.child or "",)
     deadline = to_datetime(h.at) if h.kind == "timer" else None
     return HoldView(h.instance, h.track, h.kind, h.wait_kind, h.node, deadline, keys, state)

@@ -57,6 +57,10 @@ class Hub:
                       {"message": name, "reason": "duplicate message id"})
             return None
         hold = core.holders.first_message(name, ckey)
+        if hold is None:  # nobody waits for it: a message start event creates an instance
+            start = core.starts.message(name)
+            if start is not None:
+                return self._start_by(name, values, start, message_id)
         if hold is None and expiry is None:
             core.emit("message_dropped", None, None, None, {"message": name,
                                                             "reason": "no subscriber"})
@@ -84,6 +88,23 @@ class Hub:
                   {"message": name, "fields": len(values)})
         core.deliver(hold, trigger)
         return str(hold.instance)
+
+    def _start_by(self, name: str, values: dict[str, Any], start: Any,
+                  message_id: str | None) -> str | None:
+        """A message start event takes the message: a new instance, its data the payload."""
+        core: Any = self
+        if message_id is not None:
+            core.journal.see(message_id)
+        try:
+            iid = core.starts.fire(start, Trigger("message", start.node, "start", start.track,
+                                                  values))
+        except EngineError:
+            if message_id is not None:
+                core.journal.forget(message_id)
+            raise
+        core.emit("message_correlated", iid, None, start.node,
+                  {"message": name, "fields": len(values), "started": True})
+        return str(iid) if iid is not None else None
 
     def _expiry(self, ttl: Any) -> int | None:
         if ttl is None:
@@ -165,7 +186,7 @@ class Hub:
         holds = core.holders.signal_holds(name)
         triggers = [(h, Trigger("signal", h.node, h.wait_kind, h.track, values))
                     for h in holds]
-        core.journal.record([(h.instance, t) for h, t in triggers])
+        core.journal.record([(h.instance, t) for h, t in triggers if h.instance])
         core.emit("signal_broadcast", None, None, None, {"signal": name,
                                                          "receivers": len(holds)})
         for hold, trigger in triggers:

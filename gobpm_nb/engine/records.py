@@ -76,6 +76,7 @@ class InstanceView(NamedTuple):
     version: int | None
     state: str  # active | completed | terminated | failed
     residency: str  # resident | dehydrated | finished
+    parent: str | None = None  # the instance whose call activity started it
 
 
 class Track:

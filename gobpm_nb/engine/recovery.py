@@ -51,8 +51,8 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     try:
         image = read(core.codec.decode(core.store.get(iid), iid), iid)
         scopes = {t.id: t.scope for t in image.tracks if t.scope is not None}
-        if scopes:
-            rec = Released.of(iid, None, None, (), scopes)
+        if scopes or image.parent:
+            rec = Released.of(iid, None, None, (), scopes, image.parent)
             core.runs[iid] = rec
         proc = image.process
         defn = core.definition(proc["id"], proc["version"])

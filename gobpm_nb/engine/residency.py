@@ -177,7 +177,7 @@ class Residency:
                   if t.scope is not None and t.state not in ("merged", "completed", "withdrawn",
                                                              "cancelled", "failed")}
         self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds),
-                                             scopes)
+                                             scopes, run.parent)
         holds = run.holds
         run.emit("dehydrated", None, None, {
             "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
@@ -394,6 +394,7 @@ class Residency:
         run = Run(core, rec.id, rec.defn, image.data)
         run.holds = list(rec.holds)
         run.stored = rec.stored
+        run.parent = image.parent
         core.runs[rec.id] = run
         run.seq = dict(image.seq)
         run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}

@@ -81,6 +81,7 @@ class RunHost(Protocol):
     def emit(self, kind: str, instance: str | None, track: str | None, node: str | None,
              details: dict[str, Any] | None = None) -> None: ...
     def close_task(self, task_id: str, how: str) -> None: ...
+    def end_child(self, child: str, reason: str) -> None: ...
     def on_quiet(self, run: Run) -> None: ...
     def on_finished(self, run: Run) -> None: ...
     def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None: ...
@@ -104,6 +105,8 @@ class Released:
     #: Each live track inside a subprocess -> the track running it (kept by ``Scoped``): what
     #: an interrupting trigger beats while the instance is away.
     scopes: dict[str, str] | None = None
+    #: A called instance's caller (kept by ``Scoped``).
+    parent: tuple[str, str] | None = None
 
     def __init__(self, iid: str, defn: Definition | None, holds: tuple[Hold, ...]):
         self.id = iid
@@ -112,13 +115,15 @@ class Released:
 
     @staticmethod
     def of(iid: str, defn: Definition | None, history: list[Any] | None,
-           holds: tuple[Hold, ...], scopes: dict[str, str] | None = None) -> Released:
+           holds: tuple[Hold, ...], scopes: dict[str, str] | None = None,
+           parent: tuple[str, str] | None = None) -> Released:
         """The record of a dehydrated instance; one with ended tracks keeps their views, one
-        with tracks inside subprocesses the map of them."""
-        if scopes:
+        with tracks inside subprocesses the map of them, a called one its caller."""
+        if scopes or parent:
             scoped = Scoped(iid, defn, holds)
             scoped.history = history or None
-            scoped.scopes = scopes
+            scoped.scopes = scopes or None
+            scoped.parent = parent
             return scoped
         if not history:
             return Released(iid, defn, holds)
@@ -141,7 +146,7 @@ class Finished:
     """An ended instance, summarized: who it is, how it ended, its final data and the last
     view of each of its tracks. No coroutine, hold, mailbox or join stays with it."""
 
-    __slots__ = ("id", "defn", "state", "data", "_tracks")
+    __slots__ = ("id", "defn", "state", "data", "_tracks", "parent")
     residency = FINISHED
     stored = False
     holds: tuple[Hold, ...] = ()
@@ -149,6 +154,7 @@ class Finished:
     def __init__(self, run: Run):
         self.id = run.id
         self.defn = run.defn
+        self.parent = run.parent
         self.state = run.state
         self.data = run.data or None
         #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds,
@@ -172,9 +178,10 @@ class WithHistory(Released):
 
 
 class Scoped(WithHistory):
-    """A dehydrated instance with tracks inside subprocesses: which scope each is in."""
+    """A dehydrated instance with tracks inside subprocesses (which scope each is in), or
+    called by another (its caller)."""
 
-    __slots__ = ("scopes",)
+    __slots__ = ("scopes", "parent")
 
 
 class Run:
@@ -183,7 +190,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at")
+                 "root", "at", "parent", "thrown")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -209,6 +216,10 @@ class Run:
         self.root: Track | None = None
         #: The track running now (what its expressions and functions read: ``seen``).
         self.at: Track | None = None
+        #: The caller of a called instance: (instance, track of its call activity).
+        self.parent: tuple[str, str] | None = None
+        #: The error code a called instance ended with, for its caller to catch.
+        self.thrown: str | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -383,6 +394,15 @@ class Run:
         self.core.on_finished(self)
 
     def fail(self, tr: Track, exc: Incident) -> None:
+        if exc.error is not None and self.parent is not None and self.state == ACTIVE:
+            # a called instance's uncaught error goes to its call activity, not an incident
+            self.thrown = exc.error
+            self.emit("error_to_caller", tr.id, exc.node, {"error": exc.error,
+                                                          "caller": self.parent[0]})
+            if tr.state not in TERMINAL:
+                self.stop_track(tr, "cancelled", "cancelled")
+            self.finish("terminated", tr)
+            return
         details = {"cause": exc.cause}
         if exc.error:
             details["error"] = exc.error
@@ -403,7 +423,11 @@ class Run:
             self.post(("data",))
 
     def data_copy(self) -> dict[str, Any]:
-        """A copy of what the running track sees (``seen``)."""
+        """A copy of the instance data."""
+        return copy.deepcopy(self.data) if self.data is not None else {}
+
+    def seen_copy(self) -> dict[str, Any]:
+        """A copy of what the running track sees (``seen``): what a script is given."""
         return copy.deepcopy(self.seen())
 
     def seen(self) -> dict[str, Any]:

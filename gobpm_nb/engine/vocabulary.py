@@ -27,7 +27,7 @@ ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary",
                             "event", "many"})
 
 #: What an engine holder keeps: the kinds of hold.
-HOLD_KINDS: Final = ("timer", "message", "signal", "task")
+HOLD_KINDS: Final = ("timer", "message", "signal", "task", "call")
 #: Where a held wait sits: on the node a track is parked on, or on a boundary over it.
 NODE: Final = "node"
 BOUNDARY: Final = "boundary"
@@ -37,7 +37,7 @@ WAKING: Final = "waking"
 
 #: Wait kinds: what a parked track may wait for.
 WAIT_KINDS: Final = ("timer", "message", "signal", "task", "job", "conditional", "join",
-                     "gateway", "scope", "many")
+                     "gateway", "scope", "many", "call")
 #: The id of the process's own scope where event subprocess starts are armed (no track runs
 #: the process itself; a hold there names this as its track).
 ROOT: Final = ""

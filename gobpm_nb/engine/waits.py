@@ -36,6 +36,7 @@ class Host(Protocol):
     holders: Holders
 
     def close_task(self, task_id: str, how: str) -> None: ...
+    def end_child(self, child: str, reason: str) -> None: ...
 
 
 class Wait:
@@ -236,6 +237,33 @@ class TaskWait(Wait):
         return cls(node, r.get(obj, "task", "str", path), r.get(obj, "created", "time", path))
 
 
+class CallWait(Wait):
+    """Fires when the child instance a call activity started ends (completed, or with an
+    error it did not catch). Withdrawing it terminates the child."""
+
+    __slots__ = ("child",)
+    kind = "call"
+    held = True
+
+    def __init__(self, node: str, child: str):
+        super().__init__(node)
+        self.child = child
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_call(iid, tid, self.node, self.child, seq)
+
+    def withdraw(self, host: Host, reason: str) -> None:
+        host.end_child(self.child, reason)
+
+    def fields(self) -> dict[str, Any]:
+        return {"child": self.child}
+
+    @classmethod
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "child", "str", path))
+
+
 class JobWait(Wait):
     """Fires when worker job ``job`` is completed or failed. Active work, not a passive
     wait: no holder keeps it, so its instance stays resident."""
@@ -399,7 +427,7 @@ class GatewayWait(Wait):
 
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait, ScopeWait, CatchWait, ManyWait)}
+    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
 BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
 
@@ -435,6 +463,6 @@ def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
 
 
 __all__ = ["BOUNDARY", "NODE", "ConditionalWait", "GatewayWait", "JobWait", "JoinWait",
-           "CatchWait", "ManyWait", "ScopeWait",
+           "CallWait", "CatchWait", "ManyWait", "ScopeWait",
            "MessageWait", "SignalWait", "TaskWait", "TimerWait", "Wait", "read_wait",
            "track_holdable", "wait_doc"]

@@ -141,6 +141,17 @@ class Builder:
         self._add(el.EventSubProcess(id, name))
         return Scope(id, self)
 
+    def call_activity(self, id: str, name: str | None = None, *, process: str,
+                      version: int | None = None, inputs: list[str] | None = None,
+                      outputs: list[str] | None = None) -> str:
+        """Call process ``process`` (its newest deployed version, or ``version``) as a child
+        instance: ``inputs`` names the fields it starts with (None: all the data),
+        ``outputs`` the fields merged back when it ends (None: all its data)."""
+        return self._add(el.CallActivity(
+            id, name, process=process, version=version,
+            inputs=tuple(inputs) if inputs is not None else None,
+            outputs=tuple(outputs) if outputs is not None else None))
+
     def inclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
         return self._add(el.InclusiveGateway(id, name, default=default))

@@ -28,7 +28,9 @@ class Definition:
     boundaries: MappingProxyType  # activity id -> tuple[Boundary, ...]
     timers: MappingProxyType  # element id -> parsed duration / date / Cycle
     plain: MappingProxyType  # element id -> its outgoing flows, when none has a condition
-    start: str
+    start: str  # the plain start event ("" when the process starts only by a trigger)
+    #: the start events that create instances by a trigger (message, timer, signal)
+    instance_starts: tuple[str, ...]
     #: subprocess id -> the start event inside it
     inner_start: MappingProxyType
     #: scope ("" for the process, else a subprocess id) -> the start events of the event
@@ -110,22 +112,16 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         outgoing[f.source].append(f)
         incoming[f.target].append(f)
     found.extend(_check_scopes(nodes))
-    starts = [e.id for e in nodes.values()
-              if isinstance(e, el.StartEvent) and e.within is None
-              and not isinstance(e, el.TriggeredStart)]
-    if not starts:
-        found.append(f"process {pid!r} has no start event")
-    elif len(starts) > 1:
-        found.append(f"process {pid!r} has {len(starts)} start events {starts!r}; give one")
+    starts, triggered = _top_starts(pid, nodes, found)
     (inner, events, found_scopes), (links, found_links) = _starts(nodes), _links(nodes)
     found.extend(found_scopes + found_links)
     boundaries: dict[str, list[el.Boundary]] = {}
     timers: dict[str, Any] = {}
     for e in nodes.values():
         found.extend(_check_element(e, nodes, outgoing, incoming, boundaries, timers))
-    if len(starts) == 1:
-        found.extend(_check_reachable(starts[0], nodes, outgoing, boundaries, inner, events,
-                                      links))
+    if len(starts) <= 1 and (starts or triggered):
+        found.extend(_check_reachable(starts + list(triggered), nodes, outgoing, boundaries,
+                                      inner, events, links))
     if found:
         raise ModelError(found)
     freeze = MappingProxyType
@@ -134,7 +130,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         outgoing=freeze({k: tuple(v) for k, v in outgoing.items()}),
         incoming=freeze({k: tuple(v) for k, v in incoming.items()}),
         boundaries=freeze({k: tuple(v) for k, v in boundaries.items()}),
-        timers=freeze(timers), start=starts[0], inner_start=freeze(inner),
+        timers=freeze(timers), start=starts[0] if starts else "", instance_starts=triggered,
+        inner_start=freeze(inner),
         event_starts=freeze({k: tuple(v) for k, v in events.items()}), links=freeze(links),
         reach=freeze(_reach(nodes, incoming, boundaries, links)),
         plain=freeze({k: tuple(v) for k, v in outgoing.items()
@@ -175,7 +172,8 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
                       el.MessageStart)):
         if not e.message:
             p.append(f"{e.kind} {e.id!r} names no message")
-        if e.key is None and not isinstance(e, el.MessageThrow):
+        starts_instances = isinstance(e, el.MessageStart) and e.within is None
+        if e.key is None and not isinstance(e, el.MessageThrow) and not starts_instances:
             p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
     if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)) \
             and not e.signal:
@@ -190,6 +188,25 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
         if e.default not in [f.target for f in outs]:
             p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
                      "outgoing targets")
+    p.extend(_check_names(e))
+    p.extend(_check_links(e, nodes, outs, incoming, boundaries))
+    if e.many is not None:
+        p.extend(_check_many(e))
+    return p
+
+
+def _check_names(e: el.Element) -> list[str]:
+    """What calls, escalations, links and ends must name."""
+    p: list[str] = []
+    if isinstance(e, el.CallActivity):
+        if not isinstance(e.process, str) or not e.process:
+            p.append(f"call_activity {e.id!r} names no process")
+        if e.version is not None and (type(e.version) is not int or e.version < 1):
+            p.append(f"call_activity {e.id!r}: version {e.version!r} is not a version number")
+        for what in ("inputs", "outputs"):
+            names = getattr(e, what)
+            if names is not None and not all(isinstance(n, str) and n for n in names):
+                p.append(f"call_activity {e.id!r}: {what} must be field names")
     if isinstance(e, el.EscalationThrow) and not e.escalation:
         p.append(f"escalation_throw {e.id!r} names no escalation")
     if isinstance(e, (el.LinkThrow, el.LinkCatch)) and not e.link:
@@ -197,9 +214,6 @@ def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
     if isinstance(e, el.EndEvent) and sum(map(bool, (e.terminate, e.error is not None,
                                                      e.escalation is not None))) > 1:
         p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
-    p.extend(_check_links(e, nodes, outs, incoming, boundaries))
-    if e.many is not None:
-        p.extend(_check_many(e))
     return p
 
 
@@ -249,12 +263,28 @@ def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
                      f"{_where(host)}")
         elif isinstance(e, el.EscalationBoundary) and not isinstance(host, el.SubProcess):
             p.append(f"{e.kind} {e.id!r} is attached to {e.attached_to!r}, a {host.kind}: "
-                     "only a subprocess raises escalations")
+                     "only a subprocess raises escalations here")
         else:
             boundaries.setdefault(e.attached_to, []).append(e)
         if incoming[e.id]:
             p.append(f"{e.kind} {e.id!r} has incoming flows")
     return p
+
+
+def _top_starts(pid: str, nodes: dict, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
+    """The process's own start events: the plain one (at most one), and those that create
+    instances by a trigger; at least one of them."""
+    starts = [e.id for e in nodes.values()
+              if isinstance(e, el.StartEvent) and e.within is None
+              and not isinstance(e, el.TriggeredStart)]
+    triggered = tuple(e.id for e in nodes.values()
+                      if isinstance(e, el.TriggeredStart) and e.within is None)
+    if not starts and not triggered:
+        found.append(f"process {pid!r} has no start event")
+    elif len(starts) > 1:
+        found.append(f"process {pid!r} has {len(starts)} plain start events {starts!r}; "
+                     "give one")
+    return starts, triggered
 
 
 def _where(e: el.Element) -> str:
@@ -317,10 +347,11 @@ def _starts(nodes: dict) -> tuple[dict[str, str], dict[str, list[str]], list[str
                 inner[e.id] = found[0].id
                 events.setdefault(e.within or "", []).append(found[0].id)
     for e in nodes.values():
-        if isinstance(e, el.TriggeredStart) and e.within is None:
-            p.append(f"{e.kind} {e.id!r} is a start event with a trigger in the process "
-                     "itself: starting instances by message, timer or signal is not supported "
-                     "yet (put it in an event subprocess, or use start)")
+        if isinstance(e, (el.ErrorStart, el.EscalationStart)) and e.within is None:
+            p.append(f"{e.kind} {e.id!r} is in the process itself: an {e.kind[:-6]} start "
+                     "belongs in an event subprocess")
+        elif isinstance(e, el.TriggeredStart) and e.within is None and not e.interrupting:
+            p.append(f"{e.kind} {e.id!r} starts instances: it cannot be non-interrupting")
     return inner, events, p
 
 
@@ -358,10 +389,10 @@ def _next(here: str, nodes: dict, outgoing: dict, boundaries: dict, inner: dict,
     return nxt
 
 
-def _check_reachable(start: str, nodes: dict, outgoing: dict, boundaries: dict,
+def _check_reachable(starts: list[str], nodes: dict, outgoing: dict, boundaries: dict,
                      inner: dict, events: dict, links: dict) -> list[str]:
-    reached = {start}
-    todo = [start] + [nodes[s].within for s in events.get("", ())]
+    reached = set(starts)
+    todo = list(starts) + [nodes[s].within for s in events.get("", ())]
     reached.update(todo)
     while todo:
         here = todo.pop()

@@ -264,6 +264,24 @@ class EventSubProcess(Element):
 
 
 @dataclass(frozen=True)
+class CallActivity(Element):
+    """Calls a deployed process (the newest version, or ``version``): a child instance of its
+    own, started with the ``inputs`` fields of the data (None: all of them); when it ends, its
+    ``outputs`` fields (None: all) are merged back, and an error it does not catch reaches the
+    call activity's error boundary."""
+
+    process: str = ""
+    version: int | None = None
+    inputs: tuple[str, ...] | None = None
+    outputs: tuple[str, ...] | None = None
+    kind = "call_activity"
+    activity = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True  # it waits for its child, which the engine holds for it
+
+
+@dataclass(frozen=True)
 class InclusiveGateway(Element):
     """Split: every flow whose condition holds (the default when none does). Join: fires when
     a token has arrived and no other token of its scope can still reach it."""

@@ -17,8 +17,9 @@ from typing import Any, NamedTuple
 #: Rows of one page of the fact table.
 FACT_PAGE = 100
 #: Fact kinds the kind filter always offers (kinds met in a page are added to them).
-FACT_KINDS = ("checkpoint_failed", "data_changed", "dehydrated", "error_caught", "hydrated",
-              "incident", "instance_completed", "instance_failed", "instance_started",
+FACT_KINDS = ("checkpoint_failed", "data_changed", "dehydrated", "error_caught",
+              "escalation_caught", "escalation_uncaught", "hydrated", "incident",
+              "instance_completed", "instance_failed", "instance_started",
               "job_completed", "job_created", "job_failed", "job_locked", "message_buffered",
               "message_correlated", "message_dropped", "node_entered", "node_left", "recovered",
               "recovery_failed", "signal_broadcast", "task_completed", "task_created",

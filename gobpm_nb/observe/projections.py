@@ -27,11 +27,20 @@ TRACK_STATES = ("ready", "running", "waiting", "dehydrated", "merged", "complete
 LIVE_STATES = frozenset({"ready", "running", "waiting", "dehydrated"})
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
-               "boundary": "boundary fork"}
+               "boundary": "boundary fork", "scope": "scope", "event": "event subprocess",
+               "many": "multi-instance"}
+#: What began a track that has no parent, other than the process's start (its ``origin``):
+#: an event subprocess started on the process's own scope.
+ROOT_ORIGINS = {"event": "event subprocess start"}
 #: Origins of a track that begins where another track stands (drawn on the process view).
 FORK_ORIGINS = ("boundary", "continuation")
 #: Hold kinds in a fixed order.
 HOLD_KINDS = ("timer", "message", "signal", "task")
+#: How a view names the holder of a hold armed on the process's own scope (track ``""``: the
+#: start of an event subprocess of the process), where it would name a track.
+PROCESS_SCOPE = "process"
+#: Element kinds that are scopes: drawn as a frame around the elements ``within`` them.
+SCOPE_KINDS = frozenset({"subprocess", "event_subprocess"})
 #: Residencies in a fixed order.
 RESIDENCIES = ("resident", "dehydrated", "finished")
 
@@ -45,6 +54,12 @@ INSTANCE_ROWS = 1000
 
 
 # -- small formatting helpers ------------------------------------------------------------
+def holder_name(track: str) -> str:
+    """The holder of a hold as a view shows it: its track id, or :data:`PROCESS_SCOPE` for a
+    hold armed on the process's own scope (track ``""``)."""
+    return track or PROCESS_SCOPE
+
+
 def track_number(tid: str) -> tuple[int, str]:
     """Sort key of a track id: ``t2`` before ``t10``; anything else after, by text."""
     if tid[:1] == "t" and tid[1:].isdigit():
@@ -166,8 +181,10 @@ class ProcessNode(NamedTuple):
     label: str
     detail: str  # what the element waits for or does, e.g. "user · alice", "PT24H"
     attached_to: str | None  # boundaries only
-    interrupting: bool | None  # boundaries only
+    interrupting: bool | None  # boundaries and the starts of event subprocesses only
     terminate: bool  # terminate end events
+    within: str | None = None  # the subprocess (plain or event) it is in; None: the process
+    many: str = ""  # multi-instance: "||| ..." parallel, "≡ ..." sequential; "" for none
 
 
 class ProcessFlow(NamedTuple):
@@ -206,7 +223,8 @@ class HoldRow(NamedTuple):
     keys: tuple[str, ...]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"instance": self.instance, "track": self.track, "kind": self.kind,
+        """The dashboard's row (its ``track``: :func:`holder_name`)."""
+        return {"instance": self.instance, "track": holder_name(self.track), "kind": self.kind,
                 "wait_kind": self.wait_kind, "node": self.node, "deadline": self.deadline,
                 "keys": list(self.keys)}
 
@@ -240,18 +258,39 @@ def _detail(element: Any) -> str:
         return f"service · {element.topic}" if element.topic else "service"
     if kind == "script_task":
         return "script"
-    if kind in ("receive_task", "message_catch", "message_throw", "message_boundary"):
+    if kind in ("receive_task", "message_catch", "message_throw", "message_boundary",
+                "message_start"):
         key = getattr(element, "key", None)
         return f"{element.message} · {key.describe()}" if key is not None else str(element.message)
-    if kind in ("signal_catch", "signal_throw", "signal_boundary"):
+    if kind in ("signal_catch", "signal_throw", "signal_boundary", "signal_start"):
         return str(element.signal)
     if kind in ("conditional_catch", "conditional_boundary"):
         return element.condition.describe() if element.condition is not None else ""
-    if kind == "error_boundary":
+    if kind in ("error_boundary", "error_start"):
         return str(element.error) if element.error else "any error"
+    if kind in ("escalation_boundary", "escalation_start", "escalation_throw"):
+        return str(element.escalation) if element.escalation else "any escalation"
+    if kind in ("link_throw", "link_catch"):
+        return f"link {element.link}"
     if kind == "end" and element.error:
         return f"error {element.error}"
+    if kind == "end" and getattr(element, "escalation", None):
+        return f"escalation {element.escalation}"
     return ""
+
+
+def _many(element: Any) -> str:
+    """An activity's multi-instance marker and what it runs over ("" for none)."""
+    many = getattr(element, "many", None)
+    if many is None:
+        return ""
+    marker = "≡" if many.sequential else "|||"
+    if many.collection is not None:
+        over = many.collection.describe()
+        return f"{marker} {many.element} in {over}" if many.element else f"{marker} {over}"
+    if many.cardinality is not None:
+        return f"{marker} × {many.cardinality.describe()}"
+    return marker
 
 
 def hold_row(view: Any) -> HoldRow:
@@ -264,11 +303,13 @@ def definition_graph(definition: Any) -> tuple[tuple[ProcessNode, ...], tuple[Pr
     nodes = []
     for element in definition.nodes.values():
         boundary = hasattr(element, "attached_to")
+        within = getattr(element, "within", None)
         nodes.append(ProcessNode(
             str(element.id), str(element.kind), str(element.label), _detail(element),
             str(element.attached_to) if boundary else None,
-            bool(element.interrupting) if boundary else None,
-            bool(getattr(element, "terminate", False))))
+            bool(element.interrupting) if hasattr(element, "interrupting") else None,
+            bool(getattr(element, "terminate", False)),
+            None if within is None else str(within), _many(element)))
     defaults = {}
     for element in definition.nodes.values():
         if getattr(element, "default", None):

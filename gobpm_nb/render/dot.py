@@ -18,7 +18,14 @@ import shutil
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..observe.projections import HOLD_KINDS, TRACK_STATES, Lineage, ProcessState
+from ..observe.projections import (
+    HOLD_KINDS,
+    ROOT_ORIGINS,
+    SCOPE_KINDS,
+    TRACK_STATES,
+    Lineage,
+    ProcessState,
+)
 
 FONT = "Arial,Helvetica,sans-serif"
 BACKGROUND = "#ffffff"
@@ -43,6 +50,9 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
     "join": ("#7950f2", "solid"),
     "continuation": ("#1c7ed6", "dashed"),
     "boundary": ("#e8590c", "bold"),
+    "scope": ("#0c8599", "solid"),
+    "event": ("#d6336c", "dashed"),
+    "many": ("#5c940d", "dotted"),
 }
 #: Look of the instance frame per residency: border colour, style, fill, words.
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {
@@ -63,15 +73,26 @@ PATH_FILL = "#ebfbee"
 TOKEN_COLOUR = "#1864ab"
 
 #: Marker drawn inside a gateway diamond.
-GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇"}
-#: Glyph inside an intermediate event or boundary circle.
+GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇",
+                   "inclusive_gateway": "○"}
+#: Glyph inside an intermediate event, boundary or event subprocess start circle (catching
+#: events hollow, throwing ones filled, as BPMN draws them).
 EVENT_GLYPHS = {
-    "timer_catch": "◷", "timer_boundary": "◷",
-    "message_catch": "✉", "message_boundary": "✉", "message_throw": "✉",
-    "signal_catch": "△", "signal_boundary": "△", "signal_throw": "▲",
+    "timer_catch": "◷", "timer_boundary": "◷", "timer_start": "◷",
+    "message_catch": "✉", "message_boundary": "✉", "message_throw": "✉", "message_start": "✉",
+    "signal_catch": "△", "signal_boundary": "△", "signal_throw": "▲", "signal_start": "△",
     "conditional_catch": "≡", "conditional_boundary": "≡",
-    "error_boundary": "⚡",
+    "error_boundary": "⚡", "error_start": "⚡",
+    "escalation_boundary": "⇧", "escalation_start": "⇧", "escalation_throw": "⬆",
+    "link_catch": "⇨", "link_throw": "➜",
 }
+#: Glyph inside an end event by what it throws (the first word of its detail).
+END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
+#: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
+TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
+                              "escalation_start"})
+#: The kind line of a subprocess's frame.
+SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»"}
 TASKS = frozenset({"script_task", "service_task", "user_task", "receive_task"})
 TASK_CAPTIONS = {"script_task": "script", "service_task": "service", "user_task": "user",
                  "receive_task": "receive"}
@@ -125,8 +146,9 @@ def lineage_title(view: Lineage) -> str:
 
 def lineage_dot(view: Lineage) -> str:
     """The lineage as DOT: one node per track ("t3 / node / state"), one edge per parent
-    link labelled fork, join, continuation or boundary fork; dehydrated tracks and released
-    instances dashed in grey-blue."""
+    link labelled by the child's origin (fork, join, continuation, boundary fork, scope — the
+    first track inside a subprocess —, event subprocess, multi-instance); dehydrated tracks and
+    released instances dashed in grey-blue."""
     border, style, fill, words = RESIDENCY_LOOKS.get(
         view.residency, ("#adb5bd", "rounded", "#ffffff", view.residency))
     out = _header(f"lineage {view.instance}", "TB",
@@ -140,7 +162,9 @@ def lineage_dot(view: Lineage) -> str:
         dashed = t.state == "dehydrated" or view.residency == "dehydrated"
         shape_style = "rounded,filled,dashed" if dashed else "rounded,filled"
         width = "2.2" if t.standing else "1.2"
-        label = lines(t.id, t.label if t.label == t.node else f"{t.label} ({t.node})", t.state)
+        began = ROOT_ORIGINS.get(t.origin, "") if not t.parents else ""
+        label = lines(t.id, t.label if t.label == t.node else f"{t.label} ({t.node})", t.state,
+                      began)
         out.append(f"    {q(t.id)} " + _attrs([
             ("label", label), ("shape", "box"), ("style", q(shape_style)),
             ("fillcolor", q(fill_)), ("color", q(line_)), ("fontcolor", q(ink)),
@@ -164,6 +188,9 @@ def lineage_legend() -> list[list[str]]:
         ["edge join (merged parents)", EDGE_STYLES["join"][0]],
         ["edge continuation (wake, dashed)", EDGE_STYLES["continuation"][0]],
         ["edge boundary fork (bold)", EDGE_STYLES["boundary"][0]],
+        ["edge scope (first track inside a subprocess)", EDGE_STYLES["scope"][0]],
+        ["edge event subprocess (dashed)", EDGE_STYLES["event"][0]],
+        ["edge multi-instance (inner instance, dotted)", EDGE_STYLES["many"][0]],
         ["frame: resident instance", RESIDENCY_LOOKS["resident"][0]],
         ["frame: dehydrated instance (dashed)", RESIDENCY_LOOKS["dehydrated"][0]],
         ["frame: finished instance", RESIDENCY_LOOKS["finished"][0]],
@@ -191,14 +218,24 @@ def process_dot(view: ProcessState) -> str:
     boxes, gateways as diamonds with their marker, boundaries as small circles beside
     their activity (dashed when non-interrupting); token markers name the live tracks on
     each node, armed holds colour their node or boundary with a glyph per kind, and the
-    path taken so far is drawn in green."""
+    path taken so far is drawn in green.
+
+    A subprocess is a frame (``cluster_<id>``) around the elements inside it, an event
+    subprocess's frame dashed; in each frame a small node of the subprocess's own id carries
+    the track running it and its flows, which are drawn to the frame's border. Multi-instance
+    activities show ``|||`` (parallel) or ``≡`` (sequential) and what they run over; a link
+    throw points at its catch with a dotted arrow."""
     out = _header(f"process {view.instance}", "LR",
                   lines(f"process {process_title(view)}"))
+    layout = _Layout(view)
+    if layout.scopes:
+        out.append("  graph [compound=true]")
     left = set(view.path)
     reached = left | set(view.entered) | {t.node for t in view.ended}
     marks = _Marks(view)
-    out += [_process_node(n, n.id in left, marks) for n in view.nodes]
-    out += _boundary_ranks(view)
+    ranks, ties = _boundary_ranks(view, layout)
+    out += _scope_lines(layout, None, left, marks, ranks, "  ")
+    out += ties
     for f in view.flows:
         taken = f.source in left and f.target in reached
         attrs = [("color", q(PATH_COLOUR if taken else MUTED)),
@@ -206,9 +243,54 @@ def process_dot(view: ProcessState) -> str:
         if f.label:
             attrs.insert(0, ("label", q(f.label)))
             attrs.append(("fontcolor", q(PATH_COLOUR if taken else "#495057")))
-        out.append(f"  {q(f.source)} -> {q(f.target)} {_attrs(attrs)}")
+        out.append(f"  {q(f.source)} -> {q(f.target)} {_attrs(attrs + layout.clip(f))}")
+    out += _links(view)
+    out += layout.invisible(view)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+class _Layout:
+    """The frames of the process view: which nodes are scopes, and each scope's nodes (None:
+    the process's own), all in definition order."""
+
+    def __init__(self, view: ProcessState):
+        self.scopes = {n.id for n in view.nodes if n.kind in SCOPE_KINDS}
+        self.inside: dict[str | None, list[Any]] = {}
+        for n in view.nodes:
+            scope = n.within if n.within in self.scopes else None
+            self.inside.setdefault(scope, []).append(n)
+
+    def scope_of(self, n: Any) -> str | None:
+        return n.within if n.within in self.scopes else None
+
+    def clip(self, flow: Any) -> list[tuple[str, str]]:
+        """A flow that leaves or enters a subprocess is drawn from or to its frame."""
+        attrs = []
+        if flow.source in self.scopes:
+            attrs.append(("ltail", q(f"cluster_{flow.source}")))
+        if flow.target in self.scopes:
+            attrs.append(("lhead", q(f"cluster_{flow.target}")))
+        return attrs
+
+    def invisible(self, view: ProcessState) -> list[str]:
+        """Edges that only place things: a frame's node before the starts inside it, and
+        what follows a subprocess after the last elements inside it."""
+        hidden = _attrs([("style", "invis")])
+        sources = {f.source for f in view.flows}
+        out = []
+        for scope in (n.id for n in view.nodes if n.id in self.scopes):
+            for n in self.inside.get(scope, []):
+                if n.kind == "start" or n.kind in TRIGGERED_STARTS:
+                    out.append(f"  {q(scope)} -> {q(n.id)} {hidden}")
+        for f in view.flows:
+            if f.source not in self.scopes:
+                continue
+            for n in self.inside.get(f.source, []):
+                if n.id not in sources and n.attached_to is None \
+                        and n.kind != "event_subprocess":
+                    out.append(f"  {q(n.id)} -> {q(f.target)} {hidden}")
+        return out
 
 
 class _Marks:
@@ -227,8 +309,43 @@ class _Marks:
             self.hold_kinds.setdefault(h.node, []).append(h.kind)
 
 
+def _scope_lines(layout: _Layout, scope: str | None, left: set[str], marks: _Marks,
+                 ranks: dict[str | None, list[str]], indent: str) -> list[str]:
+    """The nodes of one scope in definition order, each subprocess as its frame."""
+    out = []
+    for n in layout.inside.get(scope, []):
+        if n.id in layout.scopes:
+            out += _frame(layout, n, left, marks, ranks, indent)
+        else:
+            out.append(indent + _process_node(n, n.id in left, marks))
+    if scope is not None:
+        out += [indent + line for line in ranks.get(scope, [])]
+    return out
+
+
+def _frame(layout: _Layout, n: Any, left: set[str], marks: _Marks,
+           ranks: dict[str | None, list[str]], indent: str) -> list[str]:
+    """A subprocess as a cluster: its caption, its own node, then what is inside it."""
+    states = marks.token_states.get(n.id)
+    if states:
+        colour = STATE_COLOURS.get(states[0], ("", TOKEN_COLOUR, ""))[1]
+    else:
+        colour = PATH_COLOUR if n.id in left else "#495057"
+    caption = n.label if n.label == n.id else f"{n.label} ({n.id})"
+    style = "rounded,dashed" if n.kind == "event_subprocess" else "rounded"
+    frame = _attrs([("label", q(caption)), ("style", q(style)), ("color", q(colour)),
+                    ("fontcolor", q(INK)), ("penwidth", "1.4"), ("labeljust", "l"),
+                    ("labelloc", "t"), ("tooltip", q(f"{n.kind} {n.id}"))])
+    inner = indent + "  "
+    out = [f"{indent}subgraph {q(f'cluster_{n.id}')} {{", f"{inner}graph {frame}",
+           inner + _process_node(n, n.id in left, marks)]
+    out += _scope_lines(layout, n.id, left, marks, ranks, inner)
+    out.append(f"{indent}}}")
+    return out
+
+
 def _process_node(n: Any, on_path: bool, marks: _Marks) -> str:
-    """One node's DOT line: its shape, captions, and the marks of tokens and holds."""
+    """One node's DOT statement: its shape, captions, and the marks of tokens and holds."""
     extra = marks.tokens.get(n.id, []) + marks.holds.get(n.id, [])
     fill = PATH_FILL if on_path else "#ffffff"
     border = PATH_COLOUR if on_path else "#495057"
@@ -247,7 +364,7 @@ def _process_node(n: Any, on_path: bool, marks: _Marks) -> str:
     attrs, penwidth = _shape(n, extra, style, penwidth)
     attrs += [("style", q(",".join(style))), ("fillcolor", q(fill)), ("color", q(border)),
               ("penwidth", f"{penwidth:g}"), ("tooltip", q(f"{n.kind} {n.id}"))]
-    return f"  {q(n.id)} {_attrs(attrs)}"
+    return f"{q(n.id)} {_attrs(attrs)}"
 
 
 def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
@@ -260,27 +377,37 @@ def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
         else:
             kind_line = f"«{n.detail or TASK_CAPTIONS[n.kind]}»"
         style.insert(0, "rounded")
-        return [("shape", "box"), ("label", lines(caption, kind_line, *extra))], penwidth
+        return [("shape", "box"), ("label", lines(caption, kind_line, n.many, *extra))
+                ], penwidth
+    if n.kind in SCOPE_KINDS:  # the frame carries the caption
+        style.insert(0, "rounded")
+        return [("shape", "box"), ("label", lines(SCOPE_CAPTIONS[n.kind], n.many, *extra)),
+                ("fontsize", "10")], penwidth
     if n.kind in GATEWAY_MARKERS:
         return [("shape", "diamond"), ("label", q(GATEWAY_MARKERS[n.kind])),
                 ("fontsize", "14"), ("width", "0.5"), ("height", "0.5"),
                 ("fixedsize", "true"), ("xlabel", lines(caption, *extra))], penwidth
-    if n.attached_to is not None:
-        if not n.interrupting:
+    if n.attached_to is not None or n.kind in TRIGGERED_STARTS:
+        boundary = n.attached_to is not None
+        if not n.interrupting and "dashed" not in style:
             style.append("dashed")
-        return [("shape", "doublecircle"), ("label", q(EVENT_GLYPHS.get(n.kind, ""))),
-                ("width", "0.32"), ("height", "0.32"), ("fixedsize", "true"),
+        size = "0.32" if boundary else "0.42"
+        if boundary:
+            interrupting = "interrupting" if n.interrupting else "non-interrupting"
+        else:  # a start says so only when it leaves its scope running
+            interrupting = "" if n.interrupting else "non-interrupting"
+        return [("shape", "doublecircle" if boundary else "circle"),
+                ("label", q(EVENT_GLYPHS.get(n.kind, ""))),
+                ("width", size), ("height", size), ("fixedsize", "true"),
                 ("fontsize", "10"),
-                ("xlabel", lines(caption, n.detail,
-                                 "interrupting" if n.interrupting else "non-interrupting",
-                                 *extra))], penwidth
+                ("xlabel", lines(caption, n.detail, interrupting, *extra))], penwidth
     glyph = EVENT_GLYPHS.get(n.kind, "")
     if n.kind == "start":
         shape, width = "circle", 0.42
     elif n.kind == "end":
         shape, width = ("doublecircle", 0.38) if n.terminate else ("circle", 0.42)
         penwidth = max(penwidth, 3.2)
-        glyph = "●" if n.terminate else ("⚡" if n.detail else "")
+        glyph = "●" if n.terminate else END_GLYPHS.get(n.detail.split(" ", 1)[0], "")
     else:
         shape, width = "doublecircle", 0.38
     return [("shape", shape), ("label", q(glyph)), ("width", str(width)),
@@ -288,20 +415,48 @@ def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
             ("xlabel", lines(caption, n.detail if n.kind != "end" else "", *extra))], penwidth
 
 
-def _boundary_ranks(view: ProcessState) -> list[str]:
-    """Boundaries sit on the same rank as their activity, tied to it by a short dotted line."""
+def _boundary_ranks(view: ProcessState, layout: _Layout
+                    ) -> tuple[dict[str | None, list[str]], list[str]]:
+    """Boundaries sit on the same rank as their activity, tied to it by a short dotted line
+    (to the frame of a subprocess, with no rank: a frame spans several). Returns the rank
+    lines of each subprocess (drawn inside its frame) and the lines of the process's own
+    level: its rank lines, each followed by its ties, and the ties of every other host."""
     by_host: dict[str, list[str]] = {}
     for n in view.nodes:
         if n.attached_to is not None:
             by_host.setdefault(n.attached_to, []).append(n.id)
+    ranks: dict[str | None, list[str]] = {}
     out = []
-    for host in (n.id for n in view.nodes if n.id in by_host):
-        members = " ".join(q(b) for b in [host, *by_host[host]])
-        out.append(f"  {{ rank=same; {members} }}")
-        for b in by_host[host]:
-            out.append(f"  {q(host)} -> {q(b)} " + _attrs([
+    for host in (n for n in view.nodes if n.id in by_host):
+        boundaries = by_host[host.id]
+        clip: list[tuple[str, str]] = []
+        if host.id in layout.scopes:
+            clip = [("ltail", q(f"cluster_{host.id}"))]
+        else:
+            members = " ".join(q(b) for b in [host.id, *boundaries])
+            rank = f"{{ rank=same; {members} }}"
+            scope = layout.scope_of(host)
+            if scope is None:
+                out.append(f"  {rank}")
+            else:
+                ranks.setdefault(scope, []).append(rank)
+        for b in boundaries:
+            out.append(f"  {q(host.id)} -> {q(b)} " + _attrs([
                 ("dir", "none"), ("style", "dotted"), ("color", q(MUTED)), ("minlen", "1"),
-                ("weight", "8")]))
+                ("weight", "8"), *clip]))
+    return ranks, out
+
+
+def _links(view: ProcessState) -> list[str]:
+    """A dotted arrow from each link throw to the catch of its name in its scope."""
+    out = []
+    for throw in (n for n in view.nodes if n.kind == "link_throw"):
+        for catch in view.nodes:
+            if catch.kind == "link_catch" and catch.detail == throw.detail \
+                    and catch.within == throw.within:
+                out.append(f"  {q(throw.id)} -> {q(catch.id)} " + _attrs([
+                    ("style", "dotted"), ("color", q(MUTED)), ("arrowhead", "empty"),
+                    ("constraint", "false"), ("tooltip", q(throw.detail))]))
     return out
 
 
@@ -312,7 +467,11 @@ def process_legend() -> list[list[str]]:
                for state in ("ready", "running", "waiting", "dehydrated")]
     legend += [[f"{HOLD_LOOKS[kind][0]} armed {kind} hold", HOLD_LOOKS[kind][1]]
                for kind in HOLD_KINDS]
-    legend += [["dashed boundary: non-interrupting", MUTED]]
+    legend += [["dashed boundary: non-interrupting", MUTED],
+               ["frame: subprocess (its node: the track running it)", "#495057"],
+               ["dashed frame: event subprocess (dashed start: non-interrupting)", "#495057"],
+               ["||| parallel · ≡ sequential multi-instance", MUTED],
+               ["dotted arrow: link throw to its catch", MUTED]]
     return legend
 
 

@@ -9,7 +9,11 @@ by element, without deciding anything itself:
   stands here, ``gobpm-dehydrated`` every track here is released, ``gobpm-held`` an armed
   hold, ``gobpm-fork`` a boundary fork or continuation began here), ``badges`` (token counts
   coloured by track state, hold badges with their deadline, correlation or task id, fork
-  badges) and ``tip`` (the hover text: every track and hold there);
+  badges) and ``tip`` (the hover text: every track and hold there). Ids are the engine's
+  node ids, which the drawn XML keeps inside subprocesses too (drawn expanded): a track inside
+  a subprocess is marked on its inner element, the track running a subprocess on the
+  subprocess's shape, and a hold armed on the process's own scope (track ``""``: the start of
+  an event subprocess) on that start event, said to be the process's;
 - ``flows``: the XML ids of the flows taken (both ends reached, the source left);
 - ``status``, ``residency``: the instance line above the diagram (a released instance is
   drawn dashed and says so);
@@ -24,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..observe.projections import HOLD_KINDS, TRACK_STATES, ProcessState
+from ..observe.projections import HOLD_KINDS, PROCESS_SCOPE, TRACK_STATES, ProcessState
 from .dot import (
     EDGE_STYLES,
     HOLD_LOOKS,
@@ -34,6 +38,7 @@ from .dot import (
     RESIDENCY_LOOKS,
     STATE_COLOURS,
     TOKEN_COLOUR,
+    TRIGGERED_STARTS,
 )
 
 #: Glyph of a badge where a track began as a boundary fork or a continuation.
@@ -43,7 +48,9 @@ FORK_WORDS = {"boundary": "boundary fork", "continuation": "continuation (woke f
 
 
 def _hold_badge(kind: str, track: str, wait_kind: str, deadline: str | None,
-                keys: tuple[str, ...]) -> dict[str, Any]:
+                keys: tuple[str, ...], node_kind: str) -> dict[str, Any]:
+    """The badge of one armed hold. A hold armed on the process's own scope (track ``""``,
+    the start of one of its event subprocesses) is the process's, not a track's."""
     glyph, colour = HOLD_LOOKS.get(kind, ("•", MUTED))
     if kind == "timer":
         what = f"due {deadline}" if deadline else "timer"
@@ -54,9 +61,13 @@ def _hold_badge(kind: str, track: str, wait_kind: str, deadline: str | None,
     else:
         what = f"{kind} {', '.join(keys)}" if keys else kind
         text = ", ".join(keys) or kind
-    where = "its boundary" if wait_kind == "boundary" else "this node"
+    if node_kind in TRIGGERED_STARTS:
+        where = "this start of its event subprocess"
+    else:
+        where = "its boundary" if wait_kind == "boundary" else "this node"
+    holder = track or f"the {PROCESS_SCOPE}"
     return {"kind": "hold", "hold": kind, "text": f"{glyph} {text}", "colour": colour,
-            "tip": f"{glyph} armed {kind} hold of {track} on {where}: {what}"}
+            "tip": f"{glyph} armed {kind} hold of {holder} on {where}: {what}"}
 
 
 def _token_badges(tokens: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -88,7 +99,8 @@ def _entry(node: Any, tokens: list[tuple[str, str]], holds: list[Any], forks: li
     if forks:
         classes.append("gobpm-fork")
     badges = _token_badges(tokens)
-    badges += [_hold_badge(h.kind, h.track, h.wait_kind, h.deadline, h.keys) for h in holds]
+    badges += [_hold_badge(h.kind, h.track, h.wait_kind, h.deadline, h.keys, node.kind)
+               for h in holds]
     colour = EDGE_STYLES["boundary"][0]
     badges += [{"kind": "fork", "origin": f.origin,
                 "text": f"{FORK_GLYPHS.get(f.origin, '↳')} {f.track}", "colour": colour,

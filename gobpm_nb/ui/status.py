@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from ..errors import ModelError
 from ..model.timers import parse_date, parse_duration
 from ..observe.fact_pages import when
+from ..observe.projections import PROCESS_SCOPE
 
 #: What each event kind ``eng.step()`` reports means, in words.
 EVENT_WORDS = {
@@ -146,7 +147,12 @@ def publish_notice(name: str, key: Any, reached: str | None, facts: Iterable[Any
     what = f"Message {name!r}" + (f" with key {key!r}" if key is not None else "")
     for fact in facts:
         if fact.kind == "message_correlated" and reached is not None:
-            at = f" (track {fact.track} at {fact.node!r})" if fact.track else ""
+            if fact.track:
+                at = f" (track {fact.track} at {fact.node!r})"
+            elif fact.track == "" and fact.node:  # the process's own scope: an event start
+                at = f" (the {PROCESS_SCOPE}'s event subprocess start {fact.node!r})"
+            else:
+                at = ""
             return {"text": f"{what} reached instance {reached}{at}", "level": "ok"}
         if fact.kind == "message_buffered":
             return {"text": f"{what} reached nobody yet: no instance waits for it; it is "

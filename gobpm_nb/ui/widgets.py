@@ -112,7 +112,9 @@ class DashboardWidget(_Widget):
         clock:       str, default ``""``; the virtual clock as text.
         counters:    dict str -> int, default ``{}``; shown as labelled numbers, in order.
         tasks:       list of ``{id, instance, node, assignee}``, default ``[]``.
-        holds:       list of ``{instance, track, kind, wait_kind, node, deadline, keys}``.
+        holds:       list of ``{instance, track, kind, wait_kind, node, deadline, keys}``;
+                     ``track`` is ``"process"`` for a hold armed on the process's own scope
+                     (the start of one of its event subprocesses).
         facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
                      one page of the fact table (the browser never holds the whole log).
         fact_page:   dict, default ``{}``; what the fact table says about that page: the query

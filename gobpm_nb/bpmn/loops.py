@@ -1,0 +1,185 @@
+"""Multi-instance activities in a file: ``multiInstanceLoopCharacteristics``, read and written.
+
+Read from what modelers write:
+
+- Camunda 8: ``zeebe:loopCharacteristics inputCollection="=reviewers" inputElement="reviewer"
+  outputCollection="votes" outputElement="=vote"`` in the loop's extensionElements;
+- Camunda 7: ``camunda:collection`` (``${reviewers}`` or a plain variable name) and
+  ``camunda:elementVariable`` on the loop element;
+- plain BPMN: ``isSequential``, ``loopCardinality`` (a number, ``${3}``, ``=n``) and
+  ``completionCondition`` (FEEL or JUEL; the counters ``numberOfCompletedInstances`` ... and
+  Camunda 7's ``nrOfCompletedInstances`` ... are the engine's own names).
+
+Expressions go through ``expressions.translate``; what does not translate is an error note on
+the activity, and the activity is not made multi-instance (validation refuses it anyway).
+Written back, an input collection or output element that has no FEEL spelling goes into our
+own ``gobpm:inputCollection`` / ``gobpm:outputElement`` (the safe evaluator's syntax, with its
+language), so a file written here reads back the same.
+"""
+
+from __future__ import annotations
+
+import keyword
+from typing import Any
+
+from lxml import etree
+
+from ..errors import ModelError
+from ..model import elements as el
+from ..model.definition import MANY_KINDS
+from .context import Context
+from .expressions import translate
+from .names import BPMN, GOBPM, ZEEBE, bpmn, camunda_attr, children, extension, local
+from .roots import RootElements, expression
+
+LOOP = "multiInstanceLoopCharacteristics"
+# standard data-driven loops: the engine has one data dict, not item-aware data elements
+_DATA_REFS = ("loopDataInputRef", "loopDataOutputRef", "inputDataItem", "outputDataItem")
+
+
+def read_loop(ctx: Context, node: etree._Element) -> None:
+    """Make the activity just read from ``node`` multi-instance, when its file says so; an
+    element that cannot be (a placeholder, a throw event) keeps the refusal it always had."""
+    eid, p = node.get("id", ""), ctx.process
+    assert p is not None
+    for loop in children(node, BPMN, LOOP):
+        built = [e for e in p.elements if e.id == eid]
+        if not built or not isinstance(built[-1], MANY_KINDS):
+            ctx.error(loop, f"{LOOP} on {eid!r} is not supported yet: the activity would "
+                            "run once")
+            continue
+        options = _LoopReader(ctx, eid, loop).read()
+        if options is not None:
+            p.multi_instance(eid, **options)  # the process finds it in any of its scopes
+
+
+class _LoopReader:
+    """The builder's ``multi_instance`` arguments from one loop element, or None (with error
+    notes) when some part of it does not translate."""
+
+    def __init__(self, ctx: Context, eid: str, loop: etree._Element):
+        self.ctx, self.eid, self.loop = ctx, eid, loop
+        self.failed = False
+
+    def read(self) -> dict[str, Any] | None:
+        loop, zeebe = self.loop, extension(self.loop, ZEEBE, "loopCharacteristics")
+        out: dict[str, Any] = {"sequential": loop.get("isSequential") in ("true", "1")}
+        out["collection"] = self._vendor_expr(zeebe, "inputCollection", "collection",
+                                              "input collection")
+        if zeebe is not None and zeebe.get("inputElement") is not None:
+            out["element"] = self._name(zeebe, zeebe.get("inputElement"), "input element")
+        else:
+            out["element"] = self._name(loop, camunda_attr(loop, "elementVariable"),
+                                        "input element")
+        if zeebe is not None:
+            out["output_collection"] = self._name(zeebe, zeebe.get("outputCollection"),
+                                                  "output collection")
+        out["output_element"] = self._vendor_expr(zeebe, "outputElement", None,
+                                                  "output element")
+        out["cardinality"] = self._formal("loopCardinality", "loop cardinality")
+        out["completion"] = self._formal("completionCondition", "completion condition")
+        self._standard_parts(out["collection"] is not None or self.failed)
+        if self.failed:
+            return None
+        if out["collection"] is None and out["cardinality"] is None:
+            self.ctx.error(loop, f"multi-instance {self.eid!r} gives neither an input "
+                                 "collection (zeebe:loopCharacteristics inputCollection, "
+                                 "camunda:collection) nor a loopCardinality")
+            return None
+        return {k: v for k, v in out.items() if v is not None}
+
+    def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,
+                     what: str) -> str | None:
+        """An expression from zeebe:loopCharacteristics, our own element, or Camunda 7."""
+        if zeebe is not None and zeebe.get(attr) is not None:
+            return self._translate(zeebe, zeebe.get(attr, ""), None, what)
+        own = extension(self.loop, GOBPM, attr)
+        if own is not None:
+            return self._translate(own, own.text or "", own.get("language"), what)
+        text = camunda_attr(self.loop, camunda) if camunda is not None else None
+        return self._translate(self.loop, text, None, what) if text is not None else None
+
+    def _formal(self, tag: str, what: str) -> str | None:
+        """A ``tExpression`` child of the loop: ``loopCardinality``, ``completionCondition``."""
+        found = self.loop.find(bpmn(tag))
+        if found is None:
+            return None
+        return self._translate(found, found.text or "", found.get("language")
+                               or self.ctx.language, what)
+
+    def _translate(self, node: etree._Element, text: str, language: str | None,
+                   what: str) -> str | None:
+        try:
+            return translate(text, language, what)
+        except ModelError as exc:
+            self.ctx.error(node, f"multi-instance {self.eid!r}: {exc}")
+            self.failed = True
+            return None
+
+    def _name(self, node: etree._Element, text: str | None, what: str) -> str | None:
+        """A variable name (an input element, an output collection): not an expression."""
+        if text is None or not text.strip():
+            return None
+        name = text.strip()
+        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
+            self.ctx.error(node, f"multi-instance {self.eid!r}: {what} {text!r} is not a "
+                                 "variable name")
+            self.failed = True
+            return None
+        return name
+
+    def _standard_parts(self, has_collection: bool) -> None:
+        """Plain BPMN's data references and behaviours, which the engine does not run."""
+        for ref in (c for tag in _DATA_REFS for c in children(self.loop, BPMN, tag)):
+            what = f"multi-instance {self.eid!r}: <{local(ref)}>"
+            if has_collection:
+                self.ctx.warning(ref, f"{what} is ignored: the input collection comes from "
+                                      "the vendor extension")
+                continue
+            self.ctx.error(ref, f"{what} is not read (the engine has no item-aware data); "
+                                "give zeebe:loopCharacteristics inputCollection or "
+                                "camunda:collection")
+            self.failed = True
+        for found in children(self.loop, BPMN, "complexBehaviorDefinition"):
+            self.ctx.error(found, f"multi-instance {self.eid!r}: complexBehaviorDefinition is "
+                                  "not supported (no event is thrown as inner instances end)")
+            self.failed = True
+        behavior = self.loop.get("behavior")
+        if behavior not in (None, "All"):
+            self.ctx.warning(self.loop, f"multi-instance {self.eid!r}: behavior {behavior!r} "
+                                        "is ignored (no event is thrown as inner instances "
+                                        "end)")
+
+
+def write_loop(w: RootElements, node: etree._Element, many: el.Many) -> None:
+    """``<multiInstanceLoopCharacteristics>`` for ``many`` as the last child of ``node``
+    (after its incoming and outgoing flows, where the schema puts it)."""
+    loop = etree.SubElement(node, bpmn(LOOP), isSequential=str(many.sequential).lower())
+    attrs: dict[str, str] = {}
+    own: list[tuple[str, str, str]] = []  # (attribute, text, language) with no FEEL spelling
+    for attr, value in (("inputCollection", many.collection),
+                        ("outputElement", many.output_element)):
+        if value is not None:
+            text, language = expression(value)
+            if language is None:
+                attrs[attr] = text
+            else:
+                own.append((attr, text, language))
+    for attr, name in (("inputElement", many.element),
+                       ("outputCollection", many.output_collection)):
+        if name is not None:
+            attrs[attr] = name
+    if attrs or own:
+        ext = etree.SubElement(loop, bpmn("extensionElements"))
+        if attrs:
+            ordered = {k: attrs[k] for k in ("inputCollection", "inputElement",
+                                             "outputCollection", "outputElement") if k in attrs}
+            etree.SubElement(ext, f"{{{ZEEBE}}}loopCharacteristics", ordered,
+                             nsmap=w.nsmap(ZEEBE))
+        for attr, text, language in own:
+            etree.SubElement(ext, f"{{{GOBPM}}}{attr}", language=language,
+                             nsmap=w.nsmap(GOBPM)).text = text
+    if many.cardinality is not None:
+        w.formal(loop, "loopCardinality", *expression(many.cardinality))
+    if many.completion is not None:
+        w.formal(loop, "completionCondition", *expression(many.completion))

@@ -1,0 +1,100 @@
+"""Call activities: a child instance of a deployed process, with a link to its caller.
+
+Entering a call activity starts the child (the newest deployed version of the called process,
+or the pinned one) with the named input fields, and parks the calling track on a
+``CallWait`` held by the child's id. Parent and child are instances of their own: each is
+released and woken on its own. When the child ends, its caller's hold is the trigger: the
+output fields are merged and the call activity is left; an error the child did not catch
+reaches the call activity (its error boundary, the scopes around it, else an incident); a
+child that failed fails its caller's track. Stopping the calling track (an interrupting
+boundary, the end of the caller) terminates the child.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EngineError
+from ..model import elements as el
+from .boundaries import arm_boundaries
+from .compute import outgoing
+from .records import Track, Trigger
+from .run import Incident, Run
+from .tracks import PARK
+from .vocabulary import NODE
+from .waits import CallWait
+
+if TYPE_CHECKING:
+    from .core import Core
+
+Result = Any
+
+
+def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
+    core = run.core
+    defn = core.callable(node.process, node.version)  # type: ignore[attr-defined]
+    pinned = f" version {node.version}" if node.version is not None else ""
+    if defn is None:
+        raise Incident(node.id, f"calls process {node.process!r}{pinned}, which is not "
+                                "deployed")
+    if not defn.start:
+        raise Incident(node.id, f"process {node.process!r} has no plain start event to call")
+    data = run.seen()
+    if node.inputs is None:
+        values = copy.deepcopy(data)
+    else:
+        missing = [f for f in node.inputs if f not in data]
+        if missing:
+            raise Incident(node.id, f"input field {missing[0]!r} is not in the data")
+        values = {f: copy.deepcopy(data[f]) for f in node.inputs}
+    try:
+        child = core.launch(defn, values, None, defn.start,  # type: ignore[attr-defined]
+                            "call", (run.id, tr.id))
+    except EngineError as exc:
+        raise Incident(node.id, f"could not start process {node.process!r}: {exc}") from None
+    tr.wait = w = CallWait(node.id, child)
+    w.hold(core.holders, run.id, tr.id)
+    arm_boundaries(run, tr, node)
+    return PARK
+
+
+def fire_call(run: Run, tr: Track, node: el.Element, trigger: Trigger,
+              throw: Any) -> Result:
+    """The child ended: its outputs come back, or its error is thrown here."""
+    if trigger.kind == "call_error":
+        return throw(run, tr, node, str((trigger.payload or {}).get("error")))
+    if trigger.kind == "call_failed":
+        raise Incident(node.id, f"called instance {trigger.ref} failed")
+    if trigger.payload:
+        run.merge(trigger.payload, node.id)
+    return outgoing(run, node)
+
+
+def returned(core: Core, child: Run) -> bool:
+    """A child instance ended: hand its caller the trigger (recorded first, so a crash
+    cannot lose it). False when the record failed: the child's checkpoint stays, and a
+    restarted engine runs it to its end again."""
+    hold = core.holders.calls.get(child.id)
+    if hold is None:
+        return True  # its caller is gone (it was cancelled, or the child was terminated)
+    defn = core.runs[hold.instance].defn
+    node = defn.nodes[hold.node] if defn is not None else None
+    thrown = child.thrown
+    if thrown is not None:
+        trigger = Trigger("call_error", hold.node, NODE, hold.track, {"error": thrown},
+                          child.id)
+    elif child.state == "failed":
+        trigger = Trigger("call_failed", hold.node, NODE, hold.track, None, child.id)
+    else:
+        outputs = getattr(node, "outputs", None)
+        data = child.data or {}
+        values = copy.deepcopy(data if outputs is None else
+                               {f: data[f] for f in outputs if f in data})
+        trigger = Trigger("call", hold.node, NODE, hold.track, values, child.id)
+    try:
+        core.journal.record([(hold.instance, trigger)])
+    except EngineError:
+        return False
+    core.deliver(hold, trigger)
+    return True

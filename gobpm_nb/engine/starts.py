@@ -1,0 +1,155 @@
+"""Start events that create instances: a message, timer or signal start in the process itself.
+
+``deploy`` arms the start events of the newest version of a process as holds that belong to
+no instance (``DEPLOYED``; the hold's track names the process): a timer start's deadline in
+the one deadline heap, a message start and a signal start in their indexes. Deploying a newer
+version withdraws the older one's start holds and arms its own. A trigger starts a new
+instance at that start event with the trigger's payload as its data: a published message
+that no waiting instance takes, each broadcast of a signal, each deadline of a timer (a
+cycle arms its next one). A timer start's next deadline is kept in the store's meta, so a
+restarted engine keeps it (one that has fired for good does not fire again).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ..errors import EngineError
+from ..kernel import iso
+from ..model import Definition
+from ..model import elements as el
+from .compute import deadline_of
+from .holders import DEPLOYED, Hold
+from .reader import Reader
+from .records import Trigger
+
+if TYPE_CHECKING:
+    from .core import Core
+
+START = "start"  # the wait kind of a start event's hold
+
+
+class Starts:
+    """The armed start events of every deployed process (one version each: the newest)."""
+
+    def __init__(self, core: Core):
+        self.core = core
+        #: process id -> the version whose start events are armed
+        self.armed: dict[str, int] = {}
+
+    def arm(self, defn: Definition) -> None:
+        """Arm the start events of ``defn``, the newest version of its process, in place of
+        an older version's."""
+        if not defn.instance_starts or self.armed.get(defn.id, 0) >= defn.version:
+            return
+        holders = self.core.holders
+        for hold in holders.of_track(DEPLOYED, defn.id):
+            holders.release(hold, "withdrawn")
+        self.armed[defn.id] = defn.version
+        recorded = self.core.store.meta()
+        for sid in defn.instance_starts:
+            start = defn.nodes[sid]
+            if isinstance(start, el.TimerStart):
+                at, left = self.first_deadline(defn, sid, recorded)
+                if at is not None:
+                    holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
+            elif isinstance(start, el.MessageStart):
+                holders.hold_subscription(DEPLOYED, defn.id, sid, "message", start.message,
+                                          None, START)
+            elif isinstance(start, el.SignalStart):
+                holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
+                                          None, START)
+
+    def first_deadline(self, defn: Definition, sid: str, recorded: dict[str, str]
+                       ) -> tuple[int | None, int | None]:
+        """The deadline a timer start waits for: the one the store recorded for this version
+        (None: it fired for good), else one armed now."""
+        text = recorded.get(_key(defn, sid))
+        if text is not None:
+            try:
+                doc = json.loads(text)
+                r = Reader(f"{defn.id} start {sid}")
+                at = None if doc["at"] is None else r.time(doc["at"], "at")
+                return at, doc["left"]
+            except Exception:  # an unreadable record: armed again as when first deployed
+                pass
+        at, left = self.deadline(defn, sid)
+        return at, left
+
+    def deadline(self, defn: Definition, sid: str, cycles: int | None = None,
+                 after: int | None = None) -> tuple[int | None, int | None]:
+        holder = _Timing(self.core, defn)
+        try:
+            at, left = deadline_of(holder, sid, cycles, after)  # type: ignore[arg-type]
+        except Exception:  # out of the calendar: it never fires
+            return None, None
+        self._record(defn, sid, at, left)
+        return at, left
+
+    def _record(self, defn: Definition, sid: str, at: int | None, left: int | None) -> None:
+        try:
+            self.core.store.set_meta({_key(defn, sid): json.dumps(
+                {"at": iso(at) if at is not None else None, "left": left})})
+        except Exception:  # the store failed: after a restart it is armed as if new
+            pass
+
+    def message(self, name: str) -> Hold | None:
+        """The first armed message start for ``name``."""
+        for hold in self.core.holders.deployed.holds:
+            if hold.kind == "message" and hold.name == name:
+                return hold
+        return None
+
+    def signalled(self, name: str) -> list[Hold]:
+        return [h for h in self.core.holders.deployed.holds
+                if h.kind == "signal" and h.name == name]
+
+    def fire(self, hold: Hold, trigger: Trigger | None) -> str | None:
+        """A start event's trigger: a new instance of the armed version, its data the
+        payload. A timer's next deadline (a cycle) is armed first."""
+        core = self.core
+        pid = hold.track
+        defn = core.definition(pid, self.armed.get(pid, 0))
+        if defn is None:
+            return None
+        payload = trigger.payload if trigger is not None else None
+        if hold.kind == "timer":
+            core.holders.release(hold, "fired")
+            core.emit("timer_fired", None, None, hold.node, hold.site.fired)
+            left = hold.cycles
+            at: int | None = None
+            if left not in (None, 0):
+                at, left = self.deadline(defn, hold.node, left, hold.at)
+                if at is not None:
+                    core.holders.hold_timer(DEPLOYED, pid, hold.node, at, START, left)
+            else:
+                self._record(defn, hold.node, None, None)
+        try:
+            return core.launch(defn, dict(payload or {}), None, hold.node, hold.kind)
+        except EngineError as exc:
+            if hold.kind == "message":
+                raise  # the publisher hears it: the message was not taken
+            # a timer's or a signal's instance: said, and a timer tries again
+            core.emit("start_failed", None, None, hold.node, {
+                "process": pid, "trigger": hold.kind, "cause": type(exc).__name__})
+            if hold.kind == "timer":
+                retry = core.kernel.now + core.residency.backoff
+                core.holders.hold_timer(DEPLOYED, pid, hold.node, retry, START, hold.cycles
+                                        if at is None else None)
+            return None
+
+
+class _Timing:
+    """What ``deadline_of`` reads of an instance, for a start event that has none yet."""
+
+    def __init__(self, core: Core, defn: Definition):
+        self.core = core
+        self.defn = defn
+
+
+def _key(defn: Definition, sid: str) -> str:
+    return f"start:{defn.id}:{defn.version}:{sid}"
+
+
+__all__ = ["START", "Starts"]

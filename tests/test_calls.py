@@ -1,0 +1,169 @@
+"""Call activities: a child instance of a deployed process, data in and out, a parent link;
+parent and child released and woken on their own; the child's error reaches the caller."""
+
+import pytest
+
+import gobpm_nb as bpm
+
+
+def child_process(error=None, mark=None):
+    c = bpm.Process("check")
+    c.start("s")
+    c.user_task("review")
+    if error:
+        c.exclusive_gateway("ok", default="fine")
+        c.end("refuse", error=error)
+        c.script_task("fine", fn=lambda d: {"score": d["amount"] * 2, "noise": 1})
+        c.end("e")
+        c.flow("s", "review", "ok")
+        c.flow("ok", "refuse", condition="bad")
+        c.flow("ok", "fine", "e")
+    else:
+        c.script_task("score", fn=lambda d: {"score": d["amount"] * (mark or 2), "noise": 1})
+        c.end("e")
+        c.flow("s", "review", "score", "e")
+    return c
+
+
+def parent_process(version=None, boundary=None, inputs=("amount",)):
+    p = bpm.Process("order")
+    p.start("s")
+    p.call_activity("call", process="check", version=version, inputs=list(inputs),
+                    outputs=["score"])
+    p.end("e")
+    p.flow("s", "call", "e")
+    if boundary == "error":
+        p.error_boundary("refused", attached_to="call", error="NO")
+        p.end("handled")
+        p.flow("refused", "handled")
+    elif boundary == "timer":
+        p.timer_boundary("late", attached_to="call", duration="PT1H")
+        p.end("gave_up")
+        p.flow("late", "gave_up")
+    return p
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_a_call_runs_a_child_instance_with_data_in_and_out(dehydrate):
+    eng = bpm.Engine(dehydrate=dehydrate)
+    eng.deploy(child_process())
+    parent = eng.start(parent_process(), {"amount": 21, "other": "x"})
+    eng.run()
+    (child,) = [i for i in eng.instances() if i.id != parent.id]
+    assert child.data == {"amount": 21}  # only the inputs go in
+    assert child.parent == parent.id and parent.parent is None
+    assert child.residency == parent.residency == ("dehydrated" if dehydrate else "resident")
+    hold = [h for h in eng.holders(parent.id)][0]
+    assert (hold.kind, hold.node, hold.keys) == ("call", "call", (child.id,))
+    started = [f for f in eng.facts if f.kind == "instance_started" and f.instance == child.id]
+    assert started[0].details == {"process": "check", "version": 1, "by": "call",
+                                  "caller": parent.id}
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert child.state == "completed" and parent.state == "completed"
+    assert child.parent == parent.id  # kept by the summary of a finished instance
+    assert parent.data == {"amount": 21, "other": "x", "score": 42}  # only the outputs come back
+    assert eng.holders() == []
+
+
+def test_a_call_takes_the_newest_version_or_the_pinned_one():
+    eng = bpm.Engine()
+    eng.deploy(child_process())
+    eng.deploy(child_process(mark=10))
+    newest = eng.start(parent_process(), {"amount": 1})
+    pinned = eng.start(parent_process(version=1), {"amount": 1})
+    eng.run()
+    for t in eng.tasks():
+        eng.complete_task(t.id)
+    eng.run()
+    assert newest.data["score"] == 10 and pinned.data["score"] == 2
+
+
+def test_an_error_the_child_does_not_catch_reaches_the_call_activity_boundary():
+    eng = bpm.Engine()
+    eng.deploy(child_process(error="NO"))
+    parent = eng.start(parent_process(boundary="error", inputs=("amount", "bad")),
+                       {"amount": 1, "bad": True})
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    child = [i for i in eng.instances() if i.id != parent.id][0]
+    assert child.state == "terminated" and parent.state == "completed"
+    assert [t.node for t in parent.tracks if t.state == "completed"][-1] == "handled"
+    assert [f.details for f in eng.facts if f.kind == "error_to_caller"] == [
+        {"error": "NO", "caller": parent.id}]
+    assert [f.details for f in eng.facts if f.kind == "error_caught"] == [
+        {"error": "NO", "boundary": "refused"}]
+
+
+def test_an_error_nobody_catches_fails_the_caller_with_an_incident():
+    eng = bpm.Engine()
+    eng.deploy(child_process(error="NO"))
+    parent = eng.start(parent_process(inputs=("amount", "bad")), {"amount": 1, "bad": True})
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert parent.state == "failed"
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.instance == parent.id and "NO" in incident.details["cause"]
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_an_interrupting_boundary_on_the_call_terminates_the_child(dehydrate):
+    eng = bpm.Engine(dehydrate=dehydrate)
+    eng.deploy(child_process())
+    parent = eng.start(parent_process(boundary="timer"), {"amount": 1})
+    eng.advance("PT2H")
+    child = [i for i in eng.instances() if i.id != parent.id][0]
+    assert child.state == "terminated" and parent.state == "completed"
+    assert eng.tasks() == [] and eng.holders() == []
+
+
+def test_a_call_to_a_process_that_is_not_deployed_is_an_incident():
+    eng = bpm.Engine()
+    parent = eng.start(parent_process(), {"amount": 1})
+    eng.run()
+    assert parent.state == "failed"
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.details["cause"] == "calls process 'check', which is not deployed"
+
+
+def test_a_missing_input_field_is_an_incident():
+    eng = bpm.Engine()
+    eng.deploy(child_process())
+    parent = eng.start(parent_process(), {"other": 1})
+    eng.run()
+    assert parent.state == "failed" and len(eng.instances()) == 1
+
+
+def test_parent_and_child_recover_after_a_restart(tmp_path):
+    db = tmp_path / "calls.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.deploy(child_process())
+    parent = eng.start(parent_process(), {"amount": 4})
+    eng.run()
+    assert parent.checkpoint()["tracks"][0]["wait"]["kind"] == "call"
+    child_id = [i.id for i in eng.instances() if i.id != parent.id][0]
+    assert eng.checkpoint(child_id)["parent"] == {"instance": parent.id, "track": "t1"}
+    del eng
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[child_process(),
+                                                                parent_process()])
+    assert sorted(h.kind for h in eng2.holders()) == ["call", "task"]
+    eng2.complete_task(eng2.tasks()[0].id)
+    eng2.run()
+    assert eng2.instance(parent.id).data["score"] == 8
+    assert eng2.instance(parent.id).state == "completed"
+
+
+def test_bad_call_activities_are_refused():
+    p = bpm.Process("bad")
+    p.start("s")
+    p.call_activity("c1", process="")
+    p.call_activity("c2", process="x", version=0)
+    p.end("e")
+    p.flow("s", "c1", "c2", "e")
+    with pytest.raises(bpm.ModelError) as err:
+        p.definition()
+    text = "\n".join(err.value.problems)
+    assert "call_activity 'c1' names no process" in text
+    assert "call_activity 'c2': version 0 is not a version number" in text
