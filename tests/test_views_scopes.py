@@ -460,3 +460,28 @@ def test_every_node_of_a_scoped_process_is_drawn_once(make):
     dot = process_dot(eng, inst)
     declared = [m.group(1) for m in NODE.finditer(dot) if " -> " not in m.group(0)]
     assert sorted(declared) == sorted(n.id for n in proj.process_state(eng, inst.id).nodes)
+
+
+def test_a_call_activity_and_its_hold_have_their_own_look():
+    from gobpm_nb.render.dot import HOLD_LOOKS, TASK_CAPTIONS
+
+    child = bpm.Process("callee")
+    child.start("s")
+    child.user_task("work")
+    child.end("e")
+    child.flow("s", "work", "e")
+    caller = bpm.Process("caller")
+    caller.start("s")
+    caller.call_activity("call", "Call it", process="callee", version=1)
+    caller.end("e")
+    caller.flow("s", "call", "e")
+    eng = bpm.Engine()
+    eng.deploy(child)
+    inst = eng.start(caller)
+    eng.run()
+    dot = process_dot(eng, inst)
+    assert TASK_CAPTIONS["call_activity"] in dot and "callee v1" in dot
+    assert HOLD_LOOKS["call"][0] in dot
+    from gobpm_nb.observe.fact_pages import FACT_KINDS
+
+    assert {"start_failed", "error_to_caller"} <= set(FACT_KINDS)

@@ -258,6 +258,9 @@ def _detail(element: Any) -> str:
         return f"service · {element.topic}" if element.topic else "service"
     if kind == "script_task":
         return "script"
+    if kind == "call_activity":
+        pinned = f" v{element.version}" if element.version is not None else ""
+        return f"call · {element.process}{pinned}"
     if kind in ("receive_task", "message_catch", "message_throw", "message_boundary",
                 "message_start"):
         key = getattr(element, "key", None)

@@ -67,6 +67,7 @@ HOLD_LOOKS: dict[str, tuple[str, str]] = {
     "message": ("✉", "#1971c2"),
     "signal": ("▲", "#9c36b5"),
     "task": ("☺", "#2f9e44"),
+    "call": ("⇲", "#5f3dc4"),  # a call activity's: its child instance's end
 }
 PATH_COLOUR = "#2b8a3e"
 PATH_FILL = "#ebfbee"
@@ -93,9 +94,10 @@ TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "e
                               "escalation_start"})
 #: The kind line of a subprocess's frame.
 SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»"}
-TASKS = frozenset({"script_task", "service_task", "user_task", "receive_task"})
+TASKS = frozenset({"script_task", "service_task", "user_task", "receive_task",
+                   "call_activity"})
 TASK_CAPTIONS = {"script_task": "script", "service_task": "service", "user_task": "user",
-                 "receive_task": "receive"}
+                 "receive_task": "receive", "call_activity": "call"}
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
