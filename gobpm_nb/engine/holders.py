@@ -182,7 +182,8 @@ class Holders:
 
     # -- registering ----------------------------------------------------------------------
     def _add(self, hold: Hold) -> Hold:
-        record = self.record(hold.instance)
+        iid = hold.instance  # inline ``record``: once per hold armed and released
+        record = self._records[iid] if iid else self.deployed
         holds = record.holds
         if type(holds) is tuple:  # a dehydrated instance keeps a compact tuple
             record.holds = holds + (hold,)
@@ -291,7 +292,8 @@ class Holders:
         hold.fn = None
         if self.waking:
             self.waking.pop(hold, None)
-        record = self.record(hold.instance)
+        iid = hold.instance  # inline ``record``: once per hold armed and released
+        record = self._records[iid] if iid else self.deployed
         holds = record.holds
         if type(holds) is tuple:
             record.holds = tuple(h for h in holds if h is not hold)
