@@ -485,3 +485,25 @@ def test_a_call_activity_and_its_hold_have_their_own_look():
     from gobpm_nb.observe.fact_pages import FACT_KINDS
 
     assert {"start_failed", "error_to_caller"} <= set(FACT_KINDS)
+
+
+def test_both_lineages_show_the_call_between_them():
+    child = bpm.Process("callee")
+    child.start("s")
+    child.user_task("work")
+    child.end("e")
+    child.flow("s", "work", "e")
+    caller = bpm.Process("caller")
+    caller.start("s")
+    caller.call_activity("call", process="callee")
+    caller.end("e")
+    caller.flow("s", "call", "e")
+    eng = bpm.Engine()
+    eng.deploy(child)
+    parent = eng.start(caller)
+    eng.run()
+    (kid,) = [i for i in eng.instances() if i.id != parent.id]
+    up = render.lineage_dot(proj.lineage(eng, parent.id))
+    down = render.lineage_dot(proj.lineage(eng, kid.id))
+    assert f"calls {kid.id}" in up and '"t1" -> "child ' in up
+    assert f"called by {parent.id}" in down and '"caller" -> "t1"' in down

@@ -110,6 +110,10 @@ class Lineage(NamedTuple):
     residency: str
     tracks: tuple[TrackRow, ...]
     edges: tuple[LineageEdge, ...]
+    #: The instance whose call activity started this one, or None.
+    caller: str | None = None
+    #: (track, child instance) of each call activity waiting for its child now.
+    calls: tuple[tuple[str, str], ...] = ()
 
 
 def _label_of(definition: Any, node: str) -> str:
@@ -129,7 +133,9 @@ def lineage(engine: Any, iid: str) -> Lineage:
                           tuple(v.parents), v.origin, v.id in live) for v in views)
     edges = tuple(LineageEdge(parent, row.id, row.origin, EDGE_LABELS.get(row.origin, row.origin))
                   for row in rows for parent in row.parents)
-    return Lineage(inst.id, inst.process, inst.version, inst.state, inst.residency, rows, edges)
+    calls = tuple((h.track, h.keys[0]) for h in inst.holds() if h.kind == "call")
+    return Lineage(inst.id, inst.process, inst.version, inst.state, inst.residency, rows, edges,
+                   inst.parent, calls)
 
 
 # -- the path taken ---------------------------------------------------------------------

@@ -177,8 +177,28 @@ def lineage_dot(view: Lineage) -> str:
         out.append(f"  {q(e.parent)} -> {q(e.child)} " + _attrs([
             ("label", q(e.label)), ("color", q(colour)), ("fontcolor", q(colour)),
             ("style", style_), ("penwidth", "1.4")]))
+    out.extend(_call_links(view))
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _call_links(view: Lineage) -> list[str]:
+    """The instances across a call activity: the caller above the first track, each child
+    beside the track that waits for it."""
+    out: list[str] = []
+    look = [("shape", "note"), ("style", q("dashed")), ("color", q(MUTED)),
+            ("fontcolor", q(MUTED))]
+    if view.caller is not None and view.tracks:
+        out.append(f"  {q('caller')} " + _attrs([("label", q(f"called by {view.caller}"))]
+                                                   + look))
+        out.append(f"  {q('caller')} -> {q(view.tracks[0].id)} " + _attrs([
+            ("style", "dashed"), ("color", q(MUTED)), ("label", q("call"))]))
+    for track, child in view.calls:
+        name = f"child {child}"
+        out.append(f"  {q(name)} " + _attrs([("label", q(f"calls {child}"))] + look))
+        out.append(f"  {q(track)} -> {q(name)} " + _attrs([
+            ("style", "dashed"), ("color", q(MUTED)), ("label", q("waits for"))]))
+    return out
 
 
 def lineage_legend() -> list[list[str]]:
