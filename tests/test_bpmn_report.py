@@ -20,7 +20,6 @@ def line_of(path, text):
 
 
 @pytest.mark.parametrize("element, tag, reason", [
-    ("call", "callActivity", "call activities are not supported yet"),
     ("tx", "transaction", "transactions are not supported yet"),
     ("undo_b", "boundaryEvent", "compensate boundary events"),
     ("undo", "task", "compensation handlers are not supported yet"),
@@ -35,13 +34,17 @@ def test_each_unsupported_element_is_an_error_note_at_its_line(element, tag, rea
 
 
 def test_the_subprocess_inclusive_gateway_escalation_and_link_events_import_silently():
-    """What the file also holds and the engine now runs (a subprocess and what is in it, an
-    inclusive gateway, escalation throw and end events, a link, a multi-instance task) gets
-    no note."""
+    """What the file also holds and the engine now runs (a subprocess and what is in it, a
+    call activity, an inclusive gateway, escalation throw and end events, a link, a
+    multi-instance task) gets no note."""
     model = bpm.load_bpmn(UNSUPPORTED)
     named = {n.element for n in model.report}
-    assert named.isdisjoint({"sub", "sub_start", "sub_end", "inc", "escalate", "link_out",
-                             "link_in", "esc_end", "each"})
+    assert named.isdisjoint({"sub", "sub_start", "sub_end", "call", "inc", "escalate",
+                             "link_out", "link_in", "esc_end", "each"})
+    (call,) = [e for e in model.processes["unsupported"].elements if e.id == "call"]
+    # zeebe:calledElement processId="other" propagateAllChildVariables="false"
+    assert (call.kind, call.process, call.version, call.inputs, call.outputs) == \
+        ("call_activity", "other", None, None, ())
     kinds = {e.id: (e.kind, e.within) for e in model.processes["unsupported"].elements}
     assert kinds["sub_start"] == ("start", "sub") and kinds["inc"][0] == "inclusive_gateway"
     assert (kinds["escalate"][0], kinds["link_out"][0], kinds["link_in"][0]) == \
@@ -61,19 +64,19 @@ def test_data_are_warnings_and_lanes_annotations_and_inner_elements_are_silent()
     named = {n.element for n in report}
     assert named.isdisjoint({"lanes", "lane_a", "note", "note_link", "comp_link", "sub_start",
                              "sub_end", "u_in", "book", "pool", "collab"})
-    assert len(report) == 8
+    assert len(report) == 7
 
 
 def test_a_process_with_unsupported_elements_is_refused_listing_every_one():
-    """process() raises one ModelError whose problems are the five error notes, each
+    """process() raises one ModelError whose problems are the four error notes, each
     with its line; validate() on the imported process refuses it as well."""
     model = bpm.load_bpmn(UNSUPPORTED)
     with pytest.raises(bpm.ModelError) as info:
         model.process()
-    assert len(info.value.problems) == 5
-    line = line_of(UNSUPPORTED, 'id="call"')
+    assert len(info.value.problems) == 4
+    line = line_of(UNSUPPORTED, 'id="tx"')
     assert info.value.problems[0].startswith(f"process 'unsupported': line {line}: "
-                                             "callActivity")
+                                             "transaction")
     with pytest.raises(bpm.ModelError):
         model.processes["unsupported"].validate()
 

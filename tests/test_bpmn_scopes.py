@@ -167,16 +167,19 @@ def test_an_error_start_always_interrupts_and_says_so():
     assert [(n.severity, n.element) for n in report] == [("warning", "es")]
 
 
-def test_a_triggered_start_in_the_process_itself_stays_a_plain_start_with_a_warning():
-    """Starting instances by message is not supported yet: a message start event of the
-    process is read as its plain start, as before, and the report says so."""
+def test_a_message_start_of_the_process_starts_instances_and_needs_no_key():
+    """A message start event of the process itself is a message start that creates
+    instances: no note, and no correlation key (its message's zeebe:subscription is for the
+    catches that share the message)."""
     body = DOC.format(roots=ZEEBE_MESSAGE, body="").replace(
         '<startEvent id="s"/>',
         '<startEvent id="s"><messageEventDefinition messageRef="M"/></startEvent>')
     model = bpm.load_bpmn(body)
-    assert model.process().definition().nodes["s"].kind == "start"
-    assert [(n.severity, n.element) for n in model.report] == [("warning", "s")]
-    assert "the message trigger is not armed" in model.report[0].message
+    d = model.process().definition()
+    assert (d.nodes["s"].kind, d.nodes["s"].message, d.nodes["s"].key) == \
+        ("message_start", "cancel", None)
+    assert (d.start, d.instance_starts) == ("", ("s",))
+    assert model.report == []
 
 
 @pytest.mark.parametrize("body, kind, fields", [
@@ -255,7 +258,6 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
     ('<adHocSubProcess id="x"><task id="in"/></adHocSubProcess>', "adHocSubProcess",
      "ad-hoc subprocesses are not supported yet; its 1 inner elements are kept"),
     ('<transaction id="x"/>', "transaction", "transactions are not supported yet"),
-    ('<callActivity id="x"/>', "callActivity", "call activities are not supported yet"),
     ('<complexGateway id="x"/>', "complexGateway", "complex gateways are not supported"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
@@ -266,7 +268,7 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      "startEvent", "events with several event definitions or a definition by reference"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Ad-hoc subprocesses, transactions, call activities, complex gateways, standard loops
+    """Ad-hoc subprocesses, transactions, complex gateways, standard loops
     and a start event with two triggers stay refused: one error note each, on the element
     (a subprocess whose start is such a placeholder gets no note of its own)."""
     body = xml + ('<endEvent id="after"/><sequenceFlow id="fx1" sourceRef="t" targetRef="x"/>'
@@ -291,20 +293,20 @@ def test_a_conditional_start_of_an_event_subprocess_is_refused_alone():
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():
-    """What cannot run yet inside a subprocess (a call activity, a compensation boundary)
-    is a placeholder in that scope: refused with its own reason, nothing else reported."""
-    body = ('<subProcess id="sp"><startEvent id="ss"/><callActivity id="call"/>'
-            '<boundaryEvent id="undo" attachedToRef="call"><compensateEventDefinition/>'
+    """What cannot run yet inside a subprocess (a transaction, a compensation boundary) is
+    a placeholder in that scope: refused with its own reason, nothing else reported."""
+    body = ('<subProcess id="sp"><startEvent id="ss"/><transaction id="tx"/>'
+            '<boundaryEvent id="undo" attachedToRef="tx"><compensateEventDefinition/>'
             '</boundaryEvent><endEvent id="se"/>'
-            '<sequenceFlow id="a" sourceRef="ss" targetRef="call"/>'
-            '<sequenceFlow id="b" sourceRef="call" targetRef="se"/></subProcess>'
+            '<sequenceFlow id="a" sourceRef="ss" targetRef="tx"/>'
+            '<sequenceFlow id="b" sourceRef="tx" targetRef="se"/></subProcess>'
             '<sequenceFlow id="f0" sourceRef="t" targetRef="sp"/>'
             '<sequenceFlow id="f9" sourceRef="sp" targetRef="e"/>')
     model = load(body)
-    assert [(n.element, n.tag) for n in model.report] == [("call", "callActivity"),
+    assert [(n.element, n.tag) for n in model.report] == [("tx", "transaction"),
                                                          ("undo", "boundaryEvent")]
     kinds = {e.id: (e.kind, e.within) for e in model.processes["p"].elements}
-    assert kinds["call"] == ("unsupported", "sp")
+    assert kinds["tx"] == ("unsupported", "sp")
     assert kinds["undo"] == ("unsupported_boundary", "sp")
 
 
@@ -640,7 +642,8 @@ WITH_SUBPROCESSES = sorted(path.stem for path in MIWG_DIR.glob("*.bpmn")
 # the reasons a process holding a subprocess may still be refused, none about subprocesses
 # being unsupported; an empty (collapsed, contentless) subprocess has no start event to run
 OTHER_REASONS = ("has 0 plain start events; give one (it is empty in the file",
-                 "no messageRef", "call activities are not supported yet",
+                 "no messageRef", "only a process can be called",
+                 "is not an ISO 8601 date-time",
                  "message end events are not supported yet", "does not translate",
                  "has no correlation key")
 

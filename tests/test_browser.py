@@ -132,7 +132,8 @@ print(q, [f.id for f in q.flows][:2], claim.residency)''',
 MIWG_CELLS = [
     f'''invoice = bpm.Process.from_bpmn("{MIWG.name}")
 invoices = bpm.Engine()
-bill = invoices.start(invoice)
+invoices.deploy(invoice)  # it starts by its message start event
+bill = invoices.instance(invoices.publish_message("invoice-received-C.1.0"))
 invoices.advance("PT1H")
 bill.residency''',
     "bill.process_view()",

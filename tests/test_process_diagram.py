@@ -118,7 +118,8 @@ def test_an_imported_model_is_drawn_as_its_file_draws_it():
     edge's waypoints are the file's."""
     source = (MIWG_DIR / "C.1.0.bpmn").read_bytes()
     eng = bpm.Engine()
-    inst = eng.start(bpm.Process.from_bpmn(source))
+    eng.deploy(bpm.Process.from_bpmn(source))  # it starts by its message start event
+    inst = eng.instance(eng.publish_message("invoice-received-C.1.0"))
     view = inst.process_view()
     eng.advance("PT1H")
     assert diagram(view.bpmn) == diagram(source)
@@ -170,7 +171,8 @@ def test_the_dashboard_draws_the_selected_instance_in_bpmn():
     follows the selection to an instance of another process."""
     eng = bpm.Engine()
     eng.start(claim(), data={"claim": "c-1"})
-    other = eng.start(bpm.Process.from_bpmn(MIWG_DIR / "C.1.0.bpmn"))
+    eng.deploy(bpm.Process.from_bpmn(MIWG_DIR / "C.1.0.bpmn"))
+    other = eng.instance(eng.publish_message("invoice-received-C.1.0"))
     board = eng.dashboard()
     eng.advance("PT1H")
     assert 'id="review"' in board.process_bpmn and board.process_marks["flows"]

@@ -19,6 +19,7 @@ from conftest import approval, snapshot
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
 from gobpm_nb.render import dot as render
+from gobpm_nb.render.lineage import lineage_dot, lineage_legend
 from gobpm_nb.render.marks import bpmn_legend
 from gobpm_nb.ui import Dashboard, LineageView, ProcessView, dashboard_traits, flush_all
 from gobpm_nb.ui import live as live_module
@@ -95,7 +96,7 @@ def test_constructors_return_bound_widgets(live):
     assert isinstance(pv, ProcessView)
     assert (lin.view, pv.view, board.view) == ("graph", "graph", "dashboard")
     assert lin.title == "lineage of i1" and pv.title == "process view of i1"
-    assert lin.legend == render.lineage_legend() and pv.legend == bpmn_legend()
+    assert lin.legend == lineage_legend() and pv.legend == bpmn_legend()
     assert pv.bpmn.startswith("<?xml") and lin.bpmn == ""  # BPMN notation; lineage in Graphviz
 
 
@@ -225,7 +226,7 @@ def test_flush_all_brings_widgets_up_to_date(live):
     eng.advance("PT3H")
     flush_all()
     assert traits(board) == dashboard_traits(eng, "i1")
-    assert lin.dot == render.lineage_dot(proj.lineage(eng, "i1"))
+    assert lin.dot == lineage_dot(proj.lineage(eng, "i1"))
     assert pv.dot == render.process_dot(proj.process_state(eng, "i1"))
 
 
@@ -445,7 +446,7 @@ def test_names_are_quoted_literally_in_dot():
     eng = bpm.Engine()
     inst = eng.start(xss_process(), data={"who": XSS})
     eng.advance("PT1H")
-    lin = render.lineage_dot(proj.lineage(eng, inst.id))
+    lin = lineage_dot(proj.lineage(eng, inst.id))
     pv = render.process_dot(proj.process_state(eng, inst.id))
     assert '"<img src=x onerror=alert(1)> (task)\\n«user · <img src=x onerror=alert(1)>»' in pv
     assert "xlabel=\"<img src=x onerror=alert(1)> (start)\"" in pv
@@ -554,7 +555,7 @@ def test_every_command_ends_with_the_exact_widget_state_outside_a_notebook(live)
     eng, inst, board, lin, pv = live
     eng.advance("PT25H")
     assert traits(board) == dashboard_traits(eng, "i1")
-    assert lin.dot == render.lineage_dot(proj.lineage(eng, "i1"))
+    assert lin.dot == lineage_dot(proj.lineage(eng, "i1"))
     for _ in range(3):  # a teacher's loop: each hour's end is what shows
         time.sleep(views_module.INTERVAL)
         eng.advance("PT1H")

@@ -18,6 +18,7 @@ from bpmn_shapes import diagram
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
 from gobpm_nb.render import dot as render
+from gobpm_nb.render.lineage import lineage_dot, lineage_legend
 from gobpm_nb.ui import dashboard_traits
 from gobpm_nb.ui.process import process_picture
 
@@ -207,7 +208,7 @@ def test_the_woken_state_shows_the_event_subprocess_tracks_where_they_stand():
 def test_the_same_state_gives_the_same_dot():
     """Two engines driven alike draw byte-identical DOT, lineage and marks."""
     a, b = (woken() for _ in range(2))
-    texts = [(process_dot(eng, inst), render.lineage_dot(proj.lineage(eng, inst.id)),
+    texts = [(process_dot(eng, inst), lineage_dot(proj.lineage(eng, inst.id)),
               json.dumps(process_picture(eng, inst.id).marks, sort_keys=True))
              for eng, inst in (a, b)]
     assert texts[0] == texts[1]
@@ -329,7 +330,7 @@ def test_the_lineage_shows_the_new_origins_with_their_own_edges():
         ("t1", "t2", "fork"), ("t2", "t3", "multi-instance"), ("t2", "t4", "multi-instance"),
         ("t1", "t5", "scope"), ("t6", "t7", "scope"), ("t1", "t8", "event subprocess"),
         ("t8", "t9", "scope")]
-    dot = render.lineage_dot(view)
+    dot = lineage_dot(view)
     lines = edges(dot)
     for (parent, child), origin in ((("t2", "t3"), "many"), (("t1", "t5"), "scope"),
                                     (("t1", "t8"), "event")):
@@ -342,7 +343,7 @@ def test_the_lineage_shows_the_new_origins_with_their_own_edges():
     shown = nodes(dot)
     assert shown["t6"] == ["t6", "Aside (aside)", "dehydrated", "event subprocess start"]
     assert shown["t1"] == ["t1", "Handle (handle)", "dehydrated"]
-    legend = dict(render.lineage_legend())
+    legend = dict(lineage_legend())
     assert legend["edge scope (first track inside a subprocess)"] == \
         render.EDGE_STYLES["scope"][0]
     assert legend["edge event subprocess (dashed)"] == render.EDGE_STYLES["event"][0]
@@ -503,7 +504,7 @@ def test_both_lineages_show_the_call_between_them():
     parent = eng.start(caller)
     eng.run()
     (kid,) = [i for i in eng.instances() if i.id != parent.id]
-    up = render.lineage_dot(proj.lineage(eng, parent.id))
-    down = render.lineage_dot(proj.lineage(eng, kid.id))
+    up = lineage_dot(proj.lineage(eng, parent.id))
+    down = lineage_dot(proj.lineage(eng, kid.id))
     assert f"calls {kid.id}" in up and '"t1" -> "child ' in up
     assert f"called by {parent.id}" in down and '"caller" -> "t1"' in down

@@ -21,11 +21,12 @@ from .names import FLOW_ELEMENTS, local
 
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # a missing part that the reader explains better when it has noted the element already
-_MISSING = ("names no message", "has no correlation key", "names no signal",
-            "names no escalation", "has no condition",
+_MISSING = ("names no message", "names no process", "has no correlation key",
+            "names no signal", "names no escalation", "has no condition",
             "give exactly one of duration, date or cycle")
 _NO_START = "has 0 plain start events; give one"
-_NO_STARTS = (_NO_START, "needs exactly one start event, with a trigger")
+_NO_STARTS = (_NO_START, "needs exactly one start event, with a trigger",
+              "has no start event")
 _UNREACHABLE = "is unreachable from the start event"
 _HINTS = {
     "has no correlation key (give key=)":
@@ -44,8 +45,9 @@ def check_process(ctx: Context, proc: etree._Element) -> None:
         p.definition()
     except ModelError as exc:
         reached = _reached_past_placeholders(p)
-        # scopes whose start event is a placeholder: its own note explains the missing start
-        placeholder_start = {e.within for e in p.elements
+        # scopes (the process: its id) whose start event is a placeholder: its own note
+        # explains the missing start
+        placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
                              if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
         already = list(ctx.reported)
         for problem in exc.problems:

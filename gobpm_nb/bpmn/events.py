@@ -2,7 +2,9 @@
 
 A start event with a trigger inside a subprocess is the start of an event subprocess (the
 builder's ``message_start``, ``timer_start``, ...; validation refuses one in a plain
-subprocess); in the process itself it starts as a plain start event, with a warning.
+subprocess). In the process itself a message, timer or signal start event creates instances
+(the same builder calls; a message start there needs no correlation key, and always
+interrupts); a conditional start there is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
-_START = {"", "message", "timer", "signal", "conditional"}
+_START = {"", "message", "timer", "signal"}  # in the process itself
 _SCOPE_START = {"", "message", "timer", "signal", "error", "escalation"}  # in a subprocess
 _END = {"", "terminate", "error", "escalation"}
 _CATCH = {"timer", "message", "signal", "conditional", "link"}
@@ -54,13 +56,9 @@ def read_event(ctx: Context, node: etree._Element) -> None:
         return
     kind, spec = found
     p = ctx.p
-    if tag == "startEvent" and kind and ctx.scope is not None:
+    if tag == "startEvent" and kind:
         _triggered_start(ctx, node, kind, spec)
     elif tag == "startEvent":
-        if kind:
-            ctx.warning(node, f"a {kind} start event starts as a plain start event: "
-                              f"eng.start() starts the instance; the {kind} trigger is not "
-                              "armed")
         p.start(eid, name)
     elif tag == "endEvent":
         error = _error_code(ctx, spec, eid) if kind == "error" else None
@@ -79,6 +77,9 @@ def _placeholder(ctx: Context, node: etree._Element,
     if found is None:
         reason = "events with several event definitions or a definition by reference are " \
                  "not supported"
+    elif found[0] == "conditional" and tag == "startEvent" and ctx.scope is None:
+        reason = "conditional start events are not supported yet: a process starts by " \
+                 "eng.start() or by a message, timer or signal start event"
     elif found[0]:
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
     else:
@@ -92,10 +93,19 @@ def _placeholder(ctx: Context, node: etree._Element,
 
 
 def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
-    """The start event of an event subprocess: its trigger, and ``isInterrupting``."""
+    """A start event with a trigger: of an event subprocess (its ``isInterrupting`` read),
+    or of the process itself, where it creates instances."""
     eid, name, p = node.get("id", ""), node.get("name"), ctx.p
     interrupting = node.get("isInterrupting", "true") != "false"
-    if kind == "error":
+    top = ctx.scope is None
+    if top and not interrupting:
+        ctx.warning(node, "a start event of the process starts a new instance: "
+                          "isInterrupting='false' is ignored")
+        interrupting = True
+    if kind == "message" and top:
+        message, _ = message_of(ctx, spec, eid, keyed=False)
+        p.message_start(eid, name, message=message)
+    elif kind == "error":
         if not interrupting:
             ctx.warning(node, "an error start event always interrupts; "
                               "isInterrupting='false' is ignored")
@@ -190,8 +200,10 @@ def timer(ctx: Context, spec: etree._Element, eid: str) -> dict[str, str]:
     return out
 
 
-def message_of(ctx: Context, owner: etree._Element, eid: str) -> tuple[str, str | None]:
-    """The message name and correlation key that ``owner``'s ``messageRef`` names."""
+def message_of(ctx: Context, owner: etree._Element, eid: str,
+               keyed: bool = True) -> tuple[str, str | None]:
+    """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
+    when not ``keyed``: a message start of the process correlates to no instance)."""
     if owner.get("messageRef") is None:
         ctx.error(owner, "no messageRef: it names no <message>, so nothing can correlate to it")
         ctx.explained.add(eid)
@@ -199,7 +211,7 @@ def message_of(ctx: Context, owner: etree._Element, eid: str) -> tuple[str, str 
     message = ctx.ref(owner, "messageRef", "message", eid)
     if message is None:
         return (owner.get("messageRef") or "").rpartition(":")[2], None
-    return ctx.name_of(message), correlation_key(ctx, message, eid)
+    return ctx.name_of(message), correlation_key(ctx, message, eid) if keyed else None
 
 
 def _signal(ctx: Context, spec: etree._Element, eid: str) -> str:

@@ -9,7 +9,8 @@ keep document order (the order of the ``sequenceFlow`` elements), never diagram 
 A ``subProcess`` (``triggeredByEvent="true"``: an event subprocess) is read into the scope the
 builder gives for it, its children and its inner flows in document order, depth first; a flow
 must lie in the scope of the elements it joins. An activity's
-``multiInstanceLoopCharacteristics`` make it multi-instance once it is built (``loops.py``).
+``multiInstanceLoopCharacteristics`` make it multi-instance once it is built (``loops.py``);
+a ``callActivity`` calls the process it names (``calls.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lxml import etree
 
 from ..errors import ModelError
 from ..model import Process
+from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
 from .events import message_of, read_event
@@ -36,7 +38,6 @@ GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusi
 NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
     "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
     "transaction": "transactions are not supported yet",
-    "callActivity": "call activities are not supported yet",
     "complexGateway": "complex gateways are not supported",
 }
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
@@ -132,7 +133,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if not node.get("id"):
         ctx.error(node, f"a {tag} without an id cannot be read")
         return
-    activity = tag in TASKS or tag in NOT_YET or tag == "subProcess"
+    activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity")
     if activity:
         _activity_extras(ctx, node)
     if tag in EVENTS:
@@ -141,6 +142,8 @@ def read_element(ctx: Context, node: etree._Element) -> None:
         _placeholder(ctx, node, "compensation handlers are not supported yet", True)
     elif tag == "subProcess":
         read_scope(ctx, node)
+    elif tag == "callActivity":
+        read_call(ctx, node)
     elif tag in TASKS:
         read_task(ctx, node)
     elif tag in GATEWAYS:

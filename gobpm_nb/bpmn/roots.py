@@ -89,6 +89,14 @@ class RootElements:
                              nsmap=self.nsmap(ZEEBE))
         return node.get("id", "")
 
+    def start_message(self, name: str) -> str:
+        """The id of a ``<message>`` with this name, for a message start of the process (a
+        correlation key means nothing there): the first one, else a new one with no key."""
+        for m in children(self.root, BPMN, "message"):
+            if m.get("name") == name:
+                return m.get("id", "")
+        return self.message(name, None)
+
     def global_(self, tag: str, name: str) -> str:
         """The id of the ``<signal>`` (or other named root element) called ``name``."""
         for node in children(self.root, BPMN, tag):

@@ -3,10 +3,12 @@
 A process built in Python becomes a new file: ``incoming``/``outgoing`` on every flow node,
 worker topics as ``zeebe:taskDefinition``, assignees as ``zeebe:assignmentDefinition``,
 message keys as ``zeebe:subscription``, multi-instance as ``multiInstanceLoopCharacteristics``
-with ``zeebe:loopCharacteristics`` (``loops.py``), conditions in FEEL when they translate
-(otherwise in the safe evaluator's own syntax, language ``urn:gobpm-nb:safe-expression``),
-and a diagram (``diagram.py``). An imported process writes its file back as it was read,
-plus the elements and flows it gained since, placed below the existing diagram.
+with ``zeebe:loopCharacteristics`` (``loops.py``), call activities with
+``zeebe:calledElement`` and ``zeebe:ioMapping`` (``calls.py``), conditions in FEEL when they
+translate (otherwise in the safe evaluator's own syntax, language
+``urn:gobpm-nb:safe-expression``), and a diagram (``diagram.py``). An imported process writes
+its file back as it was read, plus the elements and flows it gained since, placed below the
+existing diagram.
 
 Subprocesses are nested: each element is written inside the ``<subProcess>`` of its scope
 (``triggeredByEvent="true"`` for an event subprocess), and each flow in the scope of the
@@ -22,6 +24,7 @@ from lxml import etree
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop
 from .names import BPMN, FLOW_ELEMENTS, GOBPM, NSMAP, ZEEBE, bpmn, children, local
@@ -38,7 +41,8 @@ TAGS = {"start": "startEvent", "end": "endEvent", "script_task": "scriptTask",
         "message_start": "startEvent", "timer_start": "startEvent",
         "signal_start": "startEvent", "error_start": "startEvent",
         "escalation_start": "startEvent", "subprocess": "subProcess",
-        "event_subprocess": "subProcess", "exclusive_gateway": "exclusiveGateway",
+        "event_subprocess": "subProcess", "call_activity": "callActivity",
+        "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
         "event_gateway": "eventBasedGateway"}
 TIMER_TAGS = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
@@ -186,6 +190,9 @@ class Writer(RootElements):
         return TAGS[e.kind]
 
     def _extensions(self, node: etree._Element, e: el.Element) -> None:
+        if isinstance(e, el.CallActivity):
+            write_call(self, node, e)
+            return
         found: list[tuple[str, str, dict[str, str]]] = []
         if isinstance(e, el.ServiceTask) and e.topic is not None:
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
@@ -217,8 +224,10 @@ class Writer(RootElements):
         if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and \
                 e.timer is not None:
             self.formal(sub("timer"), TIMER_TAGS[e.timer.kind], e.timer.text, None)
-        if isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow,
-                          el.MessageStart)):
+        if isinstance(e, el.MessageStart) and e.within is None:  # starts instances: no key
+            sub("message", messageRef=self.start_message(e.message))
+        elif isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow,
+                            el.MessageStart)):
             sub("message", messageRef=self.message(e.message, e.key))
         if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)):
             sub("signal", signalRef=self.global_("signal", e.signal))

@@ -34,7 +34,8 @@ from ..observe.projections import (
     instance_ids,
     lineage,
 )
-from ..render.dot import lineage_dot, lineage_legend, svg
+from ..render.dot import svg
+from ..render.lineage import lineage_dot, lineage_legend
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
 from .status import (

@@ -1,0 +1,218 @@
+"""Call activities in a file: ``callActivity``, read and written.
+
+Read from what modelers write:
+
+- plain BPMN: ``calledElement``, the id of the process called (its newest version);
+- Camunda 8: ``zeebe:calledElement processId="billing"`` (a FEEL string literal too; an
+  expression is a dynamic call, refused) and ``zeebe:ioMapping``. Each ``zeebe:input`` /
+  ``zeebe:output`` must pass a field under its own name (``source="=amount"
+  target="amount"``): the engine maps fields by name only, so one that renames or computes is
+  an error note. Mapped fields are the inputs (outputs); with none, ``propagateAllParentVariables``
+  (``propagateAllChildVariables``) ``="false"`` passes nothing and its default passes every field;
+- Camunda 7 (the element carries ``camunda:`` markup, or the file is made for Camunda
+  Platform): ``camunda:calledElementBinding="version"`` with ``camunda:calledElementVersion``
+  pins a version; ``camunda:in`` / ``camunda:out`` pass every field (``variables="all"``) or
+  one (``source`` = ``target``); a direction with no mapping passes nothing, as in Camunda 7;
+- our own ``gobpm:calledElement version="2"``: a pinned version, which Camunda 8 cannot say.
+
+``deployment`` and ``versionTag`` bindings (Camunda 7 and 8) are read as the newest version,
+with a warning. Written: ``calledElement`` (when the id is a valid QName),
+``zeebe:calledElement`` with its propagation flags, a ``zeebe:ioMapping`` with one input or
+output per field, and a pinned version as Camunda 7's attributes when the document declares
+Camunda 7's namespace, else as ``gobpm:calledElement``.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+from lxml import etree
+
+from ..model import elements as el
+from .context import Context
+from .names import (
+    CAMUNDA,
+    GOBPM,
+    MODELER,
+    ZEEBE,
+    bpmn,
+    camunda_attr,
+    extension,
+    local,
+    namespace,
+)
+from .roots import NCNAME, RootElements
+from .vendor import static
+
+_LATEST = "the newest deployed version is called"
+
+
+def read_call(ctx: Context, node: etree._Element) -> None:
+    """Add the call activity ``node`` to the process being read."""
+    eid = node.get("id", "")
+    zeebe = extension(node, ZEEBE, "calledElement")
+    process = _process(ctx, node, zeebe, eid)
+    version = _version(ctx, node, zeebe, eid)
+    if zeebe is not None or extension(node, ZEEBE, "ioMapping") is not None:
+        inputs = _zeebe_fields(ctx, node, zeebe, eid, "input", "propagateAllParentVariables")
+        outputs = _zeebe_fields(ctx, node, zeebe, eid, "output", "propagateAllChildVariables")
+    elif _camunda7(ctx, node):
+        inputs = _camunda_fields(ctx, node, eid, "in")
+        outputs = _camunda_fields(ctx, node, eid, "out")
+    else:
+        inputs = outputs = None
+    ctx.p.call_activity(eid, node.get("name"), process=process, version=version,
+                        inputs=list(inputs) if inputs is not None else None,
+                        outputs=list(outputs) if outputs is not None else None)
+
+
+def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
+             eid: str) -> str:
+    """The id of the process called: zeebe's ``processId``, else ``calledElement``."""
+    attr = node.get("calledElement") or camunda_attr(node, "calledElement")
+    if zeebe is not None and zeebe.get("processId") is not None:
+        where, text = zeebe, zeebe.get("processId", "")
+    elif attr is not None:
+        where, text = node, attr
+    else:
+        why = "it calls a CMMN case (camunda:caseRef), which is not supported" \
+            if camunda_attr(node, "caseRef") is not None \
+            else "no calledElement, no zeebe:calledElement processId"
+        ctx.error(node, f"call activity {eid!r} names no process to call ({why})")
+        ctx.explained.add(eid)
+        return ""
+    value = static(text)
+    if not value:
+        why = "empty" if value is not None else \
+            "an expression: dynamic calls are not supported; give the called process's id"
+        ctx.error(where, f"call activity {eid!r}: process id {text!r} is {why}")
+        ctx.explained.add(eid)
+        return ""
+    if where is node and ":" in value and NCNAME.match(value.rpartition(":")[2]):
+        value = value.rpartition(":")[2]  # a QName: ``tns:billing``
+    if where is zeebe and attr is not None and attr.rpartition(":")[2] != value:
+        ctx.warning(node, f"call activity {eid!r}: calledElement {attr!r} differs from "
+                          f"zeebe:calledElement processId {value!r}; {value!r} is called")
+    target = ctx.by_id.get(value)
+    if target is not None and target.getparent() is ctx.root and local(target) != "process":
+        ctx.error(where, f"call activity {eid!r} calls <{local(target)}> {value!r}: only a "
+                         "process can be called")
+    return value
+
+
+def _version(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
+             eid: str) -> int | None:
+    """The pinned version of the called process; None: its newest."""
+    binding = camunda_attr(node, "calledElementBinding")
+    if zeebe is not None and zeebe.get("bindingType") not in (None, "latest"):
+        ctx.warning(zeebe, f"call activity {eid!r}: bindingType "
+                           f"{zeebe.get('bindingType')!r} is read as 'latest': {_LATEST}")
+    if binding == "version":
+        return _number(ctx, node, camunda_attr(node, "calledElementVersion"), eid)
+    if binding not in (None, "latest"):
+        ctx.warning(node, f"call activity {eid!r}: camunda:calledElementBinding {binding!r} "
+                          f"is read as 'latest': {_LATEST}")
+    own = extension(node, GOBPM, "calledElement")
+    if own is not None and own.get("version") is not None:
+        return _number(ctx, own, own.get("version"), eid)
+    return None
+
+
+def _number(ctx: Context, where: etree._Element, text: str | None, eid: str) -> int | None:
+    value = (text or "").strip()
+    if value.isdigit() and value.isascii() and int(value) >= 1:
+        return int(value)
+    ctx.error(where, f"call activity {eid!r}: version {text!r} is not a version number "
+                     "(a whole number from 1)")
+    return None
+
+
+def _zeebe_fields(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
+                  eid: str, kind: str, flag: str) -> tuple[str, ...] | None:
+    """The fields of the ``zeebe:input`` (``zeebe:output``) mappings; with none, every field
+    unless ``flag`` is ``false``."""
+    mapping = extension(node, ZEEBE, "ioMapping")
+    found: list[str] = []
+    for m in mapping if mapping is not None else ():
+        if namespace(m) != ZEEBE or local(m) != kind:
+            continue
+        source, target = m.get("source", ""), m.get("target", "")
+        expr = source.strip()
+        if not expr.startswith("=") or expr[1:].strip() != target.strip():
+            ctx.error(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
+                         f"{target!r}: the engine passes fields by name only (source "
+                         f"'={target.strip() or 'name'}', target the same name)")
+            continue
+        _add_field(ctx, m, found, target.strip(), eid, f"zeebe:{kind}")
+    if found:
+        return tuple(found)
+    return () if zeebe is not None and zeebe.get(flag) == "false" else None
+
+
+def _camunda7(ctx: Context, node: etree._Element) -> bool:
+    """Whether Camunda 7's rules apply: a direction passes only what it maps."""
+    if any(namespace(n) in CAMUNDA for ext in node.iterchildren(bpmn("extensionElements"))
+           for n in ext):
+        return True
+    if any(str(a).startswith(f"{{{ns}}}") for a in node.attrib for ns in CAMUNDA):
+        return True
+    return ctx.root.get(f"{{{MODELER}}}executionPlatform") == "Camunda Platform"
+
+
+def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
+                    kind: str) -> tuple[str, ...] | None:
+    """The fields of the ``camunda:in`` (``camunda:out``) mappings: None for
+    ``variables="all"``; a mapping that renames or computes is an error note."""
+    found: list[str] = []
+    every = False
+    for ext in node.iterchildren(bpmn("extensionElements")):
+        for m in ext:
+            if namespace(m) not in CAMUNDA or local(m) != kind:
+                continue
+            if m.get("variables") == "all":
+                every = True
+            elif m.get("businessKey") is not None:
+                ctx.warning(m, f"call activity {eid!r}: camunda:{kind} businessKey is "
+                               "ignored (instances have no business key)")
+            elif m.get("sourceExpression") is not None or \
+                    m.get("source", "").strip() != m.get("target", "").strip():
+                source = m.get("sourceExpression") or m.get("source")
+                ctx.error(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
+                             f"{m.get('target')!r}: the engine passes fields by name only "
+                             "(source and target the same name)")
+            else:
+                _add_field(ctx, m, found, m.get("target", "").strip(), eid, f"camunda:{kind}")
+    return None if every else tuple(found)
+
+
+def _add_field(ctx: Context, where: etree._Element, found: list[str], name: str, eid: str,
+               what: str) -> None:
+    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
+        ctx.error(where, f"call activity {eid!r}: {what} target {name!r} is not a field name")
+    elif name not in found:
+        found.append(name)
+
+
+def write_call(w: RootElements, node: etree._Element, e: el.CallActivity) -> None:
+    """The attributes and ``extensionElements`` of call activity ``e`` on ``node`` (before
+    its incoming and outgoing flows are added)."""
+    if NCNAME.match(e.process):
+        node.set("calledElement", e.process)
+    camunda = next((ns for ns in w.root.nsmap.values() if ns in CAMUNDA), None)
+    if e.version is not None and camunda is not None:
+        node.set(f"{{{camunda}}}calledElementBinding", "version")
+        node.set(f"{{{camunda}}}calledElementVersion", str(e.version))
+    ext = etree.SubElement(node, bpmn("extensionElements"))
+    called = {"processId": e.process,
+              "propagateAllChildVariables": "true" if e.outputs is None else "false"}
+    if e.inputs is not None:
+        called["propagateAllParentVariables"] = "false"
+    etree.SubElement(ext, f"{{{ZEEBE}}}calledElement", called, nsmap=w.nsmap(ZEEBE))
+    if e.inputs or e.outputs:
+        io = etree.SubElement(ext, f"{{{ZEEBE}}}ioMapping", nsmap=w.nsmap(ZEEBE))
+        for kind, names in (("input", e.inputs or ()), ("output", e.outputs or ())):
+            for name in names:
+                etree.SubElement(io, f"{{{ZEEBE}}}{kind}", source=f"={name}", target=name)
+    if e.version is not None and camunda is None:
+        etree.SubElement(ext, f"{{{GOBPM}}}calledElement", version=str(e.version),
+                         nsmap=w.nsmap(GOBPM))
