@@ -176,12 +176,15 @@ def test_start_events_that_cannot_start_instances_are_refused():
     p.start("s")
     p.error_start("err")
     p.signal_start("soft", signal="x", interrupting=False)
+    p.message_start("keyed", message="m", key="k")
     p.end("e")
     p.flow("s", "e")
     p.flow("err", "e")
     p.flow("soft", "e")
+    p.flow("keyed", "e")
     with pytest.raises(bpm.ModelError) as err:
         p.definition()
     text = "\n".join(err.value.problems)
     assert "error_start 'err' is in the process itself" in text
     assert "signal_start 'soft' starts instances: it cannot be non-interrupting" in text
+    assert "message_start 'keyed' starts instances: a correlation key has no use" in text

@@ -352,6 +352,9 @@ def _starts(nodes: dict) -> tuple[dict[str, str], dict[str, list[str]], list[str
                      "belongs in an event subprocess")
         elif isinstance(e, el.TriggeredStart) and e.within is None and not e.interrupting:
             p.append(f"{e.kind} {e.id!r} starts instances: it cannot be non-interrupting")
+        elif isinstance(e, el.MessageStart) and e.within is None and e.key is not None:
+            p.append(f"message_start {e.id!r} starts instances: a correlation key has no use "
+                     "there (a new instance has nothing to correlate with)")
     return inner, events, p
 
 
