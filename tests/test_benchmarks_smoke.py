@@ -24,13 +24,36 @@ MEMORY_SCRIPT = SCRIPT.parent / "memory.py"
 
 
 def test_memory_benchmark_runs():
+    """The one-timer case alone prints the script's original lines and nothing else."""
     pytest.importorskip("simpy")
-    proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "300"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "300", "--cases",
+                           "one-timer"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^sqlite_vs_simpy=\d+\.\d\d target<=0\.35$", proc.stdout,
                      re.MULTILINE), proc.stdout
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert "released instances on SQLite" not in proc.stdout
+
+
+def test_memory_benchmark_measures_released_instances_with_scopes(tmp_path):
+    """Each scoped case at a small N: all released, woken and completed (the script checks),
+    and a table row with its bytes per released instance and its holds (never a memory
+    check)."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "50", "--cases",
+                           "subprocess,event-subprocess,many,inclusive", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^case +N +bytes/released +holds/instance$", proc.stdout,
+                     re.MULTILINE), proc.stdout
+    for case, holds in [("subprocess", r"2 \(timer 2\)"),
+                        ("event-subprocess", r"2 \(timer 1, message 1\)"),
+                        ("many", r"10 \(task 10\)"), ("inclusive", r"2 \(timer 2\)")]:
+        assert re.search(rf"^{case} +50 +-?[\d,]+ +{holds}$", proc.stdout,
+                         re.MULTILINE), proc.stdout
+    assert "sqlite_vs_simpy" not in proc.stdout  # the one-timer case was not asked for
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert out.exists()
 
 
 @pytest.mark.parametrize("script, phases", [("profile_timer_path.py", ["eng.run()"]),
