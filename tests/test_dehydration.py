@@ -265,3 +265,27 @@ def test_step_sequences_are_the_same_with_dehydration_on_and_off():
         events = [(e.kind, e.node, e.at) for e in (eng.step() for _ in range(4))]
         seen.append((events, eng.now, [t.id for t in eng.tasks()]))
     assert seen[0] == seen[1]
+
+
+def test_an_instance_is_not_released_while_another_of_its_timers_is_due_at_that_instant():
+    """Two branches wait on timers due at one instant: the first firing's track parks again,
+    but the instance stays resident for the second (released between them, it would be woken
+    again at once — and a failed wake would move that branch's later steps later)."""
+    p = bpm.Process("twin")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.parallel_gateway("join")
+    for side in ("a", "b"):
+        p.timer_catch(f"{side}1", duration="PT2H")
+        p.timer_catch(f"{side}2", duration="PT2H")
+        p.flow("fork", f"{side}1", f"{side}2", "join")
+    p.end("e")
+    p.flow("s", "fork")
+    p.flow("join", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.advance("PT3H")
+    at_two = [f for f in eng.facts if f.at.hour == 2 and f.kind in ("dehydrated", "hydrated")]
+    assert [f.kind for f in at_two] == ["hydrated", "dehydrated"]
+    eng.run()
+    assert inst.state == "completed"

@@ -84,7 +84,7 @@ class Residency:
             return
         if run.joins and self.core.behaviour.settle_joins(run):
             return  # an inclusive join fired: a track runs again
-        free = self.dehydrate and self.releasable(run, True)
+        free = self.dehydrate and self.releasable(run, True) and not self.due(run)
         if not free and (not self.core.store.durable or run.has_unfired()):
             return
         doc = capture(run, self.core.kernel.now)
@@ -155,6 +155,16 @@ class Residency:
                         warn_once(run, f"{w.kind} start {sid!r} of an event subprocess")
                     return False
         return parked > 0
+
+    def due(self, run: Run) -> bool:
+        """Whether one of the instance's own timers is due at this instant (armed earlier, its
+        turn not come yet within it): released now, it would be woken again at once, and a
+        wake that fails would move that timer's track later than a resident one's."""
+        now = self.core.kernel.now
+        for hold in run.holds:
+            if hold.at <= now and hold.kind == "timer":
+                return True
+        return False
 
     def release(self, run: Run) -> None:
         """End every coroutine of a quiet instance; its checkpoint is already stored. The
