@@ -32,7 +32,7 @@ from collections.abc import Generator, Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..kernel import Trap
+from ..kernel import Deadline, Trap
 from .run import Finished, Run
 from .tracks import loop_body, track_body
 
@@ -139,10 +139,29 @@ class Copier:
             if cls is tuple:
                 items = tuple(self(x) for x in v)
                 return v if all(a is b for a, b in zip(items, v, strict=True)) else items
+            if isinstance(v, Deadline):
+                return self._entry(v, cls)
         return self._other(v, cls)
+
+    def _entry(self, v: Deadline, cls: Any) -> Any:
+        """A deadline entry (a hold, a scheduled call): the same class over copied items,
+        one copy however many places name it (the heap, the kernel's set of cancelled
+        entries, an instance's holds)."""
+        memo, atomic = self.memo, ATOMIC
+        items = [x if type(x) in atomic else self(x) for x in v]
+        got = memo.get(id(v), memo)
+        if got is not memo:
+            return got  # made while its items were (a cycle through it: its site's holders)
+        out = memo[id(v)] = cls(items)
+        return out
 
     def _other(self, v: Any, cls: type) -> Any:
         memo = self.memo
+        if cls is set:  # the kernel's cancelled entries
+            entries: set[Any] = set()
+            memo[id(v)] = entries
+            entries.update(x if type(x) in ATOMIC else self(x) for x in v)
+            return entries
         if cls is deque or cls is OrderedDict:
             out: Any = OrderedDict() if cls is OrderedDict else deque(maxlen=v.maxlen)
             memo[id(v)] = out

@@ -168,14 +168,14 @@ class Core(Hub):
             return
         if trigger is None:
             site = hold.site
-            trigger = Trigger("timer", site.node, site.wait_kind, hold.track)
+            trigger = Trigger("timer", site.node, site.wait_kind, site.track)
         rec = self.runs.get(hold.instance)
         if rec is None or rec.residency == FINISHED:
             self.holders.release(hold, "withdrawn")
             return
         site = hold.site
         if site.kind == "timer":
-            self.emit("timer_fired", rec.id, hold.track, site.node, site.fired)
+            self.emit("timer_fired", rec.id, site.track, site.node, site.fired)
         residency = self.residency
         if rec.residency == RESIDENT and rec.id not in residency.pending:
             residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run

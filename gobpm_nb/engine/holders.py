@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, Protocol
 
 from ..kernel import Deadline, Kernel, to_datetime
+from ..kernel.scheduler import item
 from .records import HoldView, Trigger
 from .values import json_copy
 from .vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
@@ -32,19 +34,31 @@ def correlation(value: Any) -> str:
 
 
 class Site:
-    """One place a hold can sit — kind, wait kind, node — shared by every hold armed there,
-    with the details of its ``wait_held``, ``timer_fired`` and ``wait_released`` facts made
-    once (a fact's details are only ever read through copies)."""
+    """One place a hold can sit — kind, wait kind, node — for one track id (track ids are
+    numbered per instance, so the same few come back in every instance): shared by every hold
+    armed there, with the holders it belongs to and the details of its ``wait_held``,
+    ``timer_fired`` and ``wait_released`` facts, made once per place (``like``: a site of the
+    same place, whose details it shares; a fact's details are only ever read through copies).
+    """
 
-    __slots__ = ("kind", "wait_kind", "node", "held", "fired", "released")
+    __slots__ = ("kind", "wait_kind", "node", "track", "held", "fired", "released", "holders")
 
-    def __init__(self, kind: str, wait_kind: str, node: str):
+    def __init__(self, kind: str, wait_kind: str, node: str, track: str, holders: Holders,
+                 like: Site | None = None):
         self.kind = kind
         self.wait_kind = wait_kind
         self.node = node
-        self.held = {"kind": kind, "wait_kind": wait_kind}
-        self.fired = {"wait_kind": wait_kind}
-        self.released: dict[str, dict[str, str]] = {}
+        self.track = track
+        self.holders = holders
+        self.held: dict[str, str]
+        self.fired: dict[str, str]
+        self.released: dict[str, dict[str, str]]
+        if like is not None:
+            self.held, self.fired, self.released = like.held, like.fired, like.released
+        else:
+            self.held = {"kind": kind, "wait_kind": wait_kind}
+            self.fired = {"wait_kind": wait_kind}
+            self.released = {}
 
     def released_by(self, reason: str) -> dict[str, str]:
         details = self.released.get(reason)
@@ -55,33 +69,30 @@ class Site:
 
 
 class Hold(Deadline):
-    """One registered wait holder. A timer's holder is itself its entry in the kernel's
-    deadline heap (``at`` is the deadline), so a held timer costs one object. ``seq`` comes
-    from the kernel's one counter for every kind, so it is also the order holds were armed in
-    (recovery keeps it). A hold is alive until it is released (``fn`` is cleared then). Each
-    kind keeps only the fields it needs; the others read as None."""
+    """One registered wait holder: a tuple ``(at, seq, instance, site, ...)`` that never
+    changes. Its site names its track: a timer's is four items, the size of a plain object
+    of six slots (a tuple subclass is allocated with one spare item). A timer's holder is
+    itself its entry in the kernel's deadline heap (``at`` is the deadline; the others' is
+    0), so a held timer costs one object. ``seq`` comes from the kernel's one counter for
+    every kind, so it is also the order holds were armed in (recovery keeps it). A hold is
+    alive while it is listed on its instance's record (``release`` takes it off, and
+    withdraws a timer's entry from the heap). Each kind keeps only the items it needs; the
+    others read as None."""
 
-    __slots__ = ("instance", "track", "site")
+    __slots__ = ()
     event = "timer"
+    instance: str = item(2)
+    site: Site = item(3)  # where it sits, shared by the holds at one place of one track id
+    track: str = property(attrgetter("site.track"))  # type: ignore[assignment]
     name: str | None = None  # message or signal name
     correlation: str | None = None  # a message's correlation value, in index form
     task: str | None = None  # a task hold's task id
     child: str | None = None  # a call hold's child instance id
     cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
 
-    def __init__(self, seq: int, instance: str, track: str, site: Site,
-                 fire: Any, deadline: int = 0):
-        # the Deadline fields, set here rather than through super(): one call per hold
-        self.at = deadline
-        self.seq = seq
-        self.fn = fire  # called with the hold itself when its deadline falls due
-        self.instance = instance
-        self.track = track
-        self.site = site  # where it sits, shared by the holds at one place
-
     @property
     def kind(self) -> str:
-        """timer | message | signal | task"""
+        """timer | message | signal | task | call"""
         return self.site.kind
 
     @property
@@ -95,7 +106,8 @@ class Hold(Deadline):
 
     @property
     def alive(self) -> bool:
-        return self.fn is not None
+        """Becomes False when it is released (it is still alive while waking)."""
+        return self.site.holders.listed(self)
 
     @property
     def deadline(self) -> int | None:
@@ -106,29 +118,40 @@ class Hold(Deadline):
 
 
 class TimerHold(Hold):
-    """A deadline held (``cycles`` reads None: a timer that fires once)."""
+    """A deadline held, ``(at, seq, instance, site)`` (``cycles`` reads None: a timer that
+    fires once)."""
 
     __slots__ = ()
 
 
 class CycleHold(TimerHold):
-    """A cycle timer's deadline, with the repetitions left after it."""
+    """A cycle timer's deadline, with the repetitions left after it: ``(..., cycles)``."""
 
-    __slots__ = ("cycles",)
+    __slots__ = ()
+    cycles: int | None = item(4)
 
 
 class SubscriptionHold(Hold):
-    __slots__ = ("name", "correlation")
+    """A message or signal subscription: ``(0, seq, instance, site, name, correlation)``."""
+
+    __slots__ = ()
+    name: str | None = item(4)
+    correlation: str | None = item(5)
 
 
 class TaskHold(Hold):
-    __slots__ = ("task",)
+    """A user task's: ``(0, seq, instance, site, task)``."""
+
+    __slots__ = ()
+    task: str | None = item(4)
 
 
 class CallHold(Hold):
-    """A call activity's: the end of its child instance is the trigger."""
+    """A call activity's: the end of its child instance is the trigger. ``(0, seq,
+    instance, site, child)``."""
 
-    __slots__ = ("child",)
+    __slots__ = ()
+    child: str | None = item(4)
 
 
 #: The instance a start event's hold names: none yet (its track names the process).
@@ -161,15 +184,17 @@ class Holders:
         self._records = records
         #: The holds of deployed processes' start events (no instance yet: ``DEPLOYED``).
         self.deployed = Deployed()
-        #: What every hold's ``fn`` is while it is alive; a timer's heap entry calls it with
-        #: the hold alone (no trigger: the deadline is the trigger).
-        self._due = deliver
+        #: A timer's heap entry is delivered with the hold alone (the deadline is the trigger).
+        kernel.handle(TimerHold, deliver)
+        kernel.handle(CycleHold, deliver)
         #: Holds whose trigger came while their wake is pending, in the order accepted.
         self.waking: dict[Hold, None] = {}
-        #: The place of every hold armed so far, by (kind, wait kind, node); timers' also by
-        #: node, per wait kind (the hot path asks with strings, not a tuple).
-        self._sites: dict[tuple[str, str, str], Site] = {}
-        self._timer_sites: dict[str, dict[str, Site]] = {NODE: {}, BOUNDARY: {}, "start": {}}
+        #: The site of every hold armed so far, by (kind, wait kind, node, track id); the
+        #: first of each place also under track id "" (the others share its details). Timers'
+        #: also by (node, track id), per wait kind (what the hot path asks with).
+        self._sites: dict[tuple[str, str, str, str], Site] = {}
+        self._timer_sites: dict[str, dict[tuple[str, str], Site]] = {
+            NODE: {}, BOUNDARY: {}, "start": {}}
         self._deadline = 0  # the deadline of the newest timer hold
         self.messages: dict[tuple[str, str], dict[int, Hold]] = {}
         self.signals: dict[str, dict[int, Hold]] = {}
@@ -191,19 +216,24 @@ class Holders:
             holds.append(hold)
         site = hold.site
         self.counts[site.kind] += 1
-        self._emit("wait_held", hold.instance, hold.track, site.node, site.held)
+        self._emit("wait_held", iid, site.track, site.node, site.held)
         if self.expected:
             trigger = self.expected.pop(expectation(hold), None)
             if trigger is not None:
                 self._deliver(hold, trigger)
         return hold
 
-    def _site(self, kind: str, wait_kind: str, node: str) -> Site:
-        site = self._sites.get((kind, wait_kind, node))
+    def _site(self, kind: str, wait_kind: str, node: str, track: str) -> Site:
+        sites = self._sites
+        site = sites.get((kind, wait_kind, node, track))
         if site is None:
-            site = self._sites[(kind, wait_kind, node)] = Site(kind, wait_kind, node)
+            like = sites.get((kind, wait_kind, node, ""))
+            site = Site(kind, wait_kind, node, track, self, like)
+            sites[(kind, wait_kind, node, track)] = site
+            if like is None:  # the first of its place: the others share its details
+                sites[(kind, wait_kind, node, "")] = site
             if kind == "timer":
-                self._timer_sites[wait_kind][node] = site
+                self._timer_sites[wait_kind][(node, track)] = site
         return site
 
     def _seq(self, seq: int | None) -> int:
@@ -213,29 +243,30 @@ class Holders:
                    wait_kind: str = NODE, cycles: int | None = None,
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
-        site = self._timer_sites[wait_kind].get(node) or self._site("timer", wait_kind, node)
+        site = (self._timer_sites[wait_kind].get((node, track))
+                or self._site("timer", wait_kind, node, track))
         if deadline == self._deadline:  # holds armed for one instant share one int object
             deadline = self._deadline
         else:
             self._deadline = deadline
-        if cycles is None:
-            hold: Hold = TimerHold(seq or 0, instance, track, site, self._due, deadline)
+        kernel = self._kernel
+        hold: Hold
+        if seq is not None:
+            hold = (TimerHold((deadline, seq, instance, site)) if cycles is None else
+                    CycleHold((deadline, seq, instance, site, cycles)))
+            kernel.push(hold)
+        elif cycles is None:
+            hold = kernel.push_next(TimerHold, deadline, instance, site)
         else:
-            hold = CycleHold(seq or 0, instance, track, site, self._due, deadline)
-            hold.cycles = cycles
-        if seq is None:
-            self._kernel.push_next(hold)
-        else:
-            self._kernel.push(hold)
+            hold = kernel.push_next(CycleHold, deadline, instance, site, cycles)
         return self._add(hold)
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
                           key: str | None = None, wait_kind: str = NODE,
                           seq: int | None = None) -> Hold:
         """Hold a message (``key``: its correlation value) or signal subscription."""
-        hold = SubscriptionHold(self._seq(seq), instance, track,
-                                self._site(kind, wait_kind, node), self._due)
-        hold.name, hold.correlation = name, key
+        hold = SubscriptionHold((0, self._seq(seq), instance,
+                                 self._site(kind, wait_kind, node, track), name, key))
         if kind == "message":
             self.messages.setdefault((name, key or ""), {})[hold.seq] = hold
         else:
@@ -245,18 +276,16 @@ class Holders:
     def hold_task(self, instance: str, track: str, node: str, task: str,
                   seq: int | None = None) -> Hold:
         """Hold a user task: its completion is the trigger."""
-        hold = TaskHold(self._seq(seq), instance, track, self._site("task", NODE, node),
-                        self._due)
-        hold.task = task
+        hold = TaskHold((0, self._seq(seq), instance, self._site("task", NODE, node, track),
+                         task))
         self.tasks[task] = hold
         return self._add(hold)
 
     def hold_call(self, instance: str, track: str, node: str, child: str,
                   seq: int | None = None) -> Hold:
         """Hold a call activity: its child instance's end is the trigger."""
-        hold = CallHold(self._seq(seq), instance, track, self._site("call", NODE, node),
-                        self._due)
-        hold.child = child
+        hold = CallHold((0, self._seq(seq), instance, self._site("call", NODE, node, track),
+                         child))
         self.calls[child] = hold
         return self._add(hold)
 
@@ -264,7 +293,7 @@ class Holders:
     def _unindex(self, hold: Hold) -> None:
         """Take a hold out of the index its triggers find it by."""
         if hold.kind == "timer":
-            hold.cancel()
+            self._kernel.cancel(hold)
         elif hold.kind == "message":
             _drop(self.messages, (hold.name, hold.correlation or ""), hold.seq)
         elif hold.kind == "signal":
@@ -277,30 +306,39 @@ class Holders:
     def accept(self, hold: Hold) -> None:
         """The hold's trigger came but its instance is not back yet: nothing else may fire
         it, and it stays listed (``waking``) until ``release`` after the wake."""
-        fn = hold.fn
         self._unindex(hold)
-        hold.fn = fn  # still alive: it is released only after the wake
-        self.waking[hold] = None
+        self.waking[hold] = None  # still listed, so still alive: released after the wake
 
     def release(self, hold: Hold, reason: str) -> None:
-        """Withdraw one hold: its deadline, subscription or task entry goes with it."""
-        if hold.fn is None:
-            return
-        site = hold.site
-        if site.kind != "timer":  # a timer's entry is dropped when it reaches the top
-            self._unindex(hold)
-        hold.fn = None
-        if self.waking:
-            self.waking.pop(hold, None)
+        """Withdraw one hold: its deadline, subscription or task entry goes with it. A hold
+        no longer listed on its instance was released already: nothing happens."""
         iid = hold.instance  # inline ``record``: once per hold armed and released
         record = self._records[iid] if iid else self.deployed
         holds = record.holds
         if type(holds) is tuple:
-            record.holds = tuple(h for h in holds if h is not hold)
+            kept = tuple(h for h in holds if h is not hold)
+            if len(kept) == len(holds):
+                return
+            record.holds = kept
+        elif holds and holds[0] is hold:  # the common case: the first (often the only) one
+            del holds[0]
         else:
-            holds.remove(hold)
+            for i, h in enumerate(holds):
+                if h is hold:
+                    del holds[i]
+                    break
+            else:
+                return
+        site = hold.site
+        waking = self.waking
+        if waking and hold in waking:
+            del waking[hold]  # out of every index since it was accepted
+        elif site.kind != "timer":
+            self._unindex(hold)
+        elif hold is not self._kernel.firing:  # not the one firing: still on the heap
+            self._kernel.cancel(hold)
         self.counts[site.kind] -= 1
-        self._emit("wait_released", hold.instance, hold.track, site.node,
+        self._emit("wait_released", iid, site.track, site.node,
                    site.released.get(reason) or site.released_by(reason))
 
     def release_waits(self, instance: str, track: str, reason: str,
@@ -329,6 +367,12 @@ class Holders:
         yield from self.deployed.holds
         for record in self._records.values():
             yield from record.holds
+
+    def listed(self, hold: Hold) -> bool:
+        """Whether a hold is alive: listed on its instance's record."""
+        iid = hold.instance
+        record = self._records.get(iid) if iid else self.deployed
+        return record is not None and any(h is hold for h in record.holds)
 
     def record(self, instance: str) -> HoldList:
         """What lists an instance's holds (``DEPLOYED``: the start events' holds)."""

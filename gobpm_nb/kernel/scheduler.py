@@ -14,7 +14,14 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Callable, Generator
-from typing import Any
+from operator import itemgetter
+from typing import Any, TypeVar
+
+try:  # namedtuple's field reader: a C descriptor, faster than property(itemgetter(i))
+    from _collections import _tuplegetter
+except ImportError:  # pragma: no cover
+    def _tuplegetter(i: int, doc: str | None) -> Any:
+        return property(itemgetter(i), doc=doc)
 
 from .traps import PASS, SUSPEND, Trap
 
@@ -24,52 +31,48 @@ Coro = Generator[Trap, Any, Any]
 #: What ``step()`` returns: (time, kind, subject). The subject is the owner tag of a resumed
 #: coroutine, or the argument of a callback.
 Event = tuple[int, str, Any]
+D = TypeVar("D", bound="Deadline")
 
 
-class Deadline:
-    """A scheduled call: ``fn(entry)`` runs when it falls due; ``cancel()`` makes it a no-op
-    (it is dropped when it reaches the top). ``event`` is the kind of event it is: a class
-    attribute, so an entry costs three slots (an engine holder is its own entry)."""
+def item(i: int) -> Any:
+    """A read-only attribute that is item ``i`` of a tuple, read in C (``namedtuple``'s)."""
+    return _tuplegetter(i, None)
 
-    __slots__ = ("at", "seq", "fn")
+
+class Deadline(tuple[Any, ...]):
+    """An entry of the deadline heap: a tuple whose first items are ``(at, seq)``. The heap
+    compares entries as tuples, in C (``seq`` is unique, so the items after it are never
+    compared), and an entry costs no more than its items. An entry never changes: what runs
+    it is the kernel's handler for its class (``Kernel.handle``), and whether it still counts
+    is the kernel's too (``Kernel.cancel``). ``event`` is the kind of event it is."""
+
+    __slots__ = ()
+    __hash__ = object.__hash__  # by identity: a set of entries never compares their items
     event = "call"
-
-    def __init__(self, at: int, seq: int, fn: Callback | None):
-        self.at = at
-        self.seq = seq
-        self.fn = fn
-
-    def __lt__(self, other: Deadline) -> bool:
-        """(at, seq) order, compared without building tuples (the heap calls this a lot)."""
-        at, other_at = self.at, other.at
-        return at < other_at or (at == other_at and self.seq < other.seq)
-
-    def cancel(self) -> None:
-        self.fn = None
-
-    @property
-    def cancelled(self) -> bool:
-        return self.fn is None
+    at: int = item(0)
+    seq: int = item(1)
 
 
 def _call(entry: Scheduled) -> Any:
-    callback = entry.callback
-    return callback(entry.arg) if callback is not None else None
+    return entry[2](entry[3])
 
 
 class Scheduled(Deadline):
-    """``callback(arg)`` as an event of the kind named when it is scheduled."""
+    """``callback(arg)`` as an event of the kind named when it is scheduled: the items are
+    ``(at, seq, callback, arg, event, kernel)``."""
 
-    __slots__ = ("callback", "arg", "event")
-
-    def __init__(self, at: int, seq: int, callback: Callback, arg: Any, event: str):
-        super().__init__(at, seq, _call)
-        self.callback: Callback | None = callback
-        self.arg = arg
-        self.event = event
+    __slots__ = ()
+    callback: Callback = item(2)
+    arg: Any = item(3)
+    event: str = item(4)
 
     def cancel(self) -> None:
-        self.fn = self.callback = self.arg = None
+        """It will not run: it is dropped when it reaches the top of the heap."""
+        self[5].cancel(self)
+
+    @property
+    def cancelled(self) -> bool:
+        return self in self[5].cancelled
 
 
 class Kernel:
@@ -80,9 +83,15 @@ class Kernel:
         self._seq = seq
         #: ``(seq, fn, arg, kind)``; a coroutine's resume is ``(seq, coro, value, "")``.
         self._ready: deque[tuple[int, Any, Any, str]] = deque()
-        #: The entries themselves, ordered by ``Deadline.__lt__``: a tuple around each would
-        #: compare faster but costs 64 bytes per held timer (every released instance has one).
+        #: The entries themselves (tuples: ordered by ``(at, seq)`` in C, no wrapper around
+        #: each, which would cost 64 bytes per held timer, that is per released instance).
         self._heap: list[Deadline] = []
+        #: Entries withdrawn while on the heap: dropped, not run, when they reach the top.
+        self.cancelled: set[Deadline] = set()
+        #: The entry last taken off the heap to run (the one running, during its event).
+        self.firing: Deadline | None = None
+        #: What runs an entry of each class, called with the entry.
+        self._handlers: dict[type, Callback] = {Scheduled: _call}
         #: Every live coroutine and its owner tag ``(kind, ...)``, in the order spawned.
         self.live: dict[Coro, Any] = {}
         #: The coroutine running right now (None between events).
@@ -106,22 +115,36 @@ class Kernel:
     def call_at(self, at: int, fn: Callback, arg: Any = None, event: str = "call") -> Deadline:
         """Run ``fn(arg)`` as an event of kind ``event`` at virtual time ``at`` (never earlier
         than now)."""
-        entry = Scheduled(max(at, self.now), self.next_seq(), fn, arg, event)
+        self._seq = seq = self._seq + 1
+        entry = Scheduled((max(at, self.now), seq, fn, arg, event, self))
         heapq.heappush(self._heap, entry)
         return entry
 
+    def handle(self, cls: type, fn: Callback) -> None:
+        """Run every entry of class ``cls`` (exactly) as ``fn(entry)`` when it falls due."""
+        self._handlers[cls] = fn
+
     def push(self, entry: Deadline) -> None:
-        """Put an entry whose ``at``, ``seq`` and ``fn`` are set on the heap. An
-        entry already overdue keeps its ``at`` and runs at the next chance, the clock
-        staying where it is."""
+        """Put an entry on the heap (its class has a handler). An entry already overdue
+        keeps its ``at`` and runs at the next chance, the clock staying where it is."""
         heapq.heappush(self._heap, entry)
 
-    def push_next(self, entry: Deadline) -> None:
-        """Number an entry whose ``at`` and ``fn`` are set (the next in the one
-        sequence) and put it on the heap."""
+    def push_next(self, cls: type[D], at: int, *rest: Any) -> D:
+        """Make the entry ``cls((at, seq, *rest))``, ``seq`` the next number in the one
+        sequence, and put it on the heap."""
         self._seq = seq = self._seq + 1
-        entry.seq = seq
-        heapq.heappush(self._heap, entry)
+        entry = cls((at, seq, *rest))
+        heapq.heappush(self._heap, entry)  # type: ignore[misc]  # a D is a Deadline
+        return entry
+
+    def cancel(self, entry: Deadline) -> None:
+        """Withdraw an entry: it is dropped, not run, when it reaches the top of the heap. The
+        entry running now is off the heap already, and so is left alone."""
+        if entry is not self.firing:
+            dead = self.cancelled
+            dead.add(entry)
+            if len(dead) > len(self._heap):  # some had run already: keep those still on it
+                dead.intersection_update(self._heap)
 
     def next_seq(self) -> int:
         """A number from the kernel's one sequence (what orders events at one time)."""
@@ -193,32 +216,34 @@ class Kernel:
         clock there). With ``idle`` an event kind, stop when only events of that kind are left.
         Returns ``(fn, arg, kind)``: ``arg`` is the entry itself for a deadline, and a
         coroutine's resume is ``(coro, value, "")``."""
-        heap, ready = self._heap, self._ready
-        while heap and heap[0].fn is None:
-            heapq.heappop(heap)
-        if ready and not (heap and heap[0].at <= self.now and heap[0].seq < ready[0][0]):
+        heap, ready, dead = self._heap, self._ready, self.cancelled
+        if dead:
+            while heap and heap[0] in dead:
+                dead.discard(heapq.heappop(heap))
+        if ready and not (heap and heap[0][0] <= self.now and heap[0][1] < ready[0][0]):
             _, fn, arg, kind = ready.popleft()
             return fn, arg, kind
-        if not heap or (until is not None and heap[0].at > until):
+        if not heap or (until is not None and heap[0][0] > until):
             return None
         if idle and heap[0].event == idle and self.only(idle):
             return None
-        entry = heapq.heappop(heap)
-        at = entry.at
+        self.firing = entry = heapq.heappop(heap)
+        at = entry[0]
         if at > self.now:
             self.now = at
-        return entry.fn, entry, entry.event
+        return self._handlers[type(entry)], entry, entry.event
 
     def next_at(self) -> int | None:
         """When the earliest deadline falls due (None when the heap is empty)."""
-        heap = self._heap
-        while heap and heap[0].fn is None:
-            heapq.heappop(heap)
-        return heap[0].at if heap else None
+        heap, dead = self._heap, self.cancelled
+        while heap and heap[0] in dead:
+            dead.discard(heapq.heappop(heap))
+        return heap[0][0] if heap else None
 
     def only(self, kind: str) -> bool:
         """Whether every event still scheduled is of ``kind`` (the ready queue is empty)."""
-        return not self._ready and all(e.fn is None or e.event == kind for e in self._heap)
+        dead = self.cancelled
+        return not self._ready and all(e in dead or e.event == kind for e in self._heap)
 
     def step(self, before: Callable[[str, Any], Any] | None = None) -> Event | None:
         """Run one event, moving the clock to the next deadline if nothing is ready now.
