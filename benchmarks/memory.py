@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 MODES = ("resident", "memory", "sqlite", "simpy")
-CASES = ("one-timer", "subprocess", "event-subprocess", "many", "inclusive")
+CASES = ("one-timer", "subprocess", "event-subprocess", "many", "inclusive", "call")
 BATCH = 1_000
 TARGET = 0.35  # issue 13: a released instance on SQLite at most 0.35x SimPy's parked process
 
@@ -144,6 +144,17 @@ def two_timer_branches(bpm: Any) -> Any:
     return p.validate()
 
 
+def calling(bpm: Any) -> Any:
+    """start -> call (the one-timer process) -> end: each start makes two instances, the caller
+    and its child, both released (the child on its timer, the caller on its call hold)."""
+    p = bpm.Process("calling")
+    p.start("start")
+    p.call_activity("call", process="park_one_day")
+    p.end("end")
+    p.flow("start", "call", "end")
+    return p.validate()
+
+
 @dataclass(frozen=True)
 class Case:
     """A process whose instances all park at one wait, and how they are finished after."""
@@ -152,6 +163,8 @@ class Case:
     data: Callable[[int], dict[str, Any] | None]  # instance number (0: warm-up) -> start data
     wakes: int | None  # hydrated facts per instance on the way to its end (None: not counted)
     by_tasks: bool = False  # finished by completing every user task, not by the clock
+    calls: Callable[[Any], Any] | None = None  # the process it calls, deployed first
+    per_start: int = 1  # instances each start makes (a caller and its child: 2)
 
 
 SPECS = {
@@ -160,6 +173,7 @@ SPECS = {
     "event-subprocess": Case(cancellable_timer, lambda i: {"k": i}, wakes=1),
     "many": Case(ten_reviews, lambda i: {"items": list(range(10))}, wakes=None, by_tasks=True),
     "inclusive": Case(two_timer_branches, lambda i: {"short": True, "long": True}, wakes=2),
+    "call": Case(calling, lambda i: None, wakes=2, calls=one_timer, per_start=2),
 }
 
 
@@ -178,26 +192,28 @@ def finish(eng: Any, case: Case) -> None:
     eng.run()
 
 
-def parked_problems(eng: Any, n: int, parked: str, label: str) -> list[str]:
-    """All N+1 instances ``parked`` (``dehydrated``: released, no coroutine left)."""
+def parked_problems(eng: Any, n: int, parked: str, label: str, per_start: int = 1
+                    ) -> list[str]:
+    """All instances of the N+1 starts ``parked`` (``dehydrated``: released, no coroutine
+    left)."""
     stats = eng.stats()
     problems = []
-    if stats["instances"][parked] != n + 1:
-        problems.append(f"{label}: {stats['instances']} after parking, expected {n + 1} "
-                        f"{parked}")
+    if stats["instances"][parked] != (n + 1) * per_start:
+        problems.append(f"{label}: {stats['instances']} after parking, expected "
+                        f"{(n + 1) * per_start} {parked}")
     if parked == "dehydrated" and stats["coroutines"]:
         problems.append(f"{label}: {stats['coroutines']} live coroutines after dehydration")
     return problems
 
 
 def finished_problems(eng: Any, n: int, want_hydrated: int | None, hydrated: int,
-                      label: str) -> tuple[int, list[str]]:
-    """All N+1 instances completed, the engine idle, and ``want_hydrated`` hydrated facts
-    seen (None: at least one per instance)."""
+                      label: str, per_start: int = 1) -> tuple[int, list[str]]:
+    """All instances of the N+1 starts completed, the engine idle, and ``want_hydrated``
+    hydrated facts seen (None: at least one per instance)."""
     stats = eng.stats()
-    completed = sum(1 for i in eng.instances() if i.state == "completed")
+    completed = sum(1 for i in eng.instances() if i.state == "completed") // per_start
     problems = []
-    if stats["instances"]["finished"] != n + 1 or completed != n + 1:
+    if stats["instances"]["finished"] != (n + 1) * per_start or completed != n + 1:
         problems.append(f"{label}: {stats['instances']}, {completed} completed, "
                         f"expected {n + 1} completed")
     if stats["coroutines"] or any(stats["holds"].values()) or stats["tasks"]:
@@ -217,6 +233,8 @@ def measure_gobpm(mode: str, n: int, db_dir: str, case_name: str = "one-timer"
     process = case.build(bpm)
     store = bpm.SQLiteStore(Path(db_dir) / "memory_bench.db") if mode == "sqlite" else None
     eng = bpm.Engine(store=store, dehydrate=mode != "resident", keep_facts=1000)
+    if case.calls is not None:
+        eng.deploy(case.calls(bpm))
     parked = "resident" if mode == "resident" else "dehydrated"
     label = mode if case_name == "one-timer" else f"{case_name} ({mode})"
 
@@ -231,7 +249,7 @@ def measure_gobpm(mode: str, n: int, db_dir: str, case_name: str = "one-timer"
     eng.advance("PT1M")
     park_s = time.perf_counter() - t0
     after = rss()
-    problems = parked_problems(eng, n, parked, label)
+    problems = parked_problems(eng, n, parked, label, case.per_start)
     released = not problems
     holds = {kind: count / (n + 1) for kind, count in eng.stats()["holds"].items() if count}
 
@@ -248,7 +266,7 @@ def measure_gobpm(mode: str, n: int, db_dir: str, case_name: str = "one-timer"
         want: int | None = 0
     else:
         want = None if case.wakes is None else case.wakes * (n + 1)
-    completed, more = finished_problems(eng, n, want, hydrated[0], label)
+    completed, more = finished_problems(eng, n, want, hydrated[0], label, case.per_start)
     if store is not None:
         store.close()
     return {"rss_before": before, "rss_after": after, "park_s": park_s, "wake_s": wake_s,

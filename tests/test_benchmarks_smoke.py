@@ -41,14 +41,16 @@ def test_memory_benchmark_measures_released_instances_with_scopes(tmp_path):
     check)."""
     out = tmp_path / "figures.json"
     proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "50", "--cases",
-                           "subprocess,event-subprocess,many,inclusive", "--json", str(out)],
+                           "subprocess,event-subprocess,many,inclusive,call", "--json",
+                           str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^case +N +bytes/released +holds/instance$", proc.stdout,
                      re.MULTILINE), proc.stdout
     for case, holds in [("subprocess", r"2 \(timer 2\)"),
                         ("event-subprocess", r"2 \(timer 1, message 1\)"),
-                        ("many", r"10 \(task 10\)"), ("inclusive", r"2 \(timer 2\)")]:
+                        ("many", r"10 \(task 10\)"), ("inclusive", r"2 \(timer 2\)"),
+                        ("call", r"2 \(timer 1, call 1\)")]:
         assert re.search(rf"^{case} +50 +-?[\d,]+ +{holds}$", proc.stdout,
                          re.MULTILINE), proc.stdout
     assert "sqlite_vs_simpy" not in proc.stdout  # the one-timer case was not asked for
