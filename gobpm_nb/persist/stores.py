@@ -100,6 +100,10 @@ class SQLiteStore:
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             self._db.execute("CREATE TABLE IF NOT EXISTS journal (n INTEGER PRIMARY KEY "
                              "AUTOINCREMENT, instance TEXT NOT NULL, entry TEXT NOT NULL)")
+            # each checkpoint drops its instance's entries: found by index, not by a scan of
+            # every entry (many triggers accepted at one instant made that quadratic)
+            self._db.execute("CREATE INDEX IF NOT EXISTS journal_instance "
+                             "ON journal (instance)")
         except sqlite3.Error as exc:
             raise StoreError(f"SQLiteStore cannot open {self.path!r}: {exc}") from None
 
