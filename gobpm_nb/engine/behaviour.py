@@ -15,7 +15,6 @@ from ..errors import GobpmError
 from ..model import elements as el
 from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
-from .boundaries import throw as throw_at
 from .compute import check, key_of, outgoing, timer_wait
 from .records import Track, Trigger
 from .run import Incident, Run, clean, join_key
@@ -140,14 +139,6 @@ def pick(run: Run, node: Any) -> dict[str, Any]:
     return {f: data[f] for f in node.payload}
 
 
-def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
-    """An error at an activity: its boundary, else the scopes around it, else an incident
-    (raised in an inner instance of a multi-instance activity, at the activity's body)."""
-    if node.many is not None and many.inner(run, tr):
-        tr = run.tracks[tr.scope or ""]
-    return throw_at(run, tr, node, code, scopes.catch)
-
-
 # -- tasks ------------------------------------------------------------------------------------
 def call_fn(run: Run, tr: Track, node: Any) -> Result:
     """Run a script or inline service: a copy of the data in, a dict merged back. What the
@@ -155,7 +146,7 @@ def call_fn(run: Run, tr: Track, node: Any) -> Result:
     never calls the function again."""
     code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
     if code is not None:
-        return throw(run, tr, node, code)
+        return scopes.throw(run, tr, node, code)
     run.merge(values, node.id)
     return outgoing(run, node)
 
@@ -183,7 +174,7 @@ def enter_service(run: Run, tr: Track, node: el.ServiceTask) -> Result:
 
 def fire_job(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
     if trigger.kind == "error":
-        return throw(run, tr, node, str((trigger.payload or {}).get("error")))
+        return scopes.throw(run, tr, node, str((trigger.payload or {}).get("error")))
     run.emit("job_completed", tr.id, node.id, {"job": trigger.ref,
                                                "outputs": sorted(trigger.payload or {})})
     return fire_pass(run, tr, node, trigger)
@@ -372,8 +363,7 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
 for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
     ENTER[_kind] = enter_start
 ENTER["call_activity"] = calls.enter_call
-FIRE["call_activity"] = finish_activity(
-    lambda run, tr, node, trigger: calls.fire_call(run, tr, node, trigger, throw))
+FIRE["call_activity"] = finish_activity(calls.fire_call)
 
 settle_joins = inclusive.settle_all
 open_root = scopes.open_root

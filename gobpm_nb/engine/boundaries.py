@@ -3,12 +3,10 @@ errors thrown at an activity, and conditions re-checked after each data change."
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..model import elements as el
 from .compute import check, key_of, timer_wait
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Run
 from .tracks import spawn
 from .vocabulary import BOUNDARY, TERMINAL
 from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
@@ -83,20 +81,6 @@ def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) 
         run.stop_track(tr, "cancelled", "cancelled")
     child = run.new_track(b.id, (tr.id,), "boundary", scope=tr.scope)
     spawn(run, child, trigger or Trigger("boundary", b.id, BOUNDARY, tr.id))
-
-
-def throw(run: Run, tr: Track, node: el.Element, code: str,
-          outward: Callable[[Run, Track, str, str], bool]) -> None:
-    """An error at an activity: its matching error boundary forks, else the scopes around it
-    are asked (``outward``), else the instance fails."""
-    for b in run.defn.boundaries.get(node.id, ()):
-        if isinstance(b, el.ErrorBoundary) and b.error in (None, code):
-            run.emit("error_caught", tr.id, node.id, {"error": code, "boundary": b.id})
-            fork_boundary(run, tr, b, None)
-            return None
-    if outward(run, tr, "error", code):
-        return None
-    raise Incident(node.id, f"raised {code} and no error boundary caught it", code)
 
 
 def check_conditions(run: Run) -> None:

@@ -21,6 +21,7 @@ from .boundaries import arm_boundaries
 from .compute import outgoing
 from .records import Track, Trigger
 from .run import Incident, Run
+from .scopes import throw
 from .tracks import PARK
 from .vocabulary import NODE
 from .waits import CallWait
@@ -59,8 +60,7 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
     return PARK
 
 
-def fire_call(run: Run, tr: Track, node: el.Element, trigger: Trigger,
-              throw: Any) -> Result:
+def fire_call(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
     """The child ended: its outputs come back, or its error is thrown here."""
     if trigger.kind == "call_error":
         return throw(run, tr, node, str((trigger.payload or {}).get("error")))

@@ -173,6 +173,8 @@ class Residency:
         the instance dehydrated and returns."""
         kernel = self.core.kernel
         history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
+        scopes = {t.id: t.scope for t in run.tracks.values()
+                  if t.scope is not None and t.state not in TERMINAL}
         for tr in list(run.tracks.values()):
             if tr.state == "waiting" and not isinstance(tr.wait, JoinWait):
                 if tr.coro is not None and tr.coro is not kernel.current:
@@ -183,9 +185,6 @@ class Residency:
             kernel.close(run.loop)
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
-        scopes = {t.id: t.scope for t in run.tracks.values()
-                  if t.scope is not None and t.state not in ("merged", "completed", "withdrawn",
-                                                             "cancelled", "failed")}
         self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds),
                                              scopes, run.parent)
         holds = run.holds

@@ -19,6 +19,7 @@ the scope around it.
 from __future__ import annotations
 
 from ..model import elements as el
+from . import many
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
 from .compute import outgoing
 from .records import Track, Trigger
@@ -139,6 +140,22 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
                 fork_boundary(run, host, b, None)
                 return True
         scope = host.scope
+
+
+def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
+    """An error at an activity: its matching error boundary forks, else the scopes around it
+    are asked (``catch``), else the instance fails. Raised in an inner instance of a
+    multi-instance activity, it is raised at the activity's body."""
+    if node.many is not None and many.inner(run, tr):
+        tr = run.tracks[tr.scope or ""]
+    for b in run.defn.boundaries.get(node.id, ()):
+        if isinstance(b, el.ErrorBoundary) and b.error in (None, code):
+            run.emit("error_caught", tr.id, node.id, {"error": code, "boundary": b.id})
+            fork_boundary(run, tr, b, None)
+            return None
+    if catch(run, tr, "error", code):
+        return None
+    raise Incident(node.id, f"raised {code} and no error boundary caught it", code)
 
 
 def escalate(run: Run, tr: Track, code: str) -> None:
