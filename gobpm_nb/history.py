@@ -70,6 +70,11 @@ def _emit_mark(*args: Any) -> None:
     raise RuntimeError("a frozen engine state does not run")
 
 
+def _emit_all_mark(*args: Any) -> None:
+    """The same, for the fact log's many-facts emitter."""
+    raise RuntimeError("a frozen engine state does not run")
+
+
 _TAPE_MARK = Tape()  # what a frozen core's tape is; thaw replaces it
 
 
@@ -119,6 +124,7 @@ def take(core: Core, seq: int, place: Place) -> Snapshot:
     began = time.perf_counter()
     taped = core.store
     shared = {id(core.tape): _TAPE_MARK, id(core.emit): _emit_mark,
+              id(core.emit_all): _emit_all_mark,
               id(getattr(taped, "inner", taped)): memory_copy(getattr(taped, "inner", taped))}
     frozen = freeze(core, shared)
     return Snapshot(place, seq, core.kernel.now, frozen, core.tape.position(),
@@ -168,7 +174,8 @@ class Pacer:
 
 def restore(snap: Snapshot, log: FactLog, tape: Tape) -> Core:
     """A live core from a snapshot, emitting into ``log`` and reading ``tape``."""
-    core = thaw(snap.frozen, {id(_TAPE_MARK): tape, id(_emit_mark): log.emit})
+    core = thaw(snap.frozen, {id(_TAPE_MARK): tape, id(_emit_mark): log.emit,
+                                 id(_emit_all_mark): log.emit_all})
     log.clock = core.kernel
     log.seq = snap.seq
     return core

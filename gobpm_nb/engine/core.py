@@ -18,9 +18,10 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from . import behaviour, calls
 from .checkpoint import capture
-from .holders import DEPLOYED, Hold, Holders, expectation
+from .holders import DEPLOYED, Hold, Holders, TimerHold, expectation
 from .hub import Hub
 from .journal import Codec, Journal, Store
+from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Trigger
 from .residency import Residency
 from .run import Finished, Released, Run
@@ -46,8 +47,13 @@ class Core(Hub):
         facts.clock = self.kernel
         #: emit(kind, instance, track, node, details): a fact at the current virtual time
         self.emit: Callable[..., Any] = facts.emit
+        #: emit_all(rows): many facts, (kind, instance, track, node, details) each, in order
+        self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
+        #: A timer from one timer to the next runs its plan, anything else ``deliver``.
+        self.plans = TimerPlans(self)
+        self.kernel.handle(TimerHold, self.plans.fire)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
         #: A Run calls this when it may have become quiet (the residency hook).

@@ -261,6 +261,22 @@ class Holders:
             hold = kernel.push_next(CycleHold, deadline, instance, site, cycles)
         return self._add(hold)
 
+    def hold_next(self, holds: list[Hold], instance: str, track: str, node: str,
+                  deadline: int) -> dict[str, str]:
+        """``hold_timer`` for the node timer of a resident instance (``holds``: its list)
+        when no recovered trigger is expected: the same hold and number, in one call (the
+        timer plan's). Returns the details of the ``wait_held`` fact, which the caller
+        emits."""
+        site = (self._timer_sites[NODE].get((node, track))
+                or self._site("timer", NODE, node, track))
+        if deadline == self._deadline:
+            deadline = self._deadline
+        else:
+            self._deadline = deadline
+        holds.append(self._kernel.push_next(TimerHold, deadline, instance, site))
+        self.counts["timer"] += 1
+        return site.held
+
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
                           key: str | None = None, wait_kind: str = NODE,
                           seq: int | None = None) -> Hold:

@@ -142,6 +142,22 @@ class Released:
         self._holds = holds[0] if len(holds) == 1 else holds
 
 
+#: The text of each path taken lately (bounded: a path is a few dozen bytes).
+_PATHS: dict[tuple[tuple[Any, ...], ...], str] = {}
+_PATHS_KEPT = 1024
+
+
+def tracks_text(tracks: tuple[tuple[Any, ...], ...]) -> str:
+    """The JSON text of an ended instance's tracks, the same text object for the same
+    tracks (most instances of a process take one of a few paths; encoding is the cost)."""
+    text = _PATHS.get(tracks)
+    if text is None:
+        if len(_PATHS) >= _PATHS_KEPT:
+            _PATHS.clear()
+        text = _PATHS[tracks] = sys.intern(json.dumps(tracks, separators=(",", ":")))
+    return text
+
+
 class Finished:
     """An ended instance, summarized: who it is, how it ended, its final data and the last
     view of each of its tracks. No coroutine, hold, mailbox or join stays with it."""
@@ -158,10 +174,9 @@ class Finished:
         self.state = run.state
         self.data = run.data or None
         #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds,
-        #: and one text shared by every instance that took the same path (interned).
-        self._tracks = sys.intern(json.dumps([[t.id, t.node, t.state, t.parents, t.origin]
-                                              for t in run.tracks.values()],
-                                             separators=(",", ":")))
+        #: and one text shared by every instance that took the same path.
+        self._tracks = tracks_text(tuple([(t.id, t.node, t.state, t.parents, t.origin)
+                                          for t in run.tracks.values()]))
 
     def data_copy(self) -> dict[str, Any]:
         return copy.deepcopy(self.data) if self.data is not None else {}

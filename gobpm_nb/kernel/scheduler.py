@@ -133,7 +133,7 @@ class Kernel:
         """Make the entry ``cls((at, seq, *rest))``, ``seq`` the next number in the one
         sequence, and put it on the heap."""
         self._seq = seq = self._seq + 1
-        entry = cls((at, seq, *rest))
+        entry = cls((at, seq) + rest)  # one allocation (``(at, seq, *rest)`` makes a list)
         heapq.heappush(self._heap, entry)  # type: ignore[misc]  # a D is a Deadline
         return entry
 

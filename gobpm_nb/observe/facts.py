@@ -89,6 +89,9 @@ class FactLog:
         #: emit(kind, instance, track, node, details=None): record a fact at the clock's
         #: current time and hand it to every subscriber (a closure: the hot path's one call).
         self.emit: Callable[..., None] = self._emitter()
+        #: emit_all(rows): record facts given as (kind, instance, track, node, details)
+        #: rows, in order, at the clock's current time (a hot path's many facts, one call).
+        self.emit_all: Callable[[tuple[tuple[Any, ...], ...]], None] = self._all_emitter()
 
     def _emitter(self) -> Callable[..., None]:
         facts, append, subscribers, publish = self, self._facts.append, self._subscribers, \
@@ -102,6 +105,22 @@ class FactLog:
             if subscribers or facts.echo:
                 publish(raw)
         return emit
+
+    def _all_emitter(self) -> Callable[[tuple[tuple[Any, ...], ...]], None]:
+        facts, append, subscribers, emit = self, self._facts.append, self._subscribers, \
+            self.emit
+
+        def emit_all(rows: tuple[tuple[Any, ...], ...]) -> None:
+            if subscribers or facts.echo:
+                for row in rows:
+                    emit(*row)
+                return
+            seq, now = facts.seq, facts.clock.now
+            for row in rows:
+                seq += 1
+                append((seq, now) + row)  # one allocation (``(seq, now, *row)`` makes a list)
+            facts.seq = seq
+        return emit_all
 
     def follow_logging(self) -> None:
         """Echo facts from now on if and only if the logger is enabled for DEBUG."""

@@ -1,0 +1,135 @@
+"""Timer plans: the hot path of a track handed from one timer to the next.
+
+A timer catch event whose one outgoing flow (without a condition) leads to another timer
+catch event of a fixed duration is compiled, once per deployed version, into a plan: the
+flow, the next node and its duration. When such a timer's hold fires and it is the only hold
+of a resident instance, the timer's event runs the plan instead of resuming the track's
+coroutine: the same facts in the same order, the same sequence numbers and the same state as
+the general path (fire, leave, enter, hold the next deadline, quiet point), with the
+coroutine left parked where it was (it reads its node again whenever it is next resumed).
+
+Everything else takes the general path (``Core.deliver``): a start event's timer, another
+hold on the instance, an instance dehydrated or with a wake pending, a trigger expected after
+a recovery, a track that is not parked on that timer.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from ..model import Definition
+from .compute import ONE_US
+from .run import Incident, Run
+from .vocabulary import NODE, RESIDENT, WAITING
+from .waits import TimerWait
+
+if TYPE_CHECKING:
+    from .core import Core
+    from .holders import Hold
+
+log = logging.getLogger("gobpm_nb")
+
+class Plan:
+    """One timer node's plan: the flow it leaves by, the timer node after it and that
+    timer's duration in microseconds; and, once known, whether the quiet point after it can
+    do nothing (``TimerPlans.idle``)."""
+
+    __slots__ = ("flow", "target", "duration", "idle")
+
+    def __init__(self, flow: str, target: str, duration: int):
+        self.flow, self.target, self.duration = flow, target, duration
+        self.idle: bool | None = None
+
+
+def compile_plans(defn: Definition) -> dict[str, Plan]:
+    """The plans of one version: every timer catch that hands its track to the next timer
+    (a plan stands in for ``behaviour.fire_pass`` then ``behaviour.enter_timer``)."""
+    plans: dict[str, Plan] = {}
+    for node in defn.nodes.values():
+        if node.kind != "timer_catch":
+            continue
+        flows = defn.plain.get(node.id)
+        if flows is None or len(flows) != 1:
+            continue
+        target = defn.nodes[flows[0].target]
+        spec = defn.timers.get(target.id)
+        if target.kind == "timer_catch" and type(spec) is timedelta:
+            plans[node.id] = Plan(flows[0].id, target.id, spec // ONE_US)
+    return plans
+
+
+class TimerPlans:
+    """The plans of every deployed version, and the kernel's handler of a timer hold."""
+
+    def __init__(self, core: Core):
+        self.core = core
+        self.plans: dict[tuple[str, int], dict[str, Plan]] = {}
+        self._last: tuple[Definition | None, dict[str, Plan]] = (None, {})
+
+    def of(self, defn: Definition) -> dict[str, Plan]:
+        key = (defn.id, defn.version)
+        plans = self.plans.get(key)
+        if plans is None:
+            plans = self.plans[key] = compile_plans(defn)
+        self._last = (defn, plans)
+        return plans
+
+    def fire(self, hold: Hold) -> None:
+        """A timer hold fell due: its plan when one applies (module docstring), else the
+        general path. The plan does what ``deliver``, ``apply``, the fire path, leaving,
+        entering the next timer and parking do there, in that order."""
+        core = self.core
+        run = core.runs.get(hold[2])
+        site = hold[3]
+        holders = core.holders
+        if (type(run) is not Run or run.residency != RESIDENT or len(run.holds) != 1
+                or site.wait_kind != NODE or holders.expected or holders.waking
+                or (core.residency.pending and run.id in core.residency.pending)):
+            core.deliver(hold)
+            return
+        last, plans = self._last
+        if run.defn is not last:
+            plans = self.of(run.defn)
+        node, tid = site.node, site.track
+        plan = plans.get(node)
+        tr = run.tracks.get(tid)
+        if (plan is None or tr is None or tr.node != node or tr.state != WAITING
+                or type(tr.wait) is not TimerWait or tr.coro is None):
+            core.deliver(hold)
+            return
+        iid, holds, target = run.id, run.holds, plan.target
+        del holds[0]  # the lone hold, released as fired (``Holders.release``)
+        holders.counts["timer"] -= 1
+        run.at = tr
+        tr.node, tr.via = target, plan.flow
+        w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
+        w.node, w.armed, w.cycles, w.order = target, core.kernel.now, None, None
+        w.deadline = deadline = w.armed + plan.duration
+        held = holders.hold_next(holds, iid, tid, target, deadline)
+        core.emit_all((("timer_fired", iid, tid, node, site.fired),
+                       ("wait_released", iid, tid, node,
+                        site.released.get("fired") or site.released_by("fired")),
+                       ("node_left", iid, tid, node, None),
+                       ("node_entered", iid, tid, target, None),
+                       ("wait_held", iid, tid, target, held)))
+        if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
+            return
+        try:
+            core.on_quiet(run)
+            if plan.idle is None:
+                plan.idle = self.idle(run, target)
+        except Exception as exc:  # as the track's coroutine would: the instance fails
+            log.exception("instance %s, track %s at %r raised", iid, tid, target)
+            run.fail(tr, Incident(target, f"{type(exc).__name__}: {exc}"))
+
+    def idle(self, run: Run, node: str) -> bool | None:
+        """Whether a quiet point with one track parked at ``node`` and no join always does
+        nothing: the store keeps no checkpoint of a resident instance and the timer may not
+        dehydrate (the answer its element gave, remembered per version; None: not known)."""
+        core = self.core
+        if core.store.durable:
+            return False
+        answer = core.residency.memo(run.defn).get(node)
+        return None if answer is None else not answer
