@@ -88,7 +88,7 @@ def test_a_chain_of_timers_steps_through_the_same_events_and_facts(monkeypatch):
 
     planned, plain, general = both_ways(monkeypatch, scenario)
     assert planned == plain
-    assert general == 3  # only the last timer of each instance, into the end event
+    assert general == 0  # every timer, the last one into the end event too
     assert planned[1]["stats"]["instances"]["finished"] == 3
 
 
@@ -177,3 +177,70 @@ def test_a_rewind_into_a_chain_replays_the_same_facts(monkeypatch):
     assert planned == plain
     before, after = planned
     assert after == before
+
+
+def ends_after_a_timer() -> list[bpm.Process]:
+    """Timers into end events of every sort: an error end caught by a boundary of its
+    subprocess, an uncaught error end, a terminate end beside a waiting branch, a plain end
+    inside a subprocess, and a called process whose end resumes its caller."""
+    caught = bpm.Process("caught")
+    caught.start("s")
+    with caught.subprocess("sub") as sp:
+        sp.start("in")
+        sp.timer_catch("t", duration="PT1M")
+        sp.end("boom", error="E1")
+        sp.flow("in", "t", "boom")
+    caught.error_boundary("on_e1", attached_to="sub", error="E1")
+    caught.end("done")
+    caught.end("handled")
+    caught.flow("s", "sub", "done")
+    caught.flow("on_e1", "handled")
+    uncaught = bpm.Process("uncaught")
+    uncaught.start("s")
+    uncaught.timer_catch("t", duration="PT2M")
+    uncaught.end("boom", error="E2")
+    uncaught.flow("s", "t", "boom")
+    terminate = bpm.Process("terminate")
+    terminate.start("s")
+    terminate.parallel_gateway("fork")
+    terminate.timer_catch("t", duration="PT3M")
+    terminate.signal_catch("never", signal="never")
+    terminate.end("stop", terminate=True)
+    terminate.end("e")
+    terminate.flow("s", "fork", "t", "stop")
+    terminate.flow("fork", "never", "e")
+    inner = bpm.Process("inner")
+    inner.start("s")
+    with inner.subprocess("sub") as sp:
+        sp.start("in")
+        sp.timer_catch("t", duration="PT4M")
+        sp.end("out")
+        sp.flow("in", "t", "out")
+    inner.timer_catch("after", duration="PT1M")
+    inner.end("e")
+    inner.flow("s", "sub", "after", "e")
+    caller = bpm.Process("caller")
+    caller.start("s")
+    caller.call_activity("call", process="inner")
+    caller.end("e")
+    caller.flow("s", "call", "e")
+    return [p.validate() for p in (caught, uncaught, terminate, inner, caller)]
+
+
+def test_timers_into_end_events_of_every_sort_end_the_same_way(monkeypatch):
+    def scenario() -> Any:
+        eng = bpm.Engine(keep_facts=None)
+        for p in ends_after_a_timer():
+            eng.deploy(p)
+        for p in ends_after_a_timer():
+            if p.id != "inner":
+                eng.start(p)
+        eng.run()
+        return seen(eng)
+
+    planned, plain, _ = both_ways(monkeypatch, scenario)
+    assert planned == plain
+    states = {i[0]: i[1] for i in planned["instances"]}
+    assert sorted(states.values()) == ["completed", "completed", "completed", "failed",
+                                       "terminated"]
+    assert planned["stats"]["coroutines"] == 0

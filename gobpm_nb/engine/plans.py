@@ -1,12 +1,14 @@
-"""Timer plans: the hot path of a track handed from one timer to the next.
+"""Timer plans: the hot path of a track handed from one timer to the next, or to its end.
 
 A timer catch event whose one outgoing flow (without a condition) leads to another timer
-catch event of a fixed duration is compiled, once per deployed version, into a plan: the
-flow, the next node and its duration. When such a timer's hold fires and it is the only hold
-of a resident instance, the timer's event runs the plan instead of resuming the track's
-coroutine: the same facts in the same order, the same sequence numbers and the same state as
-the general path (fire, leave, enter, hold the next deadline, quiet point), with the
-coroutine left parked where it was (it reads its node again whenever it is next resumed).
+catch event of a fixed duration, or to an end event, is compiled, once per deployed version,
+into a plan: the flow, the next node and its duration. When such a timer's hold fires and it
+is the only hold of a resident instance, the timer's event runs the plan instead of resuming
+the track's coroutine: the same facts in the same order, the same sequence numbers and the
+same state as the general path (fire, leave, enter, hold the next deadline, quiet point),
+with the coroutine left parked where it was (it reads its node again whenever it is next
+resumed). Into an end event, the plan runs the end event's behaviour itself and then ends
+the track's coroutine, as the coroutine would have returned.
 
 Everything else takes the general path (``Core.deliver``): a start event's timer, another
 hold on the instance, an instance dehydrated or with a wake pending, a trigger expected after
@@ -21,8 +23,10 @@ from typing import TYPE_CHECKING
 
 from ..model import Definition
 from .compute import ONE_US
+from .records import Track
 from .run import Incident, Run
-from .vocabulary import NODE, RESIDENT, WAITING
+from .scopes import enter_end
+from .vocabulary import NODE, RESIDENT, RUNNING, WAITING
 from .waits import TimerWait
 
 if TYPE_CHECKING:
@@ -32,13 +36,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("gobpm_nb")
 
 class Plan:
-    """One timer node's plan: the flow it leaves by, the timer node after it and that
-    timer's duration in microseconds; and, once known, whether the quiet point after it can
-    do nothing (``TimerPlans.idle``)."""
+    """One timer node's plan: the flow it leaves by, the node after it and, for a timer,
+    its duration in microseconds (None: an end event); and, once known, whether the quiet
+    point after it can do nothing (``TimerPlans.idle``)."""
 
     __slots__ = ("flow", "target", "duration", "idle")
 
-    def __init__(self, flow: str, target: str, duration: int):
+    def __init__(self, flow: str, target: str, duration: int | None):
         self.flow, self.target, self.duration = flow, target, duration
         self.idle: bool | None = None
 
@@ -57,6 +61,8 @@ def compile_plans(defn: Definition) -> dict[str, Plan]:
         spec = defn.timers.get(target.id)
         if target.kind == "timer_catch" and type(spec) is timedelta:
             plans[node.id] = Plan(flows[0].id, target.id, spec // ONE_US)
+        elif target.kind == "end":
+            plans[node.id] = Plan(flows[0].id, target.id, None)
     return plans
 
 
@@ -104,6 +110,9 @@ class TimerPlans:
         holders.counts["timer"] -= 1
         run.at = tr
         tr.node, tr.via = target, plan.flow
+        if plan.duration is None:
+            self.end(run, tr, hold, plan)
+            return
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
         w.node, w.armed, w.cycles, w.order = target, core.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
@@ -123,6 +132,28 @@ class TimerPlans:
         except Exception as exc:  # as the track's coroutine would: the instance fails
             log.exception("instance %s, track %s at %r raised", iid, tid, target)
             run.fail(tr, Incident(target, f"{type(exc).__name__}: {exc}"))
+
+    def end(self, run: Run, tr: Track, hold: Hold, plan: Plan) -> None:
+        """Into an end event: its behaviour, run as the track's coroutine would run it (an
+        incident fails the instance), then the coroutine ends."""
+        core, site, coro = self.core, hold[3], tr.coro
+        assert coro is not None  # ``fire`` checked it: the track is parked on this timer
+        iid, tid, node = run.id, site.track, site.node
+        tr.wait = None
+        run._move(tr, RUNNING)
+        core.emit_all((("timer_fired", iid, tid, node, site.fired),
+                       ("wait_released", iid, tid, node,
+                        site.released.get("fired") or site.released_by("fired")),
+                       ("node_left", iid, tid, node, None),
+                       ("node_entered", iid, tid, plan.target, None)))
+        try:
+            enter_end(run, tr, run.defn.nodes[plan.target])
+        except Incident as exc:
+            run.fail(tr, exc)
+        except Exception as exc:  # not an incident by design: the instance fails, never strands
+            log.exception("instance %s, track %s at %r raised", iid, tid, plan.target)
+            run.fail(tr, Incident(plan.target, f"{type(exc).__name__}: {exc}"))
+        core.kernel.close(coro)
 
     def idle(self, run: Run, node: str) -> bool | None:
         """Whether a quiet point with one track parked at ``node`` and no join always does
