@@ -269,8 +269,35 @@ class Kernel:
         """Run events until none is left at or before ``until``, or (with ``idle``) until
         only events of that kind are left; return how many ran."""
         nxt, send = self._next, self._send
+        heap, ready, dead, handlers, pop = \
+            self._heap, self._ready, self.cancelled, self._handlers, heapq.heappop
         count = 0
         while True:
+            # the common cases, as ``_next`` decides them, without a call: the ready queue's
+            # first (no deadline due now was scheduled before it) or, nothing ready, the
+            # earliest deadline due and not of the ``idle`` kind
+            if dead:
+                while heap and heap[0] in dead:
+                    dead.discard(pop(heap))
+            if ready:
+                if not heap or heap[0][0] > self.now or heap[0][1] > ready[0][0]:
+                    _, fn, arg, kind = ready.popleft()
+                    if kind:
+                        fn(arg)
+                    else:
+                        send(fn, arg)
+                    count += 1
+                    continue
+            elif heap:
+                entry = heap[0]
+                at = entry[0]
+                if (until is None or at <= until) and not (idle and entry.event == idle):
+                    self.firing = entry = pop(heap)
+                    if at > self.now:
+                        self.now = at
+                    handlers[type(entry)](entry)
+                    count += 1
+                    continue
             event = nxt(until, idle)
             if event is None:
                 return count
