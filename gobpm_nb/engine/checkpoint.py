@@ -56,9 +56,10 @@ def capture(run: Run, now: int) -> dict[str, Any]:
     """The checkpoint document of a resident instance. Every key of the engine's own is in
     sorted order (instance data keeps the order its fields arrived in), so the codec writes
     equal documents as equal bytes without sorting them again."""
+    data = run.data
     doc = {
-        "at": iso(now),
-        "data": copy.deepcopy(run.data),
+        "at": at_text(now),
+        "data": {} if data == {} else copy.deepcopy(data),  # most start empty: no deepcopy
         "instance": run.id,
         "joins": {g: {f: list(ts) for f, ts in sorted(flows.items())}
                   for g, flows in sorted(run.joins.items())},
@@ -80,6 +81,20 @@ def capture(run: Run, now: int) -> dict[str, Any]:
                "events": {s: wait_doc(w, orders, BOUNDARY)
                           for s, w in sorted(run.root.boundaries.items())}, **doc}
     return doc
+
+
+#: ``iso`` of the last instants checkpointed: many instances are checkpointed at one
+#: instant (each start, each quiet point), and the text of a time costs more than a lookup.
+_AT_TEXT: dict[int, str] = {}
+
+
+def at_text(us: int) -> str:
+    text = _AT_TEXT.get(us)
+    if text is None:
+        if len(_AT_TEXT) >= 64:
+            _AT_TEXT.clear()
+        text = _AT_TEXT[us] = iso(us)
+    return text
 
 
 def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:

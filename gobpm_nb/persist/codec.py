@@ -13,12 +13,15 @@ from typing import Any
 
 from ..errors import CheckpointError
 
+#: Built once: ``json.dumps`` with options builds a new encoder on every call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
 
 def encode(doc: dict[str, Any]) -> bytes:
     """The document as compact JSON, in the order it was built: the engine builds its own
     keys sorted and keeps instance data in arrival order, so equal documents give equal
     bytes without a second pass over them."""
-    return json.dumps(doc, separators=(",", ":"), allow_nan=False).encode()
+    return _ENCODER.encode(doc).encode()
 
 
 def decode(raw: bytes, instance: str) -> dict[str, Any]:

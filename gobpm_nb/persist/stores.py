@@ -14,6 +14,17 @@ from pathlib import Path
 
 from ..errors import StoreError
 
+#: Writing a row over its key: an upsert updates the row in place where INSERT OR REPLACE
+#: deletes and inserts it (measurably dearer per commit); upserts need SQLite 3.24.
+if sqlite3.sqlite_version_info >= (3, 24, 0):
+    PUT_DOC = ("INSERT INTO checkpoints VALUES (?, ?) "
+               "ON CONFLICT (instance) DO UPDATE SET doc = excluded.doc")
+    PUT_META = ("INSERT INTO meta VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+else:  # an older SQLite
+    PUT_DOC = "INSERT OR REPLACE INTO checkpoints VALUES (?, ?)"
+    PUT_META = "INSERT OR REPLACE INTO meta VALUES (?, ?)"
+
 #: What a memory store holds: checkpoints by instance, meta values, journal entries.
 Contents = tuple[dict[str, bytes], dict[str, str], list[tuple[str, str]]]
 
@@ -97,27 +108,47 @@ class SQLiteStore:
             self._db.execute("PRAGMA cache_size=-256")  # KiB: reads are one row at a time
             self._db.execute("CREATE TABLE IF NOT EXISTS checkpoints "
                              "(instance TEXT PRIMARY KEY, doc BLOB NOT NULL)")
-            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            # meta WITHOUT ROWID: a row lives in its key's b-tree, so a write touches one
+            # page, not a table page and its key index's (nearly every checkpoint writes a
+            # meta row). Not the checkpoints: a document over ~1 KB would spill into a page
+            # of its own there, doubling the file. New files only; the statements are the
+            # same for both layouts.
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) "
+                             "WITHOUT ROWID")
             self._db.execute("CREATE TABLE IF NOT EXISTS journal (n INTEGER PRIMARY KEY "
                              "AUTOINCREMENT, instance TEXT NOT NULL, entry TEXT NOT NULL)")
             # each checkpoint drops its instance's entries: found by index, not by a scan of
             # every entry (many triggers accepted at one instant made that quadratic)
             self._db.execute("CREATE INDEX IF NOT EXISTS journal_instance "
                              "ON journal (instance)")
+            #: Instances that may have journal entries (a superset): a checkpoint of any
+            #: other skips the delete. Read once: while the store is open, its engine is
+            #: the only writer of the file.
+            self._journaled = {r[0] for r in self._db.execute(
+                "SELECT DISTINCT instance FROM journal")}
         except sqlite3.Error as exc:
             raise StoreError(f"SQLiteStore cannot open {self.path!r}: {exc}") from None
 
     def _meta_rows(self, meta: Mapping[str, str] | None) -> None:
-        for key, value in sorted((meta or {}).items()):
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        if meta:
+            self._db.executemany(PUT_META, sorted(meta.items()))
+
+    def _drop(self, instance: str) -> bool:
+        """Delete the instance's journal entries (in the open transaction); whether there
+        may have been any."""
+        if instance not in self._journaled:
+            return False
+        self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
+        return True
 
     def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
         with self._db:
             self._db.execute("BEGIN")
-            self._db.execute("INSERT OR REPLACE INTO checkpoints VALUES (?, ?)",
-                             (instance, bytes(doc)))
-            self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
+            self._db.execute(PUT_DOC, (instance, bytes(doc)))
+            dropped = self._drop(instance)
             self._meta_rows(meta)
+        if dropped:  # committed: the instance has no entries left
+            self._journaled.discard(instance)
 
     def get(self, instance: str) -> bytes:
         row = self._db.execute("SELECT doc FROM checkpoints WHERE instance = ?",
@@ -130,11 +161,15 @@ class SQLiteStore:
         with self._db:
             self._db.execute("BEGIN")
             self._db.execute("DELETE FROM checkpoints WHERE instance = ?", (instance,))
-            self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
+            dropped = self._drop(instance)
             self._meta_rows(meta)
+        if dropped:
+            self._journaled.discard(instance)
 
     def record(self, entries: list[tuple[str, str]],
                meta: Mapping[str, str] | None = None) -> None:
+        # noted before the write: a failed one leaves a superset, which costs a delete
+        self._journaled.update(iid for iid, _ in entries)
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO journal (instance, entry) VALUES (?, ?)", entries)
