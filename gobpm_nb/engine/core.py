@@ -51,13 +51,13 @@ class Core(Hub):
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
-        #: A timer from one timer to the next runs its plan, anything else ``deliver``.
-        self.plans = TimerPlans(self)
-        self.kernel.handle(TimerHold, self.plans.fire)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
         #: A Run calls this when it may have become quiet (the residency hook).
         self.on_quiet: Callable[[Run], None] = self.residency.on_quiet
+        #: A timer from one timer to the next runs its plan, anything else ``deliver``.
+        self.plans = TimerPlans(self)
+        self.kernel.handle(TimerHold, self.plans.fire)
         self.journal = Journal(self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}

@@ -71,6 +71,12 @@ class TimerPlans:
 
     def __init__(self, core: Core):
         self.core = core
+        #: What ``fire`` reads on every firing, held here (none is ever replaced): the
+        #: instance records, the holders, the hold counts, the facts' emitter, the kernel
+        #: and the triggers waiting for instances being woken.
+        self.runs, self.holders = core.runs, core.holders
+        self.counts, self.emit_all = core.holders.counts, core.emit_all
+        self.kernel, self.pending = core.kernel, core.residency.pending
         self.plans: dict[tuple[str, int], dict[str, Plan]] = {}
         self._last: tuple[Definition | None, dict[str, Plan]] = (None, {})
 
@@ -86,14 +92,13 @@ class TimerPlans:
         """A timer hold fell due: its plan when one applies (module docstring), else the
         general path. The plan does what ``deliver``, ``apply``, the fire path, leaving,
         entering the next timer and parking do there, in that order."""
-        core = self.core
-        run = core.runs.get(hold[2])
+        run = self.runs.get(hold[2])
         site = hold[3]
-        holders = core.holders
+        holders = self.holders
         if (type(run) is not Run or run.residency != RESIDENT or len(run.holds) != 1
                 or site.wait_kind != NODE or holders.expected or holders.waking
-                or (core.residency.pending and run.id in core.residency.pending)):
-            core.deliver(hold)
+                or (self.pending and run.id in self.pending)):
+            self.core.deliver(hold)
             return
         last, plans = self._last
         if run.defn is not last:
@@ -103,21 +108,21 @@ class TimerPlans:
         tr = run.tracks.get(tid)
         if (plan is None or tr is None or tr.node != node or tr.state != WAITING
                 or type(tr.wait) is not TimerWait or tr.coro is None):
-            core.deliver(hold)
+            self.core.deliver(hold)
             return
         iid, holds, target = run.id, run.holds, plan.target
         del holds[0]  # the lone hold, released as fired (``Holders.release``)
-        holders.counts["timer"] -= 1
+        self.counts["timer"] -= 1
         run.at = tr
         tr.node, tr.via = target, plan.flow
         if plan.duration is None:
             self.end(run, tr, hold, plan)
             return
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
-        w.node, w.armed, w.cycles, w.order = target, core.kernel.now, None, None
+        w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
         held = holders.hold_next(holds, iid, tid, target, deadline)
-        core.emit_all((("timer_fired", iid, tid, node, site.fired),
+        self.emit_all((("timer_fired", iid, tid, node, site.fired),
                        ("wait_released", iid, tid, node,
                         site.released.get("fired") or site.released_by("fired")),
                        ("node_left", iid, tid, node, None),
@@ -126,7 +131,7 @@ class TimerPlans:
         if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
             return
         try:
-            core.on_quiet(run)
+            self.core.on_quiet(run)
             if plan.idle is None:
                 plan.idle = self.idle(run, target)
         except Exception as exc:  # as the track's coroutine would: the instance fails
