@@ -1,12 +1,45 @@
 """gobpm_nb: a deterministic BPMN engine that lives in a Jupyter notebook."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .api import Engine
-from .bpmn import load_bpmn
 from .errors import CheckpointError, EngineError, GobpmError, ModelError, StoreError
 from .instance import Instance
 from .model import Process
+from .model.interchange import register
 from .observe import Fact
 from .persist import MemoryStore, SQLiteStore
+
+if TYPE_CHECKING:
+    from .bpmn import BpmnModel
+
+
+def load_bpmn(source: Any) -> BpmnModel:
+    """Read a BPMN 2.0 file (a path, bytes or XML text): ``gobpm_nb.bpmn.load_bpmn``, whose
+    package (and lxml with it, ~5 MB of memory) is imported on first use."""
+    from .bpmn import load_bpmn as load
+
+    return load(source)
+
+
+class _OnFirstUse:
+    """The BPMN codec behind ``Process.from_bpmn`` / ``to_bpmn`` until ``gobpm_nb.bpmn`` is
+    imported (importing it registers the real one in its place)."""
+
+    def read(self, source: Any, id: str | None) -> Process:
+        from .bpmn.codec import BpmnCodec
+
+        return BpmnCodec().read(source, id)
+
+    def write(self, process: Process) -> str:
+        from .bpmn.codec import BpmnCodec
+
+        return BpmnCodec().write(process)
+
+
+register("bpmn", _OnFirstUse())
 
 __all__ = ["CheckpointError", "Engine", "EngineError", "Fact", "GobpmError", "Instance",
            "MemoryStore", "ModelError", "Process", "SQLiteStore", "StoreError", "load_bpmn"]

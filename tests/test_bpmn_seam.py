@@ -94,3 +94,23 @@ def test_the_registry_module_declares_a_protocol_not_an_implementation():
     tree = ast.parse((PACKAGE / "model" / "interchange.py").read_text())
     names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert names == {"__future__", "typing", "errors", "process"}
+
+
+def test_the_bpmn_package_and_lxml_load_on_first_use():
+    """`import gobpm_nb` leaves lxml (~5 MB of memory) unloaded; `Process.from_bpmn` and
+    `load_bpmn` load it when first called and read the file as always."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "one_timer.bpmn"
+    script = (
+        "import sys, gobpm_nb as bpm\n"
+        "assert 'lxml' not in sys.modules and 'gobpm_nb.bpmn' not in sys.modules\n"
+        f"p = bpm.Process.from_bpmn(open({str(source)!r}).read())\n"
+        "assert 'lxml' in sys.modules\n"
+        f"m = bpm.load_bpmn({str(source)!r})\n"
+        "print(p.id, type(m).__name__, m.process().id)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["one_timer", "BpmnModel", "one_timer"]
