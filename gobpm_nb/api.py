@@ -172,7 +172,8 @@ class Engine:
         except StoreError as exc:
             refused = exc
         self._history.end(self, pending, failed or refused)
-        self._tell()
+        if self._watchers:
+            self._tell()
         if refused is not None and raising:
             raise refused
 

@@ -116,7 +116,12 @@ class Entries:
         """A command's arguments as kept: JSON text (a process as its frozen builder's
         number), or copied values where JSON cannot hold them exactly."""
         if len(args) == 1 and not kwargs and type(args[0]) is Process:  # start(p), deploy(p)
-            kept = self._known.get(id(self.frozen(args[0])._cache))
+            try:  # a known graph, the common case: its number without ``frozen``
+                kept = self._known.get(id(args[0].definition()))
+            except Exception:  # an invalid process: as below
+                kept = None
+            if kept is None:
+                kept = self._known.get(id(self.frozen(args[0])._cache))
             if kept is not None:
                 return kept[1]  # an int: the frozen builder's number
 

@@ -15,7 +15,6 @@ import sys
 from typing import Any, NamedTuple
 
 from ..errors import CheckpointError
-from ..kernel import iso
 from ..model import Definition
 from ..model import elements as el
 from .reader import Reader
@@ -28,6 +27,7 @@ from .waits import (
     ManyWait,
     ScopeWait,
     TimerWait,
+    at_text,
     read_wait,
     wait_doc,
 )
@@ -57,20 +57,20 @@ def capture(run: Run, now: int) -> dict[str, Any]:
     sorted order (instance data keeps the order its fields arrived in), so the codec writes
     equal documents as equal bytes without sorting them again."""
     data = run.data
+    defn = run.defn
+    seq = run.seq
+    joins = run.joins
     doc = {
         "at": at_text(now),
         "data": {} if data == {} else copy.deepcopy(data),  # most start empty: no deepcopy
         "instance": run.id,
         "joins": {g: {f: list(ts) for f, ts in sorted(flows.items())}
-                  for g, flows in sorted(run.joins.items())},
-        "process": {"id": run.defn.id, "signature": run.defn.signature,
-                    "version": run.defn.version},
+                  for g, flows in sorted(joins.items())} if joins else {},
+        "process": {"id": defn.id, "signature": defn.signature, "version": defn.version},
         "schema": SCHEMA,
-        "seq": {"job": run.seq["job"], "task": run.seq["task"], "track": run.seq["track"]},
+        "seq": {"job": seq["job"], "task": seq["task"], "track": seq["track"]},
         "state": run.state,
-        "tracks": [track_doc(t, {(h.node, h.wait_kind): h.seq
-                                 for h in run.holds if h.track == t.id})
-                   for t in run.tracks.values() if t.state not in TERMINAL],
+        "tracks": live_docs(run),
     }
     if run.parent is not None:  # after "joins" in sorted order
         doc = dict(sorted({**doc, "parent": {"instance": run.parent[0],
@@ -83,27 +83,37 @@ def capture(run: Run, now: int) -> dict[str, Any]:
     return doc
 
 
-#: ``iso`` of the last instants checkpointed: many instances are checkpointed at one
-#: instant (each start, each quiet point), and the text of a time costs more than a lookup.
-_AT_TEXT: dict[int, str] = {}
-
-
-def at_text(us: int) -> str:
-    text = _AT_TEXT.get(us)
-    if text is None:
-        if len(_AT_TEXT) >= 64:
-            _AT_TEXT.clear()
-        text = _AT_TEXT[us] = iso(us)
-    return text
+def live_docs(run: Run) -> list[dict[str, Any]]:
+    """The entries of the live tracks, in track order, each with the numbers of its own
+    holders: (node, wait kind) -> number, a later hold at one place winning."""
+    holds = run.holds
+    out = []
+    for t in run.tracks.values():
+        if t.state in TERMINAL:
+            continue
+        tid = t.id
+        orders: dict[tuple[str, str], int] = {}
+        for h in holds:
+            site = h.site
+            if site.track == tid:
+                orders[(site.node, site.wait_kind)] = h.seq
+        out.append(track_doc(t, orders))
+    return out
 
 
 def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
     """A live track's entry (keys sorted); ``orders`` maps (node, wait kind) to its holder's
     number."""
-    doc = {"boundaries": {b: wait_doc(w, orders, BOUNDARY)
-                          for b, w in sorted(tr.boundaries.items())},
+    bounds = tr.boundaries
+    w = tr.wait
+    doc = {"boundaries": {b: wait_doc(a, orders, BOUNDARY)
+                          for b, a in sorted(bounds.items())} if bounds else {},
            "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
-           "state": tr.state, "via": tr.via, "wait": wait_doc(tr.wait, orders, NODE)}
+           "state": tr.state, "via": tr.via,
+           # none (a track just started) or a timer, the common cases, without a call more
+           "wait": None if w is None else (w.doc(orders.get((w.node, NODE)))
+                                           if type(w) is TimerWait
+                                           else wait_doc(w, orders, NODE))}
     if tr.scope is not None:  # the keys only where there is one (kept in sorted order)
         doc = dict(sorted({**doc, "scope": tr.scope}.items()))
     if tr.locals is not None:
@@ -257,4 +267,5 @@ def views(history: list[TrackView] | None, image: Image) -> list[TrackView]:
     return sorted(out, key=lambda v: int(v.id[1:]))
 
 
-__all__ = ["SCHEMA", "CheckpointError", "Image", "capture", "check_against", "read", "views"]
+__all__ = ["SCHEMA", "CheckpointError", "Image", "at_text", "capture", "check_against", "read",
+           "views"]

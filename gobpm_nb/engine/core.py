@@ -47,7 +47,8 @@ class Core(Hub):
         facts.clock = self.kernel
         #: emit(kind, instance, track, node, details): a fact at the current virtual time
         self.emit: Callable[..., Any] = facts.emit
-        #: emit_all(rows): many facts, (kind, instance, track, node, details) each, in order
+        #: emit_all(instance, track, rows): many facts of one track, (kind, node, details)
+        #: each, in order
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
@@ -110,13 +111,13 @@ class Core(Hub):
         if not isinstance(process, Process):
             raise EngineError(f"start needs a Process, got {type(process).__name__}")
         values = json_dict(data, "start data")
-        process.validate()
+        graph = process.definition()  # ``validate``: the one build (or lookup) per start
         if key is not None:
             if not isinstance(key, str) or not key:
                 raise EngineError(f"instance key {key!r} must be a non-empty string")
             if key in self.runs:
                 raise EngineError(f"instance key {key!r} is already used")
-        defn = self.deploy(process)
+        defn = self.deploy(graph)
         if not defn.start:
             raise EngineError(f"process {defn.id!r} has no plain start event: it starts by "
                               f"its start events {list(defn.instance_starts)!r} (a message, "
@@ -131,9 +132,10 @@ class Core(Hub):
         number = self.next_instance
         if key is None:
             number += 1
-            while f"i{number}" in self.runs:
-                number += 1
             key = f"i{number}"
+            while key in self.runs:
+                number += 1
+                key = f"i{number}"
         run = Run(self, key, defn, values)
         run.parent = parent
         tr = run.new_track(at, (), "start", quiet=True)

@@ -69,24 +69,37 @@ class Journal:
         self._seen_text: str | None = "[]"  # ``seen`` as JSON; None: changed since
 
     # -- meta -----------------------------------------------------------------------------
-    def meta(self) -> dict[str, str]:
-        core = self.core
-        return {"clock": str(core.kernel.now), "seq": str(core.kernel.seq),
-                "next_instance": str(core.next_instance), "buffer": core.buffer_rows(),
-                "seen": self.seen_text()}
-
     def seen_text(self) -> str:
         if self._seen_text is None:
             self._seen_text = json.dumps(list(self.seen))
         return self._seen_text
 
     def changed(self, seq: bool = True) -> dict[str, str]:
-        """Meta values that differ from what the store last recorded. The kernel's sequence
-        goes with checkpoints and journal entries only (what carries hold numbers)."""
-        now = self.meta()
-        if not seq:
-            del now["seq"]
-        return {k: v for k, v in now.items() if self.written.get(k) != v}
+        """Meta values that differ from what the store last recorded, in the order clock,
+        seq, next_instance, buffer, seen. The kernel's sequence goes with checkpoints and
+        journal entries only (what carries hold numbers)."""
+        # each value compared as it is made, without a dict of them all: once per checkpoint
+        core = self.core
+        kernel = core.kernel
+        written = self.written
+        out: dict[str, str] = {}
+        text = str(kernel.now)
+        if written.get("clock") != text:
+            out["clock"] = text
+        if seq:
+            text = str(kernel.seq)
+            if written.get("seq") != text:
+                out["seq"] = text
+        text = str(core.next_instance)
+        if written.get("next_instance") != text:
+            out["next_instance"] = text
+        text = core.buffer_rows()
+        if written.get("buffer") != text:
+            out["buffer"] = text
+        text = self._seen_text if self._seen_text is not None else self.seen_text()
+        if written.get("seen") != text:
+            out["seen"] = text
+        return out
 
     def wrote(self, meta: Mapping[str, str]) -> None:
         self.written.update(meta)
@@ -127,8 +140,9 @@ class Journal:
                         type(exc).__name__)
             core.emit("checkpoint_failed", iid, None, None, {"cause": type(exc).__name__})
             return False
-        self.wrote(meta)
-        self.unexpected(iid)
+        self.written.update(meta)  # ``wrote``, inline: once per checkpoint
+        if core.holders.expected:  # only after a recovery, until its triggers are placed
+            self.unexpected(iid)
         return True
 
     def unexpected(self, iid: str) -> None:

@@ -30,7 +30,7 @@ from ..model import elements as el
 from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
 from .holders import Hold
-from .records import Track, Trigger
+from .records import Track, TrackView, Trigger
 from .recovery import recover
 from .run import Released, Run
 from .tracks import adopt_parked, spawn, start_loop
@@ -141,6 +141,9 @@ class Residency:
             ok = memo.get(tr.node)
             if not (ok if ok is not None else self.eligible(run.defn, tr)):
                 return False
+            if type(w) is TimerWait and not tr.boundaries:
+                parked += 1  # held, nothing over it: ``track_holdable`` would say so
+                continue
             missing = track_holdable(tr)
             if missing is not None:
                 if warn:
@@ -172,24 +175,33 @@ class Residency:
         running now (the track that just parked, or the loop) is not closed here: it sees
         the instance dehydrated and returns."""
         kernel = self.core.kernel
-        history = [t.view() for t in run.tracks.values() if t.state in TERMINAL]
-        scopes = {t.id: t.scope for t in run.tracks.values()
-                  if t.scope is not None and t.state not in TERMINAL}
+        current = kernel.current
+        history: list[TrackView] = []
+        scopes: dict[str, str] = {}
+        # one pass: the views of the ended tracks, the scopes of the live ones, and each
+        # parked track dehydrated (a state no pass before it reads)
         for tr in list(run.tracks.values()):
-            if tr.state == "waiting" and not isinstance(tr.wait, JoinWait):
-                if tr.coro is not None and tr.coro is not kernel.current:
+            state = tr.state
+            if state in TERMINAL:
+                history.append(tr.view())
+                continue
+            if tr.scope is not None:
+                scopes[tr.id] = tr.scope
+            if state == "waiting" and not isinstance(tr.wait, JoinWait):
+                if tr.coro is not None and tr.coro is not current:
                     kernel.close(tr.coro)
                 tr.coro = None
                 run.set_state(tr, DEHYDRATED)
-        if run.loop is not None and run.loop is not kernel.current:
+        if run.loop is not None and run.loop is not current:
             kernel.close(run.loop)
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
-        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(run.holds),
-                                             scopes, run.parent)
         holds = run.holds
-        run.emit("dehydrated", None, None, {
-            "wait_kinds": sorted({h.kind for h in holds}), "waits": len(holds), "coroutines": 0})
+        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(holds),
+                                             scopes, run.parent)
+        kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
+        run.core.emit("dehydrated", run.id, None, None,
+                       {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})
 
     # -- triggers -------------------------------------------------------------------------
     def deliver(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:

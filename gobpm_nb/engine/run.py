@@ -250,7 +250,7 @@ class Run:
         """Change a track's state and say so with a ``track_state`` fact."""
         if tr.state != state:
             self._move(tr, state)
-            self.emit("track_state", tr.id, tr.node, details or {"state": state})
+            self.core.emit("track_state", self.id, tr.id, tr.node, details or {"state": state})
 
     def new_track(self, node: str, parents: tuple[str, ...], origin: str,
                   via: str | None = None, quiet: bool = False,
@@ -268,8 +268,8 @@ class Run:
         return tr
 
     def announce(self, tr: Track) -> None:
-        self.emit("track_state", tr.id, tr.node,
-                  {"state": "ready", "origin": tr.origin, "parents": len(tr.parents)})
+        self.core.emit("track_state", self.id, tr.id, tr.node,
+                       {"state": "ready", "origin": tr.origin, "parents": len(tr.parents)})
 
     def revive(self, tr: Track) -> None:
         """A track rebuilt from a checkpoint that caught it before it parked: it is ready to

@@ -27,6 +27,21 @@ if TYPE_CHECKING:
 #: A recovery step: (the order its holder was first armed in, what re-registers it).
 Later = tuple[int, Callable[[], Any]]
 
+#: ``iso`` of the last instants written: many instances are checkpointed at one instant, and
+#: armed their timers at one instant for one deadline; the text of a time costs more than a
+#: lookup.
+_AT_TEXT: dict[int, str] = {}
+
+
+def at_text(us: int) -> str:
+    """``iso(us)``, the same text object for the same instant while it is remembered."""
+    text = _AT_TEXT.get(us)
+    if text is None:
+        if len(_AT_TEXT) >= 64:
+            _AT_TEXT.clear()
+        text = _AT_TEXT[us] = iso(us)
+    return text
+
 
 class Host(Protocol):
     """What waits need of the engine: the holders, the inbox and the job queue."""
@@ -140,8 +155,13 @@ class TimerWait(Wait):
     def remaining(self) -> int | None:
         return self.deadline - self.armed
 
+    def doc(self, order: int | None) -> dict[str, Any]:
+        # ``Wait.doc`` spelled out (keys in sorted order): one per checkpoint of a timer
+        return {"armed": at_text(self.armed), "cycles": self.cycles,
+                "deadline": at_text(self.deadline), "hold": order, "kind": "timer"}
+
     def fields(self) -> dict[str, Any]:
-        return {"deadline": iso(self.deadline), "armed": iso(self.armed),
+        return {"deadline": at_text(self.deadline), "armed": at_text(self.armed),
                 "cycles": self.cycles}
 
     @classmethod
@@ -230,7 +250,7 @@ class TaskWait(Wait):
         return [(order or 0, again)]
 
     def fields(self) -> dict[str, Any]:
-        return {"task": self.task, "created": iso(self.created)}
+        return {"task": self.task, "created": at_text(self.created)}
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
