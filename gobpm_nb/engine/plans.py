@@ -122,12 +122,12 @@ class TimerPlans:
         w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
         held = holders.hold_next(holds, iid, tid, target, deadline)
-        self.emit_all((("timer_fired", iid, tid, node, site.fired),
-                       ("wait_released", iid, tid, node,
-                        site.released.get("fired") or site.released_by("fired")),
-                       ("node_left", iid, tid, node, None),
-                       ("node_entered", iid, tid, target, None),
-                       ("wait_held", iid, tid, target, held)))
+        self.emit_all(iid, tid, (("timer_fired", node, site.fired),
+                                 ("wait_released", node,
+                                  site.released.get("fired") or site.released_by("fired")),
+                                 ("node_left", node, None),
+                                 ("node_entered", target, None),
+                                 ("wait_held", target, held)))
         if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
             return
         try:
@@ -146,11 +146,11 @@ class TimerPlans:
         iid, tid, node = run.id, site.track, site.node
         tr.wait = None
         run._move(tr, RUNNING)
-        core.emit_all((("timer_fired", iid, tid, node, site.fired),
-                       ("wait_released", iid, tid, node,
-                        site.released.get("fired") or site.released_by("fired")),
-                       ("node_left", iid, tid, node, None),
-                       ("node_entered", iid, tid, plan.target, None)))
+        self.emit_all(iid, tid, (("timer_fired", node, site.fired),
+                                 ("wait_released", node,
+                                  site.released.get("fired") or site.released_by("fired")),
+                                 ("node_left", node, None),
+                                 ("node_entered", plan.target, None)))
         try:
             enter_end(run, tr, run.defn.nodes[plan.target])
         except Incident as exc:

@@ -89,9 +89,10 @@ class FactLog:
         #: emit(kind, instance, track, node, details=None): record a fact at the clock's
         #: current time and hand it to every subscriber (a closure: the hot path's one call).
         self.emit: Callable[..., None] = self._emitter()
-        #: emit_all(rows): record facts given as (kind, instance, track, node, details)
-        #: rows, in order, at the clock's current time (a hot path's many facts, one call).
-        self.emit_all: Callable[[tuple[tuple[Any, ...], ...]], None] = self._all_emitter()
+        #: emit_all(instance, track, rows): record facts of one track, given as (kind, node,
+        #: details) rows, in order, at the clock's current time (a hot path's many facts in
+        #: one call).
+        self.emit_all: Callable[..., None] = self._all_emitter()
 
     def _emitter(self) -> Callable[..., None]:
         facts, append, subscribers, publish = self, self._facts.append, self._subscribers, \
@@ -106,19 +107,20 @@ class FactLog:
                 publish(raw)
         return emit
 
-    def _all_emitter(self) -> Callable[[tuple[tuple[Any, ...], ...]], None]:
+    def _all_emitter(self) -> Callable[..., None]:
         facts, append, subscribers, emit = self, self._facts.append, self._subscribers, \
             self.emit
 
-        def emit_all(rows: tuple[tuple[Any, ...], ...]) -> None:
+        def emit_all(instance: str, track: str | None,
+                     rows: tuple[tuple[str, str | None, Any], ...]) -> None:
             if subscribers or facts.echo:
-                for row in rows:
-                    emit(*row)
+                for kind, node, details in rows:
+                    emit(kind, instance, track, node, details)
                 return
             seq, now = facts.seq, facts.clock.now
-            for row in rows:
+            for kind, node, details in rows:
                 seq += 1
-                append((seq, now) + row)  # one allocation (``(seq, now, *row)`` makes a list)
+                append((seq, now, kind, instance, track, node, details))
             facts.seq = seq
         return emit_all
 
