@@ -23,8 +23,9 @@ from .hub import Hub
 from .journal import Codec, Journal, Store
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Trigger
+from .released import Released
 from .residency import Residency
-from .run import Finished, Released, Run
+from .run import Finished, Run
 from .starts import Starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
 from .checkpoint import Image, check_against, read
-from .run import Released, Run
+from .released import Recorded, Released
+from .run import Run
 from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .waits import JoinWait, Later, track_holdable
 
@@ -46,7 +47,7 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     """One stored instance: its holders' registrations, and whether it comes back
     resident. A checkpoint that cannot be read fails only its own instance."""
     core = res.core
-    rec = Released(iid, None, ())
+    rec: Released = Recorded(iid, None, ())
     core.runs[iid] = rec
     try:
         image = read(core.codec.decode(core.store.get(iid), iid), iid)
@@ -58,6 +59,7 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
         defn = core.definition(proc["id"], proc["version"])
         if defn is not None and defn.signature == proc["signature"]:
             check_against(image, defn)
+            assert isinstance(rec, Recorded)  # recovery's records keep their own version
             rec.defn = defn
     except CheckpointError as exc:
         return unrecovered(res, iid, {"field": exc.field}, str(exc))

@@ -32,7 +32,8 @@ from .compute import timer_wait
 from .holders import Hold
 from .records import Track, TrackView, Trigger
 from .recovery import recover
-from .run import Released, Run
+from .released import Released, compact
+from .run import Run
 from .tracks import adopt_parked, spawn, start_loop
 from .vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
@@ -68,6 +69,8 @@ class Residency:
         #: armed): the quiet-point test asks a dict, not the element.
         self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
         self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
+        #: The compact record class of each version released so far (``released``).
+        self._compact: dict[tuple[str, int], type[Released]] = {}
         #: Instances being handed the triggers they were woken with (no quiet point yet).
         self._handing: set[str] = set()
 
@@ -109,6 +112,14 @@ class Residency:
         memo = self._eligible[key]
         self._last = (defn, memo)
         return memo
+
+    def compact(self, defn: Definition) -> type[Released]:
+        """The compact record class of a version's released instances (made once)."""
+        key = (defn.id, defn.version)
+        cls = self._compact.get(key)
+        if cls is None or cls.defn is not defn:
+            cls = self._compact[key] = compact(defn)
+        return cls
 
     def eligible(self, defn: Definition, tr: Track) -> bool:
         """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
@@ -198,7 +209,7 @@ class Residency:
         run.residency = DEHYDRATED  # the loop sees this and ends
         holds = run.holds
         self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(holds),
-                                             scopes, run.parent)
+                                             scopes, run.parent, self.compact(run.defn))
         kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
         run.core.emit("dehydrated", run.id, None, None,
                        {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})
@@ -364,7 +375,8 @@ class Residency:
             raise EngineError(f"process {proc['id']!r} version {proc['version']} is not "
                               "registered with this engine")
         check_against(image, defn)
-        rec.defn = defn
+        if rec.defn is not defn:  # a recovered record learns its version (a compact one knows)
+            rec.defn = defn
         return image
 
     def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]]) -> None:

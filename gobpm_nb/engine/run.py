@@ -91,57 +91,6 @@ class RunHost(Protocol):
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int: ...
 
 
-class Released:
-    """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
-    tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
-
-    __slots__ = ("id", "defn", "_holds")
-    _holds: Any
-    residency = "dehydrated"
-    state = ACTIVE
-    stored = True
-    #: The views of its ended tracks (kept by ``WithHistory``; most have none).
-    history: list[Any] | None = None
-    #: Each live track inside a subprocess -> the track running it (kept by ``Scoped``): what
-    #: an interrupting trigger beats while the instance is away.
-    scopes: dict[str, str] | None = None
-    #: A called instance's caller (kept by ``Scoped``).
-    parent: tuple[str, str] | None = None
-
-    def __init__(self, iid: str, defn: Definition | None, holds: tuple[Hold, ...]):
-        self.id = iid
-        self.defn = defn
-        self.holds = holds
-
-    @staticmethod
-    def of(iid: str, defn: Definition | None, history: list[Any] | None,
-           holds: tuple[Hold, ...], scopes: dict[str, str] | None = None,
-           parent: tuple[str, str] | None = None) -> Released:
-        """The record of a dehydrated instance; one with ended tracks keeps their views, one
-        with tracks inside subprocesses the map of them, a called one its caller."""
-        if scopes or parent:
-            scoped = Scoped(iid, defn, holds)
-            scoped.history = history or None
-            scoped.scopes = scopes or None
-            scoped.parent = parent
-            return scoped
-        if not history:
-            return Released(iid, defn, holds)
-        rec = WithHistory(iid, defn, holds)
-        rec.history = history
-        return rec
-
-    @property
-    def holds(self) -> tuple[Hold, ...]:
-        """Its holders, in the order armed (one is kept bare: the common case, and cheaper)."""
-        held = self._holds
-        return held if type(held) is tuple else (held,)
-
-    @holds.setter
-    def holds(self, holds: tuple[Hold, ...]) -> None:
-        self._holds = holds[0] if len(holds) == 1 else holds
-
-
 #: The text of each path taken lately (bounded: a path is a few dozen bytes).
 _PATHS: dict[tuple[tuple[Any, ...], ...], str] = {}
 _PATHS_KEPT = 1024
@@ -184,19 +133,6 @@ class Finished:
     def tracks(self) -> list[TrackView]:
         """The last view of each of its tracks, in the order they were made."""
         return [TrackView(i, n, s, tuple(p), o) for i, n, s, p, o in json.loads(self._tracks)]
-
-
-class WithHistory(Released):
-    """A dehydrated instance that has ended tracks: their views stay with it."""
-
-    __slots__ = ("history",)
-
-
-class Scoped(WithHistory):
-    """A dehydrated instance with tracks inside subprocesses (which scope each is in), or
-    called by another (its caller)."""
-
-    __slots__ = ("scopes", "parent")
 
 
 class Run:
@@ -497,4 +433,4 @@ class Run:
                    node.id)
 
 
-__all__ = ["Incident", "Released", "Run", "RunHost"]
+__all__ = ["Incident", "Run", "RunHost"]
