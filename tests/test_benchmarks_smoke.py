@@ -100,7 +100,7 @@ def test_million_benchmark_runs_small(tmp_path):
                          re.MULTILINE), proc.stdout
     assert re.search(r"^completed=10,000 hydrated=10,000 lost=0$", proc.stdout,
                      re.MULTILINE), proc.stdout
-    assert re.search(r"^peak_rss_mb=\d+\.\d target<=300$", proc.stdout,
+    assert re.search(r"^peak_rss_mb=\d+\.\d \(\d+\.\d MiB\) target<=300$", proc.stdout,
                      re.MULTILINE), proc.stdout
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
     assert "\r" not in proc.stdout  # no progress line when stdout is not a terminal
