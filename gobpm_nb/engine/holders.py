@@ -261,14 +261,17 @@ class Holders:
             hold = kernel.push_next(CycleHold, deadline, instance, site, cycles)
         return self._add(hold)
 
-    def hold_next(self, holds: list[Hold], instance: str, track: str, node: str,
-                  deadline: int) -> dict[str, str]:
-        """``hold_timer`` for the node timer of a resident instance (``holds``: its list)
-        when no recovered trigger is expected: the same hold and number, in one call (the
-        timer plan's). Returns the details of the ``wait_held`` fact, which the caller
-        emits."""
-        site = (self._timer_sites[NODE].get((node, track))
+    def timer_site(self, node: str, track: str) -> Site:
+        """The site of a node timer at ``node`` for track id ``track``."""
+        return (self._timer_sites[NODE].get((node, track))
                 or self._site("timer", NODE, node, track))
+
+    def hold_next(self, holds: list[Hold], instance: str, site: Site,
+                  deadline: int) -> dict[str, str]:
+        """``hold_timer`` for a node timer of a resident instance (``holds``: its list) at
+        ``site`` when no recovered trigger is expected: the same hold and number, in one
+        call (the timer plan's). Returns the details of the ``wait_held`` fact, which the
+        caller emits."""
         if deadline == self._deadline:
             deadline = self._deadline
         else:

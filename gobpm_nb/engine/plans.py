@@ -19,32 +19,37 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..model import Definition
 from .compute import ONE_US
 from .records import Track
 from .run import Incident, Run
 from .scopes import enter_end
-from .vocabulary import NODE, RESIDENT, RUNNING, WAITING
+from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .waits import TimerWait
 
 if TYPE_CHECKING:
     from .core import Core
-    from .holders import Hold
+    from .holders import Hold, Site
 
 log = logging.getLogger("gobpm_nb")
+#: The details of a completed track's ``track_state`` fact and of ``instance_completed``
+#: (facts' details are only ever read through copies).
+COMPLETED = {"state": "completed"}
 
 class Plan:
     """One timer node's plan: the flow it leaves by, the node after it and, for a timer,
     its duration in microseconds (None: an end event); and, once known, whether the quiet
     point after it can do nothing (``TimerPlans.idle``)."""
 
-    __slots__ = ("flow", "target", "duration", "idle")
+    __slots__ = ("flow", "target", "duration", "idle", "sites")
 
     def __init__(self, flow: str, target: str, duration: int | None):
         self.flow, self.target, self.duration = flow, target, duration
         self.idle: bool | None = None
+        #: The holders' site of the next timer, by track id (found once per track id).
+        self.sites: dict[str, Site] = {}
 
 
 def compile_plans(defn: Definition) -> dict[str, Plan]:
@@ -121,7 +126,10 @@ class TimerPlans:
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
         w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
-        held = holders.hold_next(holds, iid, tid, target, deadline)
+        next_site = plan.sites.get(tid)
+        if next_site is None:
+            next_site = plan.sites[tid] = holders.timer_site(target, tid)
+        held = holders.hold_next(holds, iid, next_site, deadline)
         self.emit_all(iid, tid, (("timer_fired", node, site.fired),
                                  ("wait_released", node,
                                   site.released.get("fired") or site.released_by("fired")),
@@ -140,25 +148,51 @@ class TimerPlans:
 
     def end(self, run: Run, tr: Track, hold: Hold, plan: Plan) -> None:
         """Into an end event: its behaviour, run as the track's coroutine would run it (an
-        incident fails the instance), then the coroutine ends."""
+        incident fails the instance), then the coroutine ends. The plain end of an instance's
+        only track is done here outright (``last``)."""
         core, site, coro = self.core, hold[3], tr.coro
         assert coro is not None  # ``fire`` checked it: the track is parked on this timer
-        iid, tid, node = run.id, site.track, site.node
+        iid, tid, node, target = run.id, site.track, site.node, plan.target
+        end = run.defn.nodes[target]
+        rows = (("timer_fired", node, site.fired),
+                ("wait_released", node,
+                 site.released.get("fired") or site.released_by("fired")),
+                ("node_left", node, None),
+                ("node_entered", target, None))
         tr.wait = None
-        run._move(tr, RUNNING)
-        self.emit_all(iid, tid, (("timer_fired", node, site.fired),
-                                 ("wait_released", node,
-                                  site.released.get("fired") or site.released_by("fired")),
-                                 ("node_left", node, None),
-                                 ("node_entered", plan.target, None)))
+        plain = (end.error is None and end.escalation is None and not end.terminate
+                 and tr.scope is None and run.root is None and len(run.tracks) == 1
+                 and run.state == ACTIVE)
+        if not plain:
+            run._move(tr, RUNNING)
+            self.emit_all(iid, tid, rows)
         try:
-            enter_end(run, tr, run.defn.nodes[plan.target])
+            if plain:
+                self.last(run, tr, rows + (("node_left", target, None),
+                                           ("track_state", target, COMPLETED)))
+            else:
+                enter_end(run, tr, end)  # an end event: ``compile_plans`` says so
         except Incident as exc:
             run.fail(tr, exc)
         except Exception as exc:  # not an incident by design: the instance fails, never strands
-            log.exception("instance %s, track %s at %r raised", iid, tid, plan.target)
-            run.fail(tr, Incident(plan.target, f"{type(exc).__name__}: {exc}"))
+            log.exception("instance %s, track %s at %r raised", iid, tid, target)
+            run.fail(tr, Incident(target, f"{type(exc).__name__}: {exc}"))
         core.kernel.close(coro)
+
+    def last(self, run: Run, tr: Track, rows: tuple[tuple[Any, ...], ...]) -> None:
+        """The only track of an instance reaches a plain end event: what ``enter_end``,
+        ``Run.end_track`` and ``Run.finish`` do for it, in their order (the track completes,
+        then the instance; its loop ends and the engine keeps its summary)."""
+        run._move(tr, "completed")
+        tr.coro = None
+        self.emit_all(run.id, tr.id, rows)
+        run.joins = {}
+        run.state, run.residency = "completed", FINISHED
+        self.core.emit("instance_completed", run.id, None, None, COMPLETED)
+        if run.loop is not None:
+            self.kernel.close(run.loop)
+            run.loop = None
+        self.core.on_finished(run)
 
     def idle(self, run: Run, node: str) -> bool | None:
         """Whether a quiet point with one track parked at ``node`` and no join always does
