@@ -25,22 +25,24 @@ class Reader:
         return CheckpointError(self.instance, where, why)
 
     def get(self, obj: Any, name: str, kind: str, where: str) -> Any:
-        """Field ``name`` of ``obj`` (at path ``where``), checked to be of ``kind``."""
-        path = f"{where}.{name}" if where else name
+        """Field ``name`` of ``obj`` (at path ``where``), checked to be of ``kind`` (the path
+        is spelled out only for an error: a wake reads some thirty fields)."""
         if not isinstance(obj, dict) or name not in obj:
-            raise self.fail(path, "is missing")
-        return self.value(obj[name], kind, path)
-
-    def value(self, v: Any, kind: str, path: str) -> Any:
+            raise self.fail(f"{where}.{name}" if where else name, "is missing")
+        v = obj[name]
         if not CHECKS[kind](v):
-            raise self.fail(path, f"expected {kind}, found {type(v).__name__}")
+            raise self.fail(f"{where}.{name}" if where else name,
+                            f"expected {kind}, found {type(v).__name__}")
         if kind == "time":
-            return self.time(v, path)
+            return self.time(v, f"{where}.{name}" if where else name)
         return v
 
     def time(self, v: str, path: str) -> int:
         """An ISO 8601 time as virtual microseconds (the engine writes them as
         ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; any other ISO form is read too)."""
+        us = _US.get(v)
+        if us is not None:
+            return us
         try:
             at = datetime.fromisoformat(v)
         except ValueError:
@@ -48,7 +50,15 @@ class Reader:
                 at = parse_date(v)
             except ModelError:
                 raise self.fail(path, f"{v!r} is not an ISO 8601 time") from None
-        return to_us(at)
+        if len(_US) >= 64:
+            _US.clear()
+        us = _US[v] = to_us(at)
+        return us
+
+
+#: The times read lately, by their text: instances woken together were mostly checkpointed
+#: at one instant for one deadline.
+_US: dict[str, int] = {}
 
 
 def _int(v: Any) -> bool:
