@@ -105,15 +105,11 @@ def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
     """A live track's entry (keys sorted); ``orders`` maps (node, wait kind) to its holder's
     number."""
     bounds = tr.boundaries
-    w = tr.wait
     doc = {"boundaries": {b: wait_doc(a, orders, BOUNDARY)
                           for b, a in sorted(bounds.items())} if bounds else {},
            "id": tr.id, "node": tr.node, "origin": tr.origin, "parents": list(tr.parents),
            "state": tr.state, "via": tr.via,
-           # none (a track just started) or a timer, the common cases, without a call more
-           "wait": None if w is None else (w.doc(orders.get((w.node, NODE)))
-                                           if type(w) is TimerWait
-                                           else wait_doc(w, orders, NODE))}
+           "wait": wait_doc(tr.wait, orders, NODE)}
     if tr.scope is not None:  # the keys only where there is one (kept in sorted order)
         doc = dict(sorted({**doc, "scope": tr.scope}.items()))
     if tr.locals is not None:

@@ -243,8 +243,7 @@ class Holders:
                    wait_kind: str = NODE, cycles: int | None = None,
                    seq: int | None = None) -> Hold:
         """Hold a deadline. ``seq`` is given only by recovery (the order it was armed in)."""
-        site = (self._timer_sites[wait_kind].get((node, track))
-                or self._site("timer", wait_kind, node, track))
+        site = self.timer_site(node, track, wait_kind)
         if deadline == self._deadline:  # holds armed for one instant share one int object
             deadline = self._deadline
         else:
@@ -261,10 +260,10 @@ class Holders:
             hold = kernel.push_next(CycleHold, deadline, instance, site, cycles)
         return self._add(hold)
 
-    def timer_site(self, node: str, track: str) -> Site:
-        """The site of a node timer at ``node`` for track id ``track``."""
-        return (self._timer_sites[NODE].get((node, track))
-                or self._site("timer", NODE, node, track))
+    def timer_site(self, node: str, track: str, wait_kind: str = NODE) -> Site:
+        """The site of a timer at ``node`` for track id ``track``."""
+        return (self._timer_sites[wait_kind].get((node, track))
+                or self._site("timer", wait_kind, node, track))
 
     def hold_next(self, holds: list[Hold], instance: str, site: Site,
                   deadline: int) -> dict[str, str]:

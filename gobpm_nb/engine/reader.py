@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import CheckpointError, ModelError
 from ..kernel import to_us
 from ..model.timers import parse_date
+from .recent import Recent
 
 
 class Reader:
@@ -40,25 +41,24 @@ class Reader:
     def time(self, v: str, path: str) -> int:
         """An ISO 8601 time as virtual microseconds (the engine writes them as
         ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; any other ISO form is read too)."""
-        us = _US.get(v)
-        if us is not None:
-            return us
         try:
-            at = datetime.fromisoformat(v)
-        except ValueError:
-            try:
-                at = parse_date(v)
-            except ModelError:
-                raise self.fail(path, f"{v!r} is not an ISO 8601 time") from None
-        if len(_US) >= 64:
-            _US.clear()
-        us = _US[v] = to_us(at)
+            us: int = _US[v]
+        except ModelError:
+            raise self.fail(path, f"{v!r} is not an ISO 8601 time") from None
         return us
+
+
+def _time_us(v: str) -> int:
+    try:
+        at = datetime.fromisoformat(v)
+    except ValueError:
+        at = parse_date(v)  # ModelError when it is no ISO 8601 time at all
+    return to_us(at)
 
 
 #: The times read lately, by their text: instances woken together were mostly checkpointed
 #: at one instant for one deadline.
-_US: dict[str, int] = {}
+_US = Recent(_time_us, 64)
 
 
 def _int(v: Any) -> bool:

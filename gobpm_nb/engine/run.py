@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..model import Definition
 from ..model import elements as el
 from .holders import Hold, Holders
+from .recent import Recent
 from .records import Job, Task, Track, TrackView, Trigger
 from .values import json_copy
 from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
@@ -91,19 +92,14 @@ class RunHost(Protocol):
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int: ...
 
 
-#: The text of each path taken lately (bounded: a path is a few dozen bytes).
-_PATHS: dict[tuple[tuple[Any, ...], ...], str] = {}
-_PATHS_KEPT = 1024
+#: The text of each path taken lately (a path is a few dozen bytes).
+_PATHS = Recent(lambda tracks: sys.intern(json.dumps(tracks, separators=(",", ":"))), 1024)
 
 
 def tracks_text(tracks: tuple[tuple[Any, ...], ...]) -> str:
     """The JSON text of an ended instance's tracks, the same text object for the same
     tracks (most instances of a process take one of a few paths; encoding is the cost)."""
-    text = _PATHS.get(tracks)
-    if text is None:
-        if len(_PATHS) >= _PATHS_KEPT:
-            _PATHS.clear()
-        text = _PATHS[tracks] = sys.intern(json.dumps(tracks, separators=(",", ":")))
+    text: str = _PATHS[tracks]
     return text
 
 

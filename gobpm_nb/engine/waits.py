@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from ..kernel import iso
 from .holders import Holders
 from .reader import Reader
+from .recent import Recent
 from .records import Job, Task
 from .vocabulary import BOUNDARY, NODE
 
@@ -30,16 +31,12 @@ Later = tuple[int, Callable[[], Any]]
 #: ``iso`` of the last instants written: many instances are checkpointed at one instant, and
 #: armed their timers at one instant for one deadline; the text of a time costs more than a
 #: lookup.
-_AT_TEXT: dict[int, str] = {}
+_AT_TEXT = Recent(iso, 64)
 
 
 def at_text(us: int) -> str:
     """``iso(us)``, the same text object for the same instant while it is remembered."""
-    text = _AT_TEXT.get(us)
-    if text is None:
-        if len(_AT_TEXT) >= 64:
-            _AT_TEXT.clear()
-        text = _AT_TEXT[us] = iso(us)
+    text: str = _AT_TEXT[us]
     return text
 
 
@@ -154,11 +151,6 @@ class TimerWait(Wait):
 
     def remaining(self) -> int | None:
         return self.deadline - self.armed
-
-    def doc(self, order: int | None) -> dict[str, Any]:
-        # ``Wait.doc`` spelled out (keys in sorted order): one per checkpoint of a timer
-        return {"armed": at_text(self.armed), "cycles": self.cycles,
-                "deadline": at_text(self.deadline), "hold": order, "kind": "timer"}
 
     def fields(self) -> dict[str, Any]:
         return {"deadline": at_text(self.deadline), "armed": at_text(self.armed),
