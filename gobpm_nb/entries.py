@@ -21,7 +21,7 @@ from .engine.values import MAX_DEPTH
 from .model import Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
-         "complete_task", "fetch_jobs", "complete_job", "fail_job")
+         "complete_task", "fetch_jobs", "complete_job", "fail_job", "start_many")
 NUMBER = {name: n for n, name in enumerate(NAMES)}
 WIDTH = 5  # numbers per entry: first, last, before, after, events (-1: none)
 _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode

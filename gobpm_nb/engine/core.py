@@ -22,7 +22,7 @@ from .holders import DEPLOYED, Hold, Holders, TimerHold, expectation
 from .hub import Hub
 from .journal import Codec, Journal, Store
 from .plans import TimerPlans
-from .records import Job, JobView, Task, TaskView, Trigger
+from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .released import Released
 from .residency import Residency
 from .run import Finished, Run
@@ -83,7 +83,7 @@ class Core(Hub):
                 return existing
         else:
             try:
-                self.store.set_meta({f"process:{defn.id}": json.dumps(known + [defn.signature])})
+                self.journal.set_meta({f"process:{defn.id}": json.dumps(known + [defn.signature])})
             except Exception as exc:
                 raise EngineError(f"process {defn.id!r} not deployed: the store failed to "
                                   f"record it ({type(exc).__name__}: {exc})") from None
@@ -109,28 +109,74 @@ class Core(Hub):
               key: str | None = None) -> str:
         """Create an instance ready to run. On a durable store its first checkpoint is
         written before this returns, so a started instance survives a crash."""
-        if not isinstance(process, Process):
-            raise EngineError(f"start needs a Process, got {type(process).__name__}")
         values = json_dict(data, "start data")
-        graph = process.definition()  # ``validate``: the one build (or lookup) per start
         if key is not None:
             if not isinstance(key, str) or not key:
                 raise EngineError(f"instance key {key!r} must be a non-empty string")
             if key in self.runs:
                 raise EngineError(f"instance key {key!r} is already used")
+        defn = self.startable(process)
+        return self.launch(defn, values, key, defn.start)
+
+    def start_many(self, process: Process, data: list[Any]) -> list[str]:
+        """Create one instance per item of ``data``, all or none: every item is checked
+        first, and on a durable store their first checkpoints are one transaction (a store
+        that cannot group them writes them one by one and takes them back if one fails)."""
+        values = [json_dict(d, f"start data [{n}]") for n, d in enumerate(data)]
+        defn = self.startable(process)
+        made: list[tuple[Run, Track]] = []
+        before = number = self.next_instance
+        for value in values:
+            run, tr, number = self.make(defn, value, None, defn.start, after=number)
+            made.append((run, tr))
+        self.next_instance = number
+        if self.store.durable and made:
+            now = self.kernel.now
+            if not self.journal.put_all([(run.id, capture(run, now)) for run, _ in made]):
+                self.next_instance = before
+                raise EngineError(f"no instance started: the store failed to record the "
+                                  f"{len(made)} instances; nothing changed")
+        for run, tr in made:
+            run.stored = self.store.durable
+            self.enter(run, tr, None)
+        return [run.id for run, _ in made]
+
+    def startable(self, process: Process) -> Definition:
+        """The deployed version of a process that starts at a plain start event."""
+        if not isinstance(process, Process):
+            raise EngineError(f"start needs a Process, got {type(process).__name__}")
+        graph = process.definition()  # ``validate``: the one build (or lookup) per start
         defn = self.deploy(graph)
         if not defn.start:
             raise EngineError(f"process {defn.id!r} has no plain start event: it starts by "
                               f"its start events {list(defn.instance_starts)!r} (a message, "
                               "a signal or a timer)")
-        return self.launch(defn, values, key, defn.start)
+        return defn
 
     def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
                at: str, by: str | None = None, parent: tuple[str, str] | None = None) -> str:
         """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
         start event that creates instances, or ``call`` for one called by ``parent``, the
         caller's instance and track), checkpointed first on a durable store."""
-        number = self.next_instance
+        run, tr, number = self.make(defn, values, key, at, parent)
+        if self.store.durable:
+            before, self.next_instance = self.next_instance, number
+            if not self.journal.put(run.id, capture(run, self.kernel.now)):
+                self.next_instance = before
+                raise EngineError(f"instance {run.id!r} not started: the store failed to "
+                                  "record it; nothing changed")
+            run.stored = True
+        self.next_instance = number
+        self.enter(run, tr, by)
+        return run.id
+
+    def make(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
+             at: str, parent: tuple[str, str] | None = None, after: int | None = None
+             ) -> tuple[Run, Track, int]:
+        """A new instance at start event ``at``, not registered yet, its first track, and
+        the instance counter with it. Without ``key`` its id is the first free
+        ``i<number>`` above ``after`` (default: the counter)."""
+        number = self.next_instance if after is None else after
         if key is None:
             number += 1
             key = f"i{number}"
@@ -139,28 +185,23 @@ class Core(Hub):
                 key = f"i{number}"
         run = Run(self, key, defn, values)
         run.parent = parent
-        tr = run.new_track(at, (), "start", quiet=True)
-        if self.store.durable:
-            before, self.next_instance = self.next_instance, number
-            if not self.journal.put(key, capture(run, self.kernel.now)):
-                self.next_instance = before
-                raise EngineError(f"instance {key!r} not started: the store failed to record "
-                                  "it; nothing changed")
-            run.stored = True
-        self.next_instance = number
-        self.runs[key] = run
+        return run, run.new_track(at, (), "start", quiet=True), number
+
+    def enter(self, run: Run, tr: Track, by: str | None) -> None:
+        """Register a made instance and set it going."""
+        self.runs[run.id] = run
+        defn = run.defn
         details: dict[str, Any] = {"process": defn.id, "version": defn.version}
         if by:
             details["by"] = by
-        if parent is not None:
-            details["caller"] = parent[0]
-        self.emit("instance_started", key, None, at, details)
+        if run.parent is not None:
+            details["caller"] = run.parent[0]
+        self.emit("instance_started", run.id, None, tr.node, details)
         start_loop(run)
         if defn.event_starts.get(""):
             self.behaviour.open_root(run)
         run.announce(tr)
         spawn(run, tr)
-        return key
 
     def run_of(self, iid: str) -> Run | Released | Finished:
         run = self.runs.get(iid) if isinstance(iid, str) else None

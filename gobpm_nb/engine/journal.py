@@ -12,6 +12,17 @@
   entries still there, once each, after every instance is back.
 - **Checkpoint writes and deletes** go through ``put`` and ``delete``; a failed delete is
   retried at the end of every later command, so a finished instance does not come back.
+- **Group commit.** Inside a command that runs the scheduler (``step``, ``run``,
+  ``advance``) on a store that can group writes (``begin``/``commit``/``rollback``), every
+  checkpoint write and delete joins one transaction, committed with the clock and counters at
+  the command's end, or every ``GROUP`` writes. Each write still happens at its quiet point
+  (a write the store refuses there is refused as without a group: its instance stays
+  resident); only the commit waits. What the open group holds is kept here too
+  (``unsynced``), so a released instance is read back from memory until its checkpoint is
+  committed, and a group the store rolls back is written again at the next commit. A commit
+  the store refuses at a command's end raises StoreError ("the command ran, but ..."), the
+  writes kept for the next command's end; a crash before it resumes at the previous
+  command's end, as a crash inside a command always has.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ import json
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..errors import EngineError, StoreError
 from .records import Trigger
@@ -32,6 +43,9 @@ log = logging.getLogger("gobpm_nb")
 
 #: How many correlated message ids are remembered (and recorded) for de-duplication.
 SEEN_WINDOW = 1_000
+
+#: Checkpoint writes per group commit at most: what the open group holds in memory.
+GROUP = 1_000
 
 
 class Store(Protocol):
@@ -50,6 +64,15 @@ class Store(Protocol):
     def ids(self) -> list[str]: ...
 
 
+class Grouping(Store, Protocol):
+    """A store that can group writes into one transaction (``SQLiteStore``)."""
+
+    def begin(self) -> None: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def in_group(self) -> bool: ...
+
+
 class Codec(Protocol):
     """Checkpoint documents to bytes and back."""
 
@@ -64,6 +87,12 @@ class Journal:
         self.core = core
         self.written: dict[str, str] = {}  # meta values as last written
         self.deletes: list[str] = []  # instances whose checkpoint delete failed
+        #: Checkpoint writes (None: a delete) not committed yet: the open group's, and a
+        #: refused group's until a commit takes them. The newest per instance.
+        self.unsynced: dict[str, bytes | None] = {}
+        self.grouping = False  # a command that groups its writes is running
+        self._open = False  # the store's group is open and holds every ``unsynced`` write
+        self._limit = GROUP  # commit when ``unsynced`` holds this many
         #: Correlated message ids, oldest first, at most SEEN_WINDOW.
         self.seen: OrderedDict[str, None] = OrderedDict()
         self._seen_text: str | None = "[]"  # ``seen`` as JSON; None: changed since
@@ -128,22 +157,67 @@ class Journal:
 
     # -- checkpoints ----------------------------------------------------------------------
     def put(self, iid: str, doc: dict[str, Any]) -> bool:
-        """Write a checkpoint (and what meta changed) in one transaction; False if the
-        store failed (a ``checkpoint_failed`` fact and a warning say so)."""
+        """Write a checkpoint (and what meta changed) in one transaction, or into the open
+        group; False if the store failed (a ``checkpoint_failed`` fact and a warning say so)."""
         core = self.core
         core.covered(iid)
-        meta = self.changed()
-        try:
-            core.store.put(iid, core.codec.encode(doc), meta)
-        except Exception as exc:  # a store can fail in many ways
-            log.warning("checkpoint of instance %s not written (%s); it stays resident", iid,
-                        type(exc).__name__)
-            core.emit("checkpoint_failed", iid, None, None, {"cause": type(exc).__name__})
-            return False
-        self.written.update(meta)  # ``wrote``, inline: once per checkpoint
+        raw = core.codec.encode(doc)
+        if self.grouping:
+            refusal = self._grouped(iid, raw)
+            if refusal is not None:
+                self.refused(iid, refusal)
+                return False
+        else:
+            meta = self.changed()
+            try:
+                core.store.put(iid, raw, meta)
+            except Exception as exc:  # a store can fail in many ways
+                self.refused(iid, exc)
+                return False
+            self.written.update(meta)  # ``wrote``, inline: once per checkpoint
+            if self.unsynced:
+                self.unsynced.pop(iid, None)  # newer than what a refused group kept
+        if self.deletes and iid in self.deletes:  # an id taken back and used again
+            self.deletes.remove(iid)
         if core.holders.expected:  # only after a recovery, until its triggers are placed
             self.unexpected(iid)
         return True
+
+    def put_all(self, docs: list[tuple[str, dict[str, Any]]]) -> bool:
+        """The first checkpoints of new instances, all or none: one transaction on a store
+        that groups writes, else one by one, the written ones taken back if one fails.
+        False if the store refused (a ``checkpoint_failed`` fact says so)."""
+        core = self.core
+        if not getattr(core.store, "groups", False):
+            written: list[str] = []
+            for iid, doc in docs:
+                if not self.put(iid, doc):
+                    for done in written:  # taken back (a failed delete is retried later)
+                        self.delete(done)
+                    return False
+                written.append(iid)
+            return True
+        store = cast(Grouping, core.store)
+        encode = core.codec.encode
+        meta = self.changed()
+        try:
+            store.begin()
+            for iid, doc in docs:
+                store.put(iid, encode(doc))
+            store.set_meta(meta)
+            store.commit()
+        except Exception as exc:
+            self._abandon()
+            self._not_committed(len(docs), exc)
+            return False
+        self.wrote(meta)
+        return True
+
+    def refused(self, iid: str, exc: BaseException) -> None:
+        """A checkpoint the store refused: the instance stays resident."""
+        cause = type(exc).__name__
+        log.warning("checkpoint of instance %s not written (%s); it stays resident", iid, cause)
+        self.core.emit("checkpoint_failed", iid, None, None, {"cause": cause})
 
     def unexpected(self, iid: str) -> None:
         """The instance's new checkpoint (or its end) covers its journal: a recorded trigger
@@ -158,25 +232,143 @@ class Journal:
     def delete(self, iid: str) -> None:
         """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
         self.core.covered(iid)
-        meta = self.changed()
-        try:
-            self.core.store.delete(iid, meta)
-        except Exception as exc:
-            log.warning("checkpoint of finished instance %s not deleted (%s); retried later",
-                        iid, type(exc).__name__)
-            if iid not in self.deletes:
-                self.deletes.append(iid)
-            return
-        self.wrote(meta)
+        if self.grouping:
+            refusal = self._grouped(iid, None)
+            if refusal is not None:
+                self._delete_failed(iid, refusal)
+                return
+        else:
+            self.unsynced.pop(iid, None)  # a refused group's write of it is moot
+            meta = self.changed()
+            try:
+                self.core.store.delete(iid, meta)
+            except Exception as exc:
+                self._delete_failed(iid, exc)
+                return
+            self.wrote(meta)
         self.unexpected(iid)
 
+    def _delete_failed(self, iid: str, exc: BaseException) -> None:
+        log.warning("checkpoint of finished instance %s not deleted (%s); retried later",
+                    iid, type(exc).__name__)
+        self.unsynced.pop(iid, None)
+        if iid not in self.deletes:
+            self.deletes.append(iid)
+
+    # -- group commit ---------------------------------------------------------------------
+    def group(self) -> None:
+        """A command that runs the scheduler begins: its writes join one group."""
+        store = self.core.store
+        if store.durable and getattr(store, "groups", False):
+            self.grouping = True
+
+    def _grouped(self, iid: str, raw: bytes | None) -> BaseException | None:
+        """Write (``raw``) or delete a checkpoint inside the open group; what the store
+        raised if it refused (the write undone, the rest of the group kept if it can be)."""
+        store = self.core.store
+        try:
+            if not self._open:
+                self._reopen()
+            if raw is None:
+                store.delete(iid)
+            else:
+                store.put(iid, raw)
+        except Exception as exc:
+            if not cast(Grouping, store).in_group():  # the group is gone, not this write
+                self._open = False  # alone: the next commit writes it all again
+            return exc
+        self.unsynced[iid] = raw
+        if len(self.unsynced) >= self._limit:
+            self.commit(raising=False)
+        return None
+
+    def _reopen(self) -> None:
+        """Open the store's group with every write not committed yet in it."""
+        store = cast(Grouping, self.core.store)
+        store.rollback()  # what a refused reopening left
+        store.begin()
+        for iid, raw in self.unsynced.items():
+            if raw is None:
+                store.delete(iid)
+            else:
+                store.put(iid, raw)
+        self._open = True
+
+    def _abandon(self) -> None:
+        self._open = False
+        try:
+            cast(Grouping, self.core.store).rollback()
+        except Exception:  # a store can fail in many ways; its next commit tries again
+            log.warning("the store could not roll back its group", exc_info=True)
+
+    def commit(self, raising: bool = True) -> None:
+        """Commit what the group holds, with the meta that changed. If the store refuses,
+        the writes stay in ``unsynced`` for the next commit, a ``checkpoint_failed`` fact
+        counts them, and (``raising``: at a command's end) StoreError says so."""
+        if not self.unsynced and not self._open:
+            return
+        store = cast(Grouping, self.core.store)
+        meta = self.changed()
+        try:
+            if not self._open:
+                self._reopen()
+            if meta:
+                store.set_meta(meta)
+            store.commit()
+        except Exception as exc:
+            self._abandon()
+            count = len(self.unsynced)
+            self._limit = count + GROUP  # not again at every write while the store is down
+            cause = self._not_committed(count, exc)
+            if raising:
+                raise StoreError(f"the command ran, but the store failed to commit its "
+                                 f"{count} checkpoint writes and the clock ({cause}: {exc}); "
+                                 "they are kept and written at the end of the next command; "
+                                 "a restart now would resume at the last recorded "
+                                 "time") from None
+            return
+        self._open = False
+        self._limit = GROUP
+        self.unsynced.clear()
+        self.wrote(meta)
+
+    def set_meta(self, meta: dict[str, str]) -> None:
+        """Meta written on its own (a version's registry, a start timer's deadline): the
+        open group is committed first, so what the store refuses is this write alone."""
+        if self._open:
+            self.commit(raising=False)
+        self.core.store.set_meta(meta)
+
+    def _not_committed(self, count: int, exc: BaseException) -> str:
+        """A group the store refused: a warning and a ``checkpoint_failed`` fact count its
+        writes; the cause's name."""
+        cause = type(exc).__name__
+        log.warning("%d checkpoint writes not committed (%s)", count, cause)
+        self.core.emit("checkpoint_failed", None, None, None,
+                       {"cause": cause, "checkpoints": count})
+        return cause
+
+    def read(self, iid: str) -> bytes:
+        """An instance's checkpoint: what the group holds for it, else the store's."""
+        raw = self.unsynced.get(iid) if self.unsynced else None
+        if raw is not None:
+            return raw
+        if self.unsynced and iid in self.unsynced:
+            raise KeyError(f"no checkpoint for instance {iid!r}")
+        return self.core.store.get(iid)
+
     def settle(self) -> None:
-        """The end of a public command: retry failed deletes, record the clock and counters."""
+        """The end of a public command: retry failed deletes, commit the group, record the
+        clock and counters."""
         store = self.core.store
         for iid in list(self.deletes):
             self.deletes.remove(iid)
             self.delete(iid)
         if not store.durable:
+            return
+        self.grouping = False
+        if self.unsynced or self._open:
+            self.commit()
             return
         meta = self.changed(seq=False)
         if not meta:
@@ -197,6 +389,13 @@ class Journal:
         store = self.core.store
         if not store.durable or not (triggers or force):
             return
+        if self._open:  # the group first: the entries must be committed on their own
+            self.commit(raising=False)
+        stale = [iid for iid, _ in triggers if iid in self.unsynced]
+        if stale:  # its writing again would drop the entries it never covered
+            raise EngineError(f"the trigger was not accepted: the store has not committed "
+                              f"the checkpoint of instance {stale[0]!r} yet (it refused "
+                              "the last commit); nothing changed")
         at = self.core.kernel.now
         rows = [(iid, json.dumps({"at": at, "kind": t.kind, "node": t.node,
                                   "wait_kind": t.wait_kind, "track": t.track,

@@ -368,7 +368,7 @@ class Residency:
     def load(self, rec: Run | Released) -> Image:
         """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
         core = self.core
-        image = read(core.codec.decode(core.store.get(rec.id), rec.id), rec.id)
+        image = read(core.codec.decode(core.journal.read(rec.id), rec.id), rec.id)
         proc = image.process
         defn = core.definition(proc["id"], proc["version"])
         if defn is None or defn.signature != proc["signature"]:

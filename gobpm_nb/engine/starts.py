@@ -89,7 +89,7 @@ class Starts:
 
     def _record(self, defn: Definition, sid: str, at: int | None, left: int | None) -> None:
         try:
-            self.core.store.set_meta({_key(defn, sid): json.dumps(
+            self.core.journal.set_meta({_key(defn, sid): json.dumps(
                 {"at": iso(at) if at is not None else None, "left": left})})
         except Exception:  # the store failed: after a restart it is armed as if new
             pass

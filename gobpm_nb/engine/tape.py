@@ -154,9 +154,23 @@ class TapedStore:
         self.inner = inner
         self.tape = tape
         self.durable: bool = bool(inner.durable)
+        #: Whether the store can group writes into one transaction (``begin``/``commit``).
+        self.groups = callable(getattr(inner, "begin", None))
 
     def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
         self.tape.store_call(self.inner.put, instance, doc, meta)
+
+    def begin(self) -> None:
+        self.tape.store_call(self.inner.begin)
+
+    def commit(self) -> None:
+        self.tape.store_call(self.inner.commit)
+
+    def rollback(self) -> None:
+        self.tape.store_call(self.inner.rollback)
+
+    def in_group(self) -> bool:
+        return bool(self.inner.in_group())
 
     def get(self, instance: str) -> bytes:
         raw: bytes = self.tape.store_call(self.inner.get, instance)

@@ -9,8 +9,10 @@ deleting it drops that instance's journal entries in the same transaction.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import StoreError
 
@@ -91,7 +93,8 @@ class MemoryStore:
 
 
 class SQLiteStore:
-    """Durable checkpoints in SQLite (WAL): every write is one transaction."""
+    """Durable checkpoints in SQLite (WAL): every write is one transaction, except inside a
+    group (``begin`` ... ``commit``), where they all share one."""
 
     durable = True
 
@@ -128,6 +131,9 @@ class SQLiteStore:
                 "SELECT DISTINCT instance FROM journal")}
         except sqlite3.Error as exc:
             raise StoreError(f"SQLiteStore cannot open {self.path!r}: {exc}") from None
+        #: A group is open (``begin``): writes join one transaction until ``commit``.
+        self._group = False
+        self._group_dropped: set[str] = set()  # journaled instances dropped in the group
 
     def _meta_rows(self, meta: Mapping[str, str] | None) -> None:
         if meta:
@@ -141,14 +147,89 @@ class SQLiteStore:
         self._db.execute("DELETE FROM journal WHERE instance = ?", (instance,))
         return True
 
-    def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
-        with self._db:
+    # -- group commit ---------------------------------------------------------------------
+    def begin(self) -> None:
+        """Open a group: every write until ``commit`` (or ``rollback``) joins one transaction
+        instead of committing on its own. A write that fails inside it leaves the group in
+        an unknown state: the caller rolls it back."""
+        if not self._group:
             self._db.execute("BEGIN")
-            self._db.execute(PUT_DOC, (instance, bytes(doc)))
+            self._group = True
+            self._group_dropped = set()
+
+    def commit(self) -> None:
+        """Commit the open group; on failure it is rolled back and the error raised."""
+        if not self._group:
+            return
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+        self._group = False
+        self._journaled -= self._group_dropped
+
+    def in_group(self) -> bool:
+        """Whether a group is open and holds every write made in it: a write that failed
+        inside it undid itself alone, unless SQLite rolled the whole group back (an I/O
+        error, a full disk), which this tells."""
+        return self._group
+
+    def _undo(self, whole: bool) -> None:
+        """A write inside the group failed: take back what of it was done."""
+        if not self._db.in_transaction:  # SQLite rolled the group back
+            self._group = False
+        elif whole:
+            self._db.execute("ROLLBACK TO write")
+            self._db.execute("RELEASE write")
+
+    def rollback(self) -> None:
+        """Abandon the open group: none of its writes happened."""
+        self._group = False
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
+        self._write(instance, meta, PUT_DOC, (instance, bytes(doc)))
+
+    def _write(self, instance: str, meta: Mapping[str, str] | None, sql: str,
+               args: tuple[Any, ...]) -> None:
+        """One checkpoint row written or deleted, the instance's journal entries dropped
+        and ``meta`` recorded: a transaction of its own, or a part of the open group."""
+        db = self._db
+        if self._group:
+            # more than one statement: a savepoint keeps the write whole if one fails
+            whole = bool(meta) or instance in self._journaled
+            try:
+                if whole:
+                    db.execute("SAVEPOINT write")
+                db.execute(sql, args)
+                if self._drop(instance):
+                    self._group_dropped.add(instance)
+                self._meta_rows(meta)
+                if whole:
+                    db.execute("RELEASE write")
+            except BaseException:
+                self._undo(whole)
+                raise
+            return
+        with db:
+            db.execute("BEGIN")
+            db.execute(sql, args)
             dropped = self._drop(instance)
             self._meta_rows(meta)
         if dropped:  # committed: the instance has no entries left
             self._journaled.discard(instance)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A transaction of its own, or (inside a group) a part of the open one."""
+        if self._group:
+            yield
+            return
+        with self._db:
+            self._db.execute("BEGIN")
+            yield
 
     def get(self, instance: str) -> bytes:
         row = self._db.execute("SELECT doc FROM checkpoints WHERE instance = ?",
@@ -158,20 +239,13 @@ class SQLiteStore:
         return bytes(row[0])
 
     def delete(self, instance: str, meta: Mapping[str, str] | None = None) -> None:
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.execute("DELETE FROM checkpoints WHERE instance = ?", (instance,))
-            dropped = self._drop(instance)
-            self._meta_rows(meta)
-        if dropped:
-            self._journaled.discard(instance)
+        self._write(instance, meta, "DELETE FROM checkpoints WHERE instance = ?", (instance,))
 
     def record(self, entries: list[tuple[str, str]],
                meta: Mapping[str, str] | None = None) -> None:
         # noted before the write: a failed one leaves a superset, which costs a delete
         self._journaled.update(iid for iid, _ in entries)
-        with self._db:
-            self._db.execute("BEGIN")
+        with self._transaction():
             self._db.executemany("INSERT INTO journal (instance, entry) VALUES (?, ?)", entries)
             self._meta_rows(meta)
 
@@ -180,8 +254,7 @@ class SQLiteStore:
             "SELECT instance, entry FROM journal ORDER BY n")]
 
     def set_meta(self, meta: Mapping[str, str]) -> None:
-        with self._db:
-            self._db.execute("BEGIN")
+        with self._transaction():
             self._meta_rows(meta)
 
     def ids(self) -> list[str]:
