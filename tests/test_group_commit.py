@@ -212,3 +212,21 @@ def test_a_long_run_commits_every_group_of_writes(tmp_path, monkeypatch):
     eng.run(until=eng.now)
     assert store.commits == 3  # after 4 and 8 writes, and at the end
     assert len(eng._core.journal.unsynced) == 0 and len(store) == 10
+
+
+def test_start_many_is_one_command_in_the_history_and_replays():
+    """The history names it with its items; a rewind to the beginning and a replay give
+    the same instances and facts."""
+    eng = bpm.Engine()
+    eng.start_many(one_timer(), [{"n": 1}, {"n": 2}])
+    eng.advance("P2D")
+    assert [(c.name, c.args[1:]) for c in eng.history()] == [
+        ("start_many", ([{"n": 1}, {"n": 2}],)), ("advance", ())]
+    before = [(f.kind, f.instance, f.node, f.details) for f in eng.facts]
+    eng.rewind(0)
+    assert eng.instances() == []
+    eng.replay()
+    after = [(f.kind, f.instance, f.node, f.details) for f in eng.facts]
+    assert after[-len(before):] == before
+    assert [(i.id, i.state) for i in eng.instances()] == [("i1", "completed"),
+                                                         ("i2", "completed")]

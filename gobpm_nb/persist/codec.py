@@ -13,8 +13,10 @@ from typing import Any
 
 from ..errors import CheckpointError
 
-#: Built once: ``json.dumps`` with options builds a new encoder on every call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+#: Built once: ``json.dumps`` with options builds a new encoder on every call. No check
+#: for circular references: a document is the engine's own, and every value in it was
+#: copied in as JSON, nested at most ``MAX_DEPTH`` levels (``engine.values``).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def encode(doc: dict[str, Any]) -> bytes:
