@@ -2,11 +2,15 @@
 recorded triggers, and new files keep meta rows in their key's b-tree. What a store holds, and
 what a restart recovers, stay the same."""
 
+import json
 import sqlite3
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gobpm_nb as bpm
+from gobpm_nb.persist import codec
 
 
 def recover(path, *processes):
@@ -111,3 +115,20 @@ def test_a_file_in_the_earlier_layout_is_read_and_written_as_before(tmp_path):
         sql = raw.execute("SELECT sql FROM sqlite_master WHERE name = 'meta'").fetchone()
     raw.close()
     assert "WITHOUT ROWID" not in sql[0]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False,
+                                                          allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20)
+
+
+@given(doc=st.dictionaries(st.text(), json_values, max_size=6))
+def test_a_checkpoint_is_encoded_as_compact_json_writes_it(doc):
+    """The codec's encoder, made once, writes the bytes ``json.dumps`` would (compact,
+    ASCII, in the order built), and refuses what JSON cannot hold."""
+    assert codec.encode(doc) == json.dumps(doc, separators=(",", ":"),
+                                           allow_nan=False).encode()
+    with pytest.raises(ValueError):
+        codec.encode({**doc, "x": float("nan")})

@@ -154,8 +154,9 @@ class TapedStore:
         self.inner = inner
         self.tape = tape
         self.durable: bool = bool(inner.durable)
-        #: Whether the store can group writes into one transaction (``begin``/``commit``).
-        self.groups = callable(getattr(inner, "begin", None))
+        #: Whether the store can group writes into one transaction (``journal.Grouping``).
+        self.groups = all(callable(getattr(inner, name, None))
+                          for name in ("begin", "commit", "rollback", "in_group"))
 
     def put(self, instance: str, doc: bytes, meta: Mapping[str, str] | None = None) -> None:
         self.tape.store_call(self.inner.put, instance, doc, meta)
