@@ -45,7 +45,7 @@ log = logging.getLogger("gobpm_nb")
 SEEN_WINDOW = 1_000
 
 #: Checkpoint writes per group commit at most: what the open group holds in memory.
-GROUP = 1_000
+GROUP = 256
 
 
 class Store(Protocol):
