@@ -1,6 +1,9 @@
 """Group commit and ``start_many``: what a population costs in commits, and what a refused
 commit, a refused write inside a group and a trigger for an uncommitted instance do."""
 
+import json
+import sqlite3
+
 import pytest
 
 import gobpm_nb as bpm
@@ -230,3 +233,39 @@ def test_start_many_is_one_command_in_the_history_and_replays():
     assert after[-len(before):] == before
     assert [(i.id, i.state) for i in eng.instances()] == [("i1", "completed"),
                                                          ("i2", "completed")]
+
+
+class LosesGroup(bpm.SQLiteStore):
+    """A store where writing one instance makes SQLite roll the whole open transaction back
+    (as an I/O error or a full disk can), then fails."""
+
+    lose_at: str | None = None
+
+    def put(self, instance, doc, meta=None):
+        if instance == self.lose_at and self.in_group():
+            self.lose_at = None
+            self._db.execute("ROLLBACK")
+            raise sqlite3.OperationalError("disk I/O error")
+        super().put(instance, doc, meta)
+
+
+def test_a_group_sqlite_rolled_back_is_written_again_and_nothing_is_lost(tmp_path):
+    """The third write takes the first two down with it: that instance stays resident, the
+    group is written again before it commits, and a restart finds all five where they were."""
+    db = tmp_path / "run.db"
+    store = LosesGroup(db)
+    eng = bpm.Engine(store=store)
+    eng.start_many(one_timer(), [{"n": n} for n in range(5)])
+    store.lose_at = "i3"
+    eng.run(until=eng.now)
+    assert [i.residency for i in eng.instances()] == [
+        "dehydrated", "dehydrated", "resident", "dehydrated", "dehydrated"]
+    stored = {iid: json.loads(store.get(iid))["tracks"][0]["node"] for iid in store.ids()}
+    assert stored == {"i1": "wait", "i2": "wait", "i3": "s", "i4": "wait", "i5": "wait"}
+    store.close()
+    again = recover(db, one_timer())
+    assert [i.residency for i in again.instances()] == ["dehydrated"] * 5
+    again.advance("P2D")
+    assert [(i.state, i.data) for i in again.instances()] == [
+        ("completed", {"n": n}) for n in range(5)]
+    assert [f.kind for f in again.facts].count("instance_started") == 0

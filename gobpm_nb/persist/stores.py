@@ -150,8 +150,8 @@ class SQLiteStore:
     # -- group commit ---------------------------------------------------------------------
     def begin(self) -> None:
         """Open a group: every write until ``commit`` (or ``rollback``) joins one transaction
-        instead of committing on its own. A write that fails inside it leaves the group in
-        an unknown state: the caller rolls it back."""
+        instead of committing on its own. A write that fails inside it is undone alone
+        (``in_group`` stays true), unless SQLite rolled the whole group back."""
         if not self._group:
             self._db.execute("BEGIN")
             self._group = True
@@ -173,15 +173,20 @@ class SQLiteStore:
         """Whether a group is open and holds every write made in it: a write that failed
         inside it undid itself alone, unless SQLite rolled the whole group back (an I/O
         error, a full disk), which this tells."""
+        if self._group and not self._db.in_transaction:
+            self._group = False  # SQLite ended it: nothing of it happened
         return self._group
 
     def _undo(self, whole: bool) -> None:
-        """A write inside the group failed: take back what of it was done."""
-        if not self._db.in_transaction:  # SQLite rolled the group back
-            self._group = False
-        elif whole:
+        """A write inside the group failed: take back what of it was done (a savepoint's
+        worth), or, if that cannot be done, the whole group."""
+        if not self.in_group() or not whole:
+            return
+        try:
             self._db.execute("ROLLBACK TO write")
             self._db.execute("RELEASE write")
+        except sqlite3.Error:
+            self.rollback()
 
     def rollback(self) -> None:
         """Abandon the open group: none of its writes happened."""
@@ -198,6 +203,9 @@ class SQLiteStore:
         and ``meta`` recorded: a transaction of its own, or a part of the open group."""
         db = self._db
         if self._group:
+            if not db.in_transaction:  # SQLite rolled the group back: refuse, say so
+                self._group = False
+                raise StoreError("the open group of writes was rolled back")
             # more than one statement: a savepoint keeps the write whole if one fails
             whole = bool(meta) or instance in self._journaled
             try:
@@ -223,9 +231,19 @@ class SQLiteStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        """A transaction of its own, or (inside a group) a part of the open one."""
+        """A transaction of its own, or (inside a group) a part of the open one, whole or
+        undone (a savepoint)."""
         if self._group:
-            yield
+            if not self._db.in_transaction:
+                self._group = False
+                raise StoreError("the open group of writes was rolled back")
+            self._db.execute("SAVEPOINT write")
+            try:
+                yield
+                self._db.execute("RELEASE write")
+            except BaseException:
+                self._undo(True)
+                raise
             return
         with self._db:
             self._db.execute("BEGIN")
