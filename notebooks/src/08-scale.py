@@ -12,7 +12,10 @@
 # a release: it stays **resident**), is confirmed, then waits for its payment (a message
 # wait: **released**), which arrives twelve hours after the order; then a 20-minute dispatch
 # timer (resident again) and it ships. We count instances by residency and live coroutines
-# every 15 minutes, once with dehydration on and once with it off.
+# every 15 minutes, once with dehydration on and once with it off. Each quarter hour's 300
+# orders arrive in one call, `eng.start_many(order, [data, ...])`: the same instances, ids
+# and facts as 300 `eng.start` calls, and on a durable store one transaction for all their
+# first checkpoints instead of 300.
 #
 # > **Semantics:** [A wait is not work](../docs/semantics.md#a-wait-is-not-work);
 # > [residency](../docs/semantics.md#residency) and
@@ -50,8 +53,7 @@ def simulate(dehydrate):
     rows = []
     for tick in range(TICKS + 1):
         if tick < ARRIVAL_TICKS:
-            for n in range(PER_TICK):
-                eng.start(order, {"order": f"o-{tick}-{n}"})
+            eng.start_many(order, [{"order": f"o-{tick}-{n}"} for n in range(PER_TICK)])
         if PAY_AFTER <= tick < PAY_AFTER + ARRIVAL_TICKS:
             for n in range(PER_TICK):
                 eng.publish_message("payment", key=f"o-{tick - PAY_AFTER}-{n}",
