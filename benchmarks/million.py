@@ -8,9 +8,9 @@ every fact still goes to ``eng.subscribe``, where the script counts them.
 Phase 1, start + release: N instances started in batches of ``--batch`` (1,000) with
 ``eng.start_many`` (one transaction per batch), each batch followed by ``eng.run(until=
 eng.now)``, so each instance runs to its timer, is checkpointed (the batch's checkpoints
-committed together) and dehydrates before the next batch starts (the clock does not move: every timer falls due
-at the same instant, a day later). Then: N dehydrated, no resident instance, no coroutine, N
-timer holds, N checkpoints in the store, N ``dehydrated`` facts.
+committed together) and dehydrates before the next batch starts (the clock does not move:
+every timer falls due at the same instant, a day later). Then: N dehydrated, no resident
+instance, no coroutine, N timer holds, N checkpoints in the store, N ``dehydrated`` facts.
 
 Phase 2, wake + complete: ``eng.advance("P1DT1M")``: every timer fires, every instance
 hydrates from SQLite, completes, and its checkpoint is deleted. Then: N finished, no

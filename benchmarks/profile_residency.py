@@ -1,7 +1,8 @@
 """Profile the release path and the wake path on SQLite: cProfile over each phase alone.
 
-The process is ``start -> timer_catch P1D -> end``. Phase "release": N ``eng.start`` calls
-and ``eng.run(until=now)`` (each instance runs to its timer, is checkpointed and dehydrates).
+The process is ``start -> timer_catch P1D -> end``. Phase "release": ``eng.start_many`` of
+N (one transaction for the first checkpoints) and ``eng.run(until=now)`` (each instance runs
+to its timer, is checkpointed and dehydrates; the run's checkpoints committed together).
 Phase "wake": ``eng.run()`` (each timer fires, the instance hydrates from the store and
 completes). Prints the top functions of each phase by own time; read the shares, not the
 absolute seconds (cProfile inflates per-call overhead).
@@ -45,8 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
         release = cProfile.Profile()
         release.enable()
-        for _ in range(args.n):
-            eng.start(process)
+        eng.start_many(process, [None] * args.n)
         eng.run(until=eng.now)
         release.disable()
         if eng.stats()["instances"]["dehydrated"] != args.n:
