@@ -41,5 +41,20 @@ def snapshot(eng):
             [(i.id, i.state, i.residency, i.tracks, i.data) for i in eng.instances()])
 
 
+def recover(path, *processes):
+    """A fresh engine recovered from the SQLite file at ``path``."""
+    return bpm.Engine.recover(bpm.SQLiteStore(path), processes=list(processes))
+
+
+def catch(message="paid"):
+    """start -> a message catch keyed by the ``order`` field -> end."""
+    p = bpm.Process("pay")
+    p.start("s")
+    p.message_catch("wait", message=message, key="order")
+    p.end("e")
+    p.flow("s", "wait", "e")
+    return p
+
+
 def kinds(eng, inst=None):
     return [f.kind for f in eng.facts if inst is None or f.instance == inst.id]

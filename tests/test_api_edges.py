@@ -4,18 +4,9 @@
 import logging
 
 import pytest
-from conftest import approval, snapshot
+from conftest import approval, catch, snapshot
 
 import gobpm_nb as bpm
-
-
-def catch():
-    p = bpm.Process("pay")
-    p.start("s")
-    p.message_catch("wait", message="paid", key="order")
-    p.end("e")
-    p.flow("s", "wait", "e")
-    return p
 
 
 @pytest.mark.parametrize("call, named", [

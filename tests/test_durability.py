@@ -5,22 +5,9 @@ import json
 import sqlite3
 
 import pytest
-from conftest import approval, ended_at
+from conftest import approval, catch, ended_at, recover
 
 import gobpm_nb as bpm
-
-
-def recover(path, *processes):
-    return bpm.Engine.recover(bpm.SQLiteStore(path), processes=list(processes))
-
-
-def catch(message="paid"):
-    p = bpm.Process("pay")
-    p.start("s")
-    p.message_catch("wait", message=message, key="order")
-    p.end("e")
-    p.flow("s", "wait", "e")
-    return p
 
 
 def test_recovery_never_moves_the_clock_back_and_the_escalation_fires(tmp_path):

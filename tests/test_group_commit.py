@@ -5,6 +5,7 @@ import json
 import sqlite3
 
 import pytest
+from conftest import catch, recover
 
 import gobpm_nb as bpm
 from gobpm_nb.engine import journal
@@ -14,15 +15,6 @@ def one_timer():
     p = bpm.Process("one_timer")
     p.start("s")
     p.timer_catch("wait", duration="P1D")
-    p.end("e")
-    p.flow("s", "wait", "e")
-    return p
-
-
-def catch():
-    p = bpm.Process("pay")
-    p.start("s")
-    p.message_catch("wait", message="paid", key="order")
     p.end("e")
     p.flow("s", "wait", "e")
     return p
@@ -63,10 +55,6 @@ class Counting(bpm.SQLiteStore):
         was = self.in_group()
         super().commit()
         self.commits += was
-
-
-def recover(path, *processes):
-    return bpm.Engine.recover(bpm.SQLiteStore(path), processes=list(processes))
 
 
 def test_a_population_costs_one_commit_to_start_and_one_to_release(tmp_path):

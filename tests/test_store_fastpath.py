@@ -6,15 +6,12 @@ import json
 import sqlite3
 
 import pytest
+from conftest import recover
 from hypothesis import given
 from hypothesis import strategies as st
 
 import gobpm_nb as bpm
 from gobpm_nb.persist import codec
-
-
-def recover(path, *processes):
-    return bpm.Engine.recover(bpm.SQLiteStore(path), processes=list(processes))
 
 
 def catch_then_task():
