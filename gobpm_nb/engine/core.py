@@ -109,21 +109,26 @@ class Core(Hub):
               key: str | None = None) -> str:
         """Create an instance ready to run. On a durable store its first checkpoint is
         written before this returns, so a started instance survives a crash."""
+        if not isinstance(process, Process):
+            raise EngineError(f"start needs a Process, got {type(process).__name__}")
         values = json_dict(data, "start data")
+        graph = process.definition()  # ``validate``: the one build (or lookup) per start
         if key is not None:
             if not isinstance(key, str) or not key:
                 raise EngineError(f"instance key {key!r} must be a non-empty string")
             if key in self.runs:
                 raise EngineError(f"instance key {key!r} is already used")
-        defn = self.startable(process)
+        defn = self.startable(graph)
         return self.launch(defn, values, key, defn.start)
 
     def start_many(self, process: Process, data: list[Any]) -> list[str]:
         """Create one instance per item of ``data``, all or none: every item is checked
         first, and on a durable store their first checkpoints are one transaction (a store
         that cannot group them writes them one by one and takes them back if one fails)."""
+        if not isinstance(process, Process):
+            raise EngineError(f"start_many needs a Process, got {type(process).__name__}")
         values = [json_dict(d, f"start data [{n}]") for n, d in enumerate(data)]
-        defn = self.startable(process)
+        defn = self.startable(process.definition())
         made: list[tuple[Run, Track]] = []
         before = number = self.next_instance
         for value in values:
@@ -141,11 +146,8 @@ class Core(Hub):
             self.enter(run, tr, None)
         return [run.id for run, _ in made]
 
-    def startable(self, process: Process) -> Definition:
-        """The deployed version of a process that starts at a plain start event."""
-        if not isinstance(process, Process):
-            raise EngineError(f"start needs a Process, got {type(process).__name__}")
-        graph = process.definition()  # ``validate``: the one build (or lookup) per start
+    def startable(self, graph: Definition) -> Definition:
+        """The deployed version of a process graph that starts at a plain start event."""
         defn = self.deploy(graph)
         if not defn.start:
             raise EngineError(f"process {defn.id!r} has no plain start event: it starts by "
