@@ -265,19 +265,16 @@ class Holders:
         return (self._timer_sites[wait_kind].get((node, track))
                 or self._site("timer", wait_kind, node, track))
 
-    def hold_next(self, holds: list[Hold], instance: str, site: Site,
-                  deadline: int) -> dict[str, str]:
+    def hold_next(self, holds: list[Hold], instance: str, site: Site, deadline: int) -> None:
         """``hold_timer`` for a node timer of a resident instance (``holds``: its list) at
-        ``site`` when no recovered trigger is expected: the same hold and number, in one
-        call (the timer plan's). Returns the details of the ``wait_held`` fact, which the
-        caller emits."""
+        ``site`` when no recovered trigger is expected, in place of the timer hold it just
+        released (the count of timer holds stays as it was): the same hold and number, in
+        one call (the timer plan's). The caller emits the ``wait_held`` fact."""
         if deadline == self._deadline:
             deadline = self._deadline
         else:
             self._deadline = deadline
         holds.append(self._kernel.push_next(TimerHold, deadline, instance, site))
-        self.counts["timer"] += 1
-        return site.held
 
     def hold_subscription(self, instance: str, track: str, node: str, kind: str, name: str,
                           key: str | None = None, wait_kind: str = NODE,

@@ -37,19 +37,23 @@ log = logging.getLogger("gobpm_nb")
 #: The details of a completed track's ``track_state`` fact and of ``instance_completed``
 #: (facts' details are only ever read through copies).
 COMPLETED = {"state": "completed"}
+#: Facts of one track as ``emit_all`` takes them: (kind, node, details) rows, in order.
+Rows = tuple[tuple[str, str, Any], ...]
 
 class Plan:
     """One timer node's plan: the flow it leaves by, the node after it and, for a timer,
     its duration in microseconds (None: an end event); and, once known, whether the quiet
     point after it can do nothing (``TimerPlans.idle``)."""
 
-    __slots__ = ("flow", "target", "duration", "idle", "sites")
+    __slots__ = ("flow", "target", "duration", "idle", "tracks")
 
     def __init__(self, flow: str, target: str, duration: int | None):
         self.flow, self.target, self.duration = flow, target, duration
         self.idle: bool | None = None
-        #: The holders' site of the next timer, by track id (found once per track id).
-        self.sites: dict[str, Site] = {}
+        #: By track id (made once per track id): the holders' site of the next timer, and
+        #: the facts of a firing as ``emit_all`` takes them (every part of them is the same
+        #: each time: the nodes, and the details the two sites made once).
+        self.tracks: dict[str, tuple[Site, Rows]] = {}
 
 
 def compile_plans(defn: Definition) -> dict[str, Plan]:
@@ -117,25 +121,27 @@ class TimerPlans:
             return
         iid, holds, target = run.id, run.holds, plan.target
         del holds[0]  # the lone hold, released as fired (``Holders.release``)
-        self.counts["timer"] -= 1
         run.at = tr
         tr.node, tr.via = target, plan.flow
         if plan.duration is None:
+            self.counts["timer"] -= 1
             self.end(run, tr, hold, plan)
             return
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
         w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
-        next_site = plan.sites.get(tid)
-        if next_site is None:
-            next_site = plan.sites[tid] = holders.timer_site(target, tid)
-        held = holders.hold_next(holds, iid, next_site, deadline)
-        self.emit_all(iid, tid, (("timer_fired", node, site.fired),
-                                 ("wait_released", node,
-                                  site.released.get("fired") or site.released_by("fired")),
-                                 ("node_left", node, None),
-                                 ("node_entered", target, None),
-                                 ("wait_held", target, held)))
+        known = plan.tracks.get(tid)
+        if known is None:
+            next_site = holders.timer_site(target, tid)
+            known = plan.tracks[tid] = (next_site, (
+                ("timer_fired", node, site.fired),
+                ("wait_released", node,
+                 site.released.get("fired") or site.released_by("fired")),
+                ("node_left", node, None),
+                ("node_entered", target, None),
+                ("wait_held", target, next_site.held)))
+        holders.hold_next(holds, iid, known[0], deadline)  # one timer hold for another
+        self.emit_all(iid, tid, known[1])
         if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
             return
         try:
