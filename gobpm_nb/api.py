@@ -293,15 +293,13 @@ class Engine:
 
     def start_many(self, process: Process, data: Iterable[dict[str, Any] | None]
                    ) -> list[Instance]:
-        """Schedule one new instance per item of ``data`` (each its start data, or None),
-        all or none: every item is checked before any instance exists, and on a durable
-        store their first checkpoints are written in one transaction before this returns
-        (a population of a thousand costs one commit, not a thousand). Ids as ``start``
-        gives them, in order."""
-        items = list(data) if not isinstance(data, (str, bytes, dict)) else None
-        if items is None:
-            raise EngineError(f"start_many needs a list of start data, got "
-                              f"{type(data).__name__}")
+        """Schedule one new instance per item of ``data`` (its start data, or None), all or
+        none: every item is checked before any instance exists, and on a durable store their
+        first checkpoints are one transaction, written before this returns (a thousand
+        instances cost one commit). Ids as ``start`` gives them, in order."""
+        if isinstance(data, (str, bytes, dict)) or not isinstance(data, Iterable):
+            raise EngineError(f"start_many needs a list of start data, got {type(data).__name__}")
+        items = list(data)
         self._history.label = ("start_many", (process, items))  # the journal names it so
         return self._start_many(process, items)
 

@@ -96,8 +96,11 @@ def test_start_many_checks_every_item_first_and_changes_nothing_on_a_bad_one(tmp
     eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
     with pytest.raises(bpm.EngineError, match=r"start data \[2\]"):
         eng.start_many(one_timer(), [{}, None, {"bad": object()}])
-    with pytest.raises(bpm.EngineError, match="list of start data"):
-        eng.start_many(one_timer(), {"n": 1})
+    for bad in ({"n": 1}, 5, "abc", None):
+        with pytest.raises(bpm.EngineError, match="list of start data"):
+            eng.start_many(one_timer(), bad)
+    with pytest.raises(bpm.EngineError, match="start_many needs a Process"):
+        eng.start_many("one_timer", [None])
     assert eng.instances() == [] and len(eng.store) == 0
     assert eng.start(one_timer()).id == "i1"
 
