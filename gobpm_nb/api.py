@@ -1,7 +1,7 @@
 """``Engine``: the public facade. It wires the core to its store, its fact log and widgets.
 
-Every public command (``deploy``, ``start``, ``step``, ``run``, ``advance``,
-``publish_message``, ``broadcast_signal``, ``complete_task``, ``fetch_jobs``,
+Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
+``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``fetch_jobs``,
 ``complete_job``, ``fail_job``) ends the same way, whether it returned or raised: the store
 records the clock and counters (durable stores), and every watcher added with
 ``after_each_command`` is called, so live widgets show the exact state the command left.
