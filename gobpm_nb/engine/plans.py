@@ -50,10 +50,11 @@ class Plan:
     def __init__(self, flow: str, target: str, duration: int | None):
         self.flow, self.target, self.duration = flow, target, duration
         self.idle: bool | None = None
-        #: By track id (made once per track id): the holders' site of the next timer, and
-        #: the facts of a firing as ``emit_all`` takes them (every part of them is the same
+        #: By track id (made once per track id, ``TimerPlans.known``): the holders' site of
+        #: the next timer (None: an end event), and the facts of a firing as ``emit_all``
+        #: takes them (every part of them is the same
         #: each time: the nodes, and the details the two sites made once).
-        self.tracks: dict[str, tuple[Site, Rows]] = {}
+        self.tracks: dict[str, tuple[Site | None, Rows]] = {}
 
 
 def compile_plans(defn: Definition) -> dict[str, Plan]:
@@ -130,17 +131,9 @@ class TimerPlans:
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
         w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
         w.deadline = deadline = w.armed + plan.duration
-        known = plan.tracks.get(tid)
-        if known is None:
-            next_site = holders.timer_site(target, tid)
-            known = plan.tracks[tid] = (next_site, (
-                ("timer_fired", node, site.fired),
-                ("wait_released", node,
-                 site.released.get("fired") or site.released_by("fired")),
-                ("node_left", node, None),
-                ("node_entered", target, None),
-                ("wait_held", target, next_site.held)))
-        holders.hold_next(holds, iid, known[0], deadline)  # one timer hold for another
+        known = plan.tracks.get(tid) or self.known(plan, site)
+        # one timer hold for another (a plan into a timer knows the next timer's site)
+        holders.hold_next(holds, iid, known[0], deadline)  # type: ignore[arg-type]
         self.emit_all(iid, tid, known[1])
         if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
             return
@@ -158,13 +151,9 @@ class TimerPlans:
         only track is done here outright (``last``)."""
         core, site, coro = self.core, hold[3], tr.coro
         assert coro is not None  # ``fire`` checked it: the track is parked on this timer
-        iid, tid, node, target = run.id, site.track, site.node, plan.target
+        iid, tid, target = run.id, site.track, plan.target
         end = run.defn.nodes[target]
-        rows = (("timer_fired", node, site.fired),
-                ("wait_released", node,
-                 site.released.get("fired") or site.released_by("fired")),
-                ("node_left", node, None),
-                ("node_entered", target, None))
+        rows = (plan.tracks.get(tid) or self.known(plan, site))[1]
         tr.wait = None
         plain = (end.error is None and end.escalation is None and not end.terminate
                  and tr.scope is None and run.root is None and len(run.tracks) == 1
@@ -184,6 +173,22 @@ class TimerPlans:
             log.exception("instance %s, track %s at %r raised", iid, tid, target)
             run.fail(tr, Incident(target, f"{type(exc).__name__}: {exc}"))
         core.kernel.close(coro)
+
+    def known(self, plan: Plan, site: Site) -> tuple[Site | None, Rows]:
+        """What a plan's firing for the track of ``site`` (its timer's) needs, made once:
+        the next timer's site (None: into an end event) and the firing's facts."""
+        node, target, tid = site.node, plan.target, site.track
+        rows: Rows = (("timer_fired", node, site.fired),
+                      ("wait_released", node,
+                       site.released.get("fired") or site.released_by("fired")),
+                      ("node_left", node, None),
+                      ("node_entered", target, None))
+        next_site = None
+        if plan.duration is not None:
+            next_site = self.holders.timer_site(target, tid)
+            rows += (("wait_held", target, next_site.held),)
+        plan.tracks[tid] = known = (next_site, rows)
+        return known
 
     def last(self, run: Run, tr: Track, rows: tuple[tuple[Any, ...], ...]) -> None:
         """The only track of an instance reaches a plain end event: what ``enter_end``,

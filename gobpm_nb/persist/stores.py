@@ -177,6 +177,11 @@ class SQLiteStore:
             self._group = False  # SQLite ended it: nothing of it happened
         return self._group
 
+    def _still_open(self) -> None:
+        """Refuse a write into a group SQLite has rolled back (it would commit on its own)."""
+        if not self.in_group():
+            raise StoreError("the open group of writes was rolled back")
+
     def _undo(self, whole: bool) -> None:
         """A write inside the group failed: take back what of it was done (a savepoint's
         worth), or, if that cannot be done, the whole group."""
@@ -203,9 +208,7 @@ class SQLiteStore:
         and ``meta`` recorded: a transaction of its own, or a part of the open group."""
         db = self._db
         if self._group:
-            if not db.in_transaction:  # SQLite rolled the group back: refuse, say so
-                self._group = False
-                raise StoreError("the open group of writes was rolled back")
+            self._still_open()
             # more than one statement: a savepoint keeps the write whole if one fails
             whole = bool(meta) or instance in self._journaled
             try:
@@ -234,9 +237,7 @@ class SQLiteStore:
         """A transaction of its own, or (inside a group) a part of the open one, whole or
         undone (a savepoint)."""
         if self._group:
-            if not self._db.in_transaction:
-                self._group = False
-                raise StoreError("the open group of writes was rolled back")
+            self._still_open()
             self._db.execute("SAVEPOINT write")
             try:
                 yield
