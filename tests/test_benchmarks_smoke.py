@@ -105,3 +105,15 @@ def test_million_benchmark_runs_small(tmp_path):
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
     assert "\r" not in proc.stdout  # no progress line when stdout is not a terminal
     assert out.exists()
+
+
+def test_writer_growth_benchmark_prints_its_curve():
+    """benchmarks/writer_growth.py on tiny chains: one row per size (tasks, seconds,
+    microseconds per task), every file checked by the script (never a timing check)."""
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "writer_growth.py"), "--sizes",
+                           "20,40"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^ +tasks +seconds +us/task$", proc.stdout, re.MULTILINE), proc.stdout
+    for n in (20, 40):
+        assert re.search(rf"^ +{n} +\d+\.\d{{3}} +\d+\.\d$", proc.stdout,
+                         re.MULTILINE), proc.stdout

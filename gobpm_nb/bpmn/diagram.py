@@ -50,9 +50,9 @@ def new_diagram(root: etree._Element, p: Process, flow_ids: dict[str, str],
     plane = etree.SubElement(diagram, di(BPMNDI, "BPMNPlane"), id=fresh(f"BPMNPlane_{p.id}"),
                              bpmnElement=p.id)
     drawn = process_layout(p, flow_ids)
-    for e in p.elements:
+    for e in p.elements:  # shapes before edges, as modelers write them
         if e.id in drawn.bounds:
-            _shape(plane, e, drawn.bounds[e.id], fresh)
+            plane.append(_shape(e, drawn.bounds[e.id], fresh))
     for f in p.flows:
         fid = flow_ids.get(f.id, f.id)
         if fid in drawn.waypoints:
@@ -76,9 +76,11 @@ def add_to_diagram(root: etree._Element, p: Process, elements: list[el.Element],
             bounds[e.id] = (x, y - top + bottom + 60, w, h)
     place_boundaries(bounds, [(e.id, e.attached_to) for e in elements
                               if isinstance(e, el.Boundary)])
-    for e in elements:
+    at = next((i for i, c in enumerate(plane) if local(c) == "BPMNEdge"), len(plane))
+    for e in elements:  # shapes before edges, as modelers write them
         if e.id in bounds:
-            _shape(plane, e, bounds[e.id], fresh)
+            plane.insert(at, _shape(e, bounds[e.id], fresh))
+            at += 1
     boundary = {e.id for e in p.elements if isinstance(e, el.Boundary)}
     for f in flows:
         if f.source in bounds and f.target in bounds:
@@ -109,7 +111,7 @@ def _plane_of(root: etree._Element, p: Process
     return best, bounds
 
 
-def _shape(plane: etree._Element, e: el.Element, box: Box, fresh: Fresh) -> None:
+def _shape(e: el.Element, box: Box, fresh: Fresh) -> etree._Element:
     shape = etree.Element(di(BPMNDI, "BPMNShape"), id=fresh(f"{e.id}_di"), bpmnElement=e.id)
     if isinstance(e, el.ExclusiveGateway):
         shape.set("isMarkerVisible", "true")
@@ -118,7 +120,7 @@ def _shape(plane: etree._Element, e: el.Element, box: Box, fresh: Fresh) -> None
     x, y, w, h = box
     etree.SubElement(shape, di(DC, "Bounds"), x=str(x), y=str(y), width=str(w),
                      height=str(h))
-    _insert_drawing(plane, shape)
+    return shape
 
 
 def _edge(plane: etree._Element, fid: str, points: list[tuple[int, int]],
@@ -128,8 +130,3 @@ def _edge(plane: etree._Element, fid: str, points: list[tuple[int, int]],
     for x, y in points:
         etree.SubElement(edge, di(DI, "waypoint"), x=str(x), y=str(y))
 
-
-def _insert_drawing(plane: etree._Element, shape: etree._Element) -> None:
-    """Shapes before edges, as modelers write them."""
-    edges = [i for i, c in enumerate(plane) if local(c) == "BPMNEdge"]
-    plane.insert(edges[0] if edges else len(plane), shape)

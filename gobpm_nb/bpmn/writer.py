@@ -18,6 +18,7 @@ elements it joins, so the file has the structure modelers draw.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from lxml import etree
 
@@ -51,13 +52,7 @@ TIMER_TAGS = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycl
 def new_document(p: Process) -> etree._ElementTree:
     """A new BPMN file holding ``p`` and a left-to-right diagram of it."""
     ids = [p.id] + [e.id for e in p.elements]
-    problems = [f"id {i!r} is not a valid XML id (a BPMN file needs NCNames: a letter or "
-                "'_' first, then letters, digits, '_', '-', '.')"
-                for i in ids if not NCNAME.match(i)]
-    problems += [f"id {i!r} is used twice (the process and an element, or two elements); "
-                 "a BPMN file needs unique ids" for i in sorted(set(ids)) if ids.count(i) > 1]
-    if problems:
-        raise ModelError(problems)
+    check_ids(ids, set())
     root = etree.Element(bpmn("definitions"), nsmap={**NSMAP, "gobpm": GOBPM})
     root.set("id", next(c for c in (f"Definitions_{slug(p.id)}", "Definitions",
                                     "Definitions_1") if c not in ids))
@@ -74,6 +69,21 @@ def new_document(p: Process) -> etree._ElementTree:
     etree.cleanup_namespaces(root)  # declare only the prefixes used
     etree.indent(root, space="  ")
     return root.getroottree()
+
+
+def check_ids(ids: list[str], taken: set[str]) -> None:
+    """ModelError naming every id a BPMN file cannot hold: one that is not an NCName, one
+    given twice, one already ``taken`` by the document."""
+    problems = [f"id {i!r} is not a valid XML id (a BPMN file needs NCNames: a letter or "
+                "'_' first, then letters, digits, '_', '-', '.')"
+                for i in ids if not NCNAME.match(i)]
+    counts = Counter(ids)
+    problems += [f"id {i!r} is used twice (the process and an element, or two elements); "
+                 "a BPMN file needs unique ids" for i in sorted(counts) if counts[i] > 1]
+    problems += [f"id {i!r} is already the id of something else in the file; a BPMN file "
+                 "needs unique ids" for i in sorted(set(ids) & taken)]
+    if problems:
+        raise ModelError(problems)
 
 
 def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
@@ -100,7 +110,7 @@ class Writer(RootElements):
     def add(self, proc: etree._Element, p: Process, elements: list[el.Element],
             flows: list[el.Flow]) -> dict[str, str]:
         """Add ``elements`` and ``flows`` to ``proc``, each in its scope's ``<subProcess>``;
-        the XML id of each flow."""
+        the XML id of each flow. Linear in the size of the process."""
         self.ids.update(e.id for e in p.elements)
         flow_ids = {}
         for f in flows:
@@ -108,7 +118,11 @@ class Writer(RootElements):
             flow_ids[f.id] = f.id if ok else self.fresh(f"Flow_{slug(f.source)}_"
                                                         f"{slug(f.target)}")
             self.ids.add(flow_ids[f.id])
-        xml_id = {f.id: flow_ids.get(f.id, f.id) for f in p.flows}
+        ins: dict[str, list[str]] = {}
+        outs: dict[str, list[el.Flow]] = {}
+        for f in p.flows:
+            ins.setdefault(f.target, []).append(flow_ids.get(f.id, f.id))
+            outs.setdefault(f.source, []).append(f)
         scope = scope_of(p.elements)
         index = {n.get("id", ""): n for n in proc.iter()
                  if isinstance(n.tag, str) and n.get("id") is not None}
@@ -121,34 +135,31 @@ class Writer(RootElements):
                 if end not in new and node is not None:
                     _insert_ref(node, ref, flow_ids[f.id])
         for e in elements:  # all made first: a scope may come after what it holds
-            index[e.id] = self.element(e, [xml_id[f.id] for f in p.flows if f.target == e.id],
-                                       [xml_id[f.id] for f in p.flows if f.source == e.id],
-                                       self._default(e, p.flows, xml_id))
+            mine = outs.get(e.id, [])
+            index[e.id] = self.element(e, ins.get(e.id, []),
+                                       [flow_ids.get(f.id, f.id) for f in mine],
+                                       self._default(e, mine, flow_ids))
         first = _first_flows(flows, scope)
+        slots = _Slots(proc, index)
         for e in elements:
             held = scope.get(e.id)
             if e.id in first:  # its scope's flows made before its own go before it
-                while waiting.get(held) and waiting[held][0][0] < first[e.id]:
-                    _append(self._container(proc, index, held), waiting[held].pop(0)[1])
-            _append(self._container(proc, index, held), index[e.id])
+                queue = waiting.get(held, [])
+                while queue and queue[0][0] < first[e.id]:
+                    slots.append(held, queue.pop(0)[1])
+            slots.append(held, index[e.id])
         for held, rest in waiting.items():
             for _, node in rest:
-                _append(self._container(proc, index, held), node)
+                slots.append(held, node)
         return flow_ids
 
     @staticmethod
-    def _container(proc: etree._Element, index: dict[str, etree._Element],
-                   held: str | None) -> etree._Element:
-        """The XML element that holds what is in scope ``held``."""
-        node = index.get(held, proc) if held is not None else proc
-        return node if local(node) == "subProcess" else proc
-
-    @staticmethod
-    def _default(e: el.Element, flows: list[el.Flow], xml_id: dict[str, str]) -> str | None:
+    def _default(e: el.Element, outs: list[el.Flow], xml_id: dict[str, str]) -> str | None:
+        """The XML id of a gateway's default flow (``outs``: the flows leaving it)."""
         if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
-            for f in flows:
-                if f.source == e.id and f.target == e.default:
-                    return xml_id[f.id]
+            for f in outs:
+                if f.target == e.default:
+                    return xml_id.get(f.id, f.id)
         return None
 
     def element(self, e: el.Element, ins: list[str], outs: list[str],
@@ -257,11 +268,34 @@ def _first_flows(flows: list[el.Flow], scope: dict[str, str | None]) -> dict[str
     return first
 
 
-def _append(container: etree._Element, node: etree._Element) -> None:
-    """``node`` after the last flow element of ``container`` (before its artifacts)."""
-    at = max((i + 1 for i, c in enumerate(container) if local(c) in FLOW_ELEMENTS),
-             default=_after_header(container))
-    container.insert(at, node)
+class _Slots:
+    """Where the next flow element of each scope goes: after the last flow element of its
+    container (before its artifacts), found once per container and then moved along, so
+    adding n elements costs O(n) however many the container holds."""
+
+    def __init__(self, proc: etree._Element, index: dict[str, etree._Element]):
+        self.proc, self.index = proc, index
+        self.at: dict[str | None, tuple[etree._Element, int, int]] = {}  # (node, slot, size)
+
+    def container(self, held: str | None) -> etree._Element:
+        """The XML element that holds what is in scope ``held``."""
+        node = self.index.get(held, self.proc) if held is not None else self.proc
+        return node if local(node) == "subProcess" else self.proc
+
+    def append(self, held: str | None, node: etree._Element) -> None:
+        key = held if self.container(held) is not self.proc else None
+        if key not in self.at:
+            box = self.container(key)
+            kids = list(box)
+            at = max((i + 1 for i, c in enumerate(kids) if local(c) in FLOW_ELEMENTS),
+                     default=_after_header(box))
+            self.at[key] = (box, at, len(kids))
+        box, at, size = self.at[key]
+        if at == size:
+            box.append(node)
+        else:
+            box.insert(at, node)
+        self.at[key] = (box, at + 1, size + 1)
 
 
 _HEADER = ("documentation", "extensionElements", "auditing", "monitoring", "property",
