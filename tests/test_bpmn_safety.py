@@ -5,6 +5,8 @@ the one its README names."""
 import hashlib
 import os
 import re
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -160,3 +162,60 @@ def test_the_shipped_xsd_files_are_the_ones_the_readme_names():
     assert sorted(listed) == ["BPMN20.xsd", "BPMNDI.xsd", "DC.xsd", "DI.xsd", "Semantic.xsd"]
     for name, digest in listed.items():
         assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+
+
+def gateway_file(condition):
+    """A one-gateway process whose first branch carries ``condition`` (XML-escaped)."""
+    return ('<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" '
+            'targetNamespace="http://example.com"><process id="p" isExecutable="true">'
+            '<startEvent id="s"/><exclusiveGateway id="g"/><endEvent id="e1"/>'
+            '<endEvent id="e2"/><sequenceFlow id="f0" sourceRef="s" targetRef="g"/>'
+            '<sequenceFlow id="yes" sourceRef="g" targetRef="e1"><conditionExpression>'
+            f'{condition}</conditionExpression></sequenceFlow>'
+            '<sequenceFlow id="no" sourceRef="g" targetRef="e2"/></process></definitions>')
+
+
+DEEP = {"200 parentheses": "(" * 200 + "a" + ")" * 200, "1,000 nots": "not " * 1000 + "a",
+        "1,000 JUEL negations": "${" + "!" * 1000 + "a}",
+        "300 FEEL not()": "= " + "not(" * 300 + "a" + ")" * 300}
+
+
+@pytest.mark.parametrize("condition", DEEP.values(), ids=DEEP.keys())
+def test_a_deeply_nested_condition_is_an_error_note_on_its_flow_not_a_recursion_error(
+        condition):
+    """load_bpmn reports the nesting limit on the flow that carries it (it used to raise
+    RecursionError); the process is refused."""
+    model = bpm.load_bpmn(gateway_file(condition))
+    [note] = model.report
+    assert (note.severity, note.element) == ("error", "yes")
+    assert "nests deeper than 50 levels" in note.message
+    with pytest.raises(bpm.ModelError, match="nests deeper"):
+        model.process()
+
+
+def test_the_check_command_reports_a_deep_condition_without_a_traceback(tmp_path):
+    """python -m gobpm_nb check on such a file: the note in its table, exit 1, nothing on
+    stderr."""
+    path = tmp_path / "deep.bpmn"
+    path.write_text(gateway_file("(" * 200 + "a" + ")" * 200))
+    proc = subprocess.run([sys.executable, "-m", "gobpm_nb", "check", str(path)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(bpm.__file__).parents[1])})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr == "" and "Traceback" not in proc.stdout
+    assert "nests deeper than 50 levels" in proc.stdout
+
+
+def test_xml_text_with_a_lone_surrogate_is_a_model_error_naming_the_character():
+    """Text decoded wrongly (a lone surrogate) cannot be XML: ModelError naming the
+    character and its line, not UnicodeEncodeError."""
+    text = MINIMAL.format(name="bad \ud800 name").replace("<process", "\n<process")
+    with pytest.raises(bpm.ModelError, match=r"character 0xd800 on line 2 is not valid in XML"):
+        bpm.load_bpmn(text)
+
+
+def test_xml_text_that_starts_with_a_byte_order_mark_is_read_as_xml():
+    """A BOM file read as text begins with U+FEFF: it is XML text, not a file name."""
+    model = bpm.load_bpmn("\ufeff" + '<?xml version="1.0" encoding="UTF-8"?>\n'
+                          + MINIMAL.format(name="x"))
+    assert list(model.processes) == ["p"] and model.report == []

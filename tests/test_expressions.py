@@ -147,3 +147,22 @@ def test_describe_names_the_source_or_the_function():
     assert Expr("amount > 1").describe() == "amount > 1"
     assert Expr(big).describe() == f"<fn {__name__}.{big.__qualname__}>"
     assert Expr(big)(DATA) is True
+
+
+@pytest.mark.parametrize("source", ["not " * 1000 + "a", "-" * 1000 + "1",
+                                    "not " * 100_000 + "a"],
+                         ids=["1,000 nots", "1,000 minus signs", "100,000 nots"])
+def test_a_deeply_nested_python_condition_is_refused_when_built_not_when_run(source):
+    """A condition nested deeper than the evaluator can walk: ModelError naming the limit
+    from validate() (it used to validate, then fail the instance with RecursionError when
+    evaluated, or raise MemoryError from the builder)."""
+    p = bpm.Process("deep")
+    p.start("s")
+    p.exclusive_gateway("g")
+    p.end("e1")
+    p.end("e2")
+    p.flow("s", "g")
+    p.flow("g", "e1", condition=source)
+    p.flow("g", "e2")
+    with pytest.raises(bpm.ModelError, match="nests deeper than 100 levels"):
+        p.validate()

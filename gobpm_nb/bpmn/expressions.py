@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from ..errors import ModelError
+from ..model.expr import shown
 from .names import CALLABLE_LANGUAGE, SAFE_LANGUAGE
 
 Node = tuple[Any, ...]  # ("or"|"and", [nodes]) | ("not", node) | ("cmp", op, a, b) | ...
@@ -47,6 +48,11 @@ _SYMBOLS: dict[str, dict[str, str | None]] = {
 _WHY = {"==": "FEEL compares with '=', not '=='", "&&": "FEEL writes 'and'",
         "||": "FEEL writes 'or'", "!": "FEEL writes 'not(...)'",
         "=": "'=' alone is an assignment in JUEL; compare with '=='"}
+
+
+#: How deeply parentheses and negations may nest in a file's expression: each level is five
+#: frames of the parser below, read inside as many subprocesses as the XML parser allows.
+MAX_NESTING = 50
 
 
 class _Refused(Exception):
@@ -82,17 +88,20 @@ def translate(text: str, language: str | None = None, what: str = "condition") -
     if kind == "safe":
         return text.strip()
     if kind == "callable":
-        raise ModelError(f"{what} {text.strip()!r} is a Python callable, which a file cannot "
+        raise ModelError(f"{what} {shown(text)} is a Python callable, which a file cannot "
                          "carry: attach it in Python")
     if kind.startswith("other:"):
-        raise ModelError(f"{what} {text.strip()!r} is written in {kind[6:]!r}; only FEEL, "
+        raise ModelError(f"{what} {shown(text)} is written in {kind[6:]!r}; only FEEL, "
                          "JUEL and plain comparisons are translated")
     try:
         body = _unwrap(text.strip(), kind)
         return _render(_Parser(body, kind).parse())
-    except _Refused as why:
-        raise ModelError(f"{what} {text.strip()!r} ({kind.upper()}) does not translate: "
-                         f"{why}; only names, literals, comparisons and and/or/not do") from None
+    except RecursionError:  # read deep inside nested subprocesses: still a refusal
+        why: Exception = _Refused("it nests too deeply to be read here")
+    except _Refused as refused:
+        why = refused
+    raise ModelError(f"{what} {shown(text)} ({kind.upper()}) does not translate: "
+                     f"{why}; only names, literals, comparisons and and/or/not do") from None
 
 
 def _unwrap(text: str, kind: str) -> str:
@@ -108,12 +117,21 @@ def _unwrap(text: str, kind: str) -> str:
 
 
 class _Parser:
-    """Recursive descent: or > and > comparison > not > atom."""
+    """Recursive descent: or > and > comparison > not > atom. Parentheses and negations nest
+    at most ``MAX_NESTING`` levels."""
 
     def __init__(self, text: str, kind: str):
         self.kind = kind
         self.tokens = self._tokens(text)
         self.at = 0
+        self.depth = 0
+
+    def deeper(self) -> None:
+        """One more level of parentheses or negation; refused past ``MAX_NESTING``."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _Refused(f"it nests deeper than {MAX_NESTING} levels (parentheses or "
+                           "negations)")
 
     def _tokens(self, text: str) -> list[tuple[str, str]]:
         out = []
@@ -192,16 +210,21 @@ class _Parser:
         self.take()
         if self.kind == "feel" and self.peek() != ("op", "("):
             raise _Refused("FEEL negates with the function not(...)")
-        return ("not", self.unary())
+        self.deeper()
+        node = ("not", self.unary())
+        self.depth -= 1
+        return node
 
     def atom(self) -> Node:
         kind, text = self.take()
         follow = self.peek()
         if kind == "op" and text == "(":
+            self.deeper()
             inner = self.disjunction()
             if self.peek() != ("op", ")"):
                 raise _Refused("a parenthesis is not closed")
             self.take()
+            self.depth -= 1
             return inner
         if kind == "op" and text == "-" and follow is not None and follow[0] == "number":
             return ("lit", -_number(self.take()[1]))
@@ -284,7 +307,7 @@ def to_feel(source: str) -> str | None:
     try:
         tree = ast.parse(source.strip(), mode="eval").body
         return "=" + _feel(tree, 0)
-    except (SyntaxError, _Refused):
+    except (SyntaxError, _Refused, RecursionError, MemoryError):
         return None
 
 

@@ -27,6 +27,7 @@ def parser() -> etree.XMLParser:
 
 
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_BOM_AND_SPACE = "\ufeff \t\r\n"
 _BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 
 
@@ -34,15 +35,26 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
     """The bytes of ``source`` and how to name it in messages."""
     if isinstance(source, bytes | bytearray):
         return bytes(source), "<bytes>"
-    if isinstance(source, str) and source.lstrip().startswith("<"):
-        # XML text: its declaration (if any) names an encoding the text no longer has
-        return _DECLARATION.sub("", source, count=1).encode("utf-8"), "<text>"
+    if isinstance(source, str) and source.lstrip(_BOM_AND_SPACE).startswith("<"):
+        # XML text: its declaration (if any) names an encoding the text no longer has; a
+        # leading U+FEFF is the byte order mark of a file read as text, not content
+        text = _DECLARATION.sub("", source.lstrip("\ufeff"), count=1)
+        try:
+            return text.encode("utf-8"), "<text>"
+        except UnicodeEncodeError as exc:
+            line = text.count("\n", 0, exc.start) + 1
+            raise ModelError(f"<text>: character {ord(text[exc.start]):#06x} on line {line} is "
+                             "not valid in XML (a lone surrogate: the text was decoded "
+                             "wrongly)") from None
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         try:
             return path.read_bytes(), str(path)
         except OSError as exc:
             raise ModelError(f"cannot read BPMN file {str(path)!r}: {exc.strerror}") from None
+        except (UnicodeEncodeError, ValueError):  # a lone surrogate or a NUL in the name
+            raise ModelError(f"cannot read BPMN file {str(path)!r}: not a valid file name "
+                             "(nor XML text: it does not start with '<')") from None
     raise ModelError(f"a BPMN source is a path, bytes or XML text, not {type(source).__name__}")
 
 

@@ -43,7 +43,12 @@ class Expr:
             try:
                 self._tree = ast.parse(source.strip(), mode="eval").body
             except SyntaxError as exc:
-                raise ModelError(f"expression {source!r} does not parse: {exc.msg}") from None
+                raise ModelError(f"expression {shown(source)} does not parse: "
+                                 f"{exc.msg}") from None
+            except (RecursionError, MemoryError):  # Python's parser gave up on the nesting
+                raise ModelError(f"expression {shown(source)} nests deeper than "
+                                 f"{MAX_DEPTH} levels") from None
+            _refuse_deep(source, self._tree)
             _refuse_unsafe(source, self._tree)
         else:
             raise ModelError(f"expression {source!r} is neither a string nor a callable")
@@ -88,6 +93,28 @@ class Expr:
 
     def __repr__(self) -> str:
         return f"Expr({self.describe()!r})"
+
+
+#: How deeply an expression may nest (parentheses, ``not``, operators): the evaluator walks
+#: the tree recursively, so a deeper one would fail with RecursionError when it runs.
+MAX_DEPTH = 100
+
+
+def shown(source: str, width: int = 60) -> str:
+    """How a message quotes an expression: its repr, cut to ``width`` characters."""
+    text = source.strip()
+    return repr(text) if len(text) <= width else repr(text[:width]) + "..."
+
+
+def _refuse_deep(source: str, tree: ast.AST) -> None:
+    """Refuse a tree more than ``MAX_DEPTH`` levels deep (measured without recursion)."""
+    todo = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_DEPTH:
+            raise ModelError(f"expression {shown(source)} nests deeper than {MAX_DEPTH} "
+                             "levels")
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
 
 def _refuse_unsafe(source: str, tree: ast.AST) -> None:
