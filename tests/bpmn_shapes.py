@@ -27,6 +27,8 @@ def canon(value):
         return ast.dump(ast.parse(str(value.source).strip(), mode="eval"))
     if isinstance(value, TimerSpec):
         return (value.kind, value.text)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a loop: Many
+        return tuple((f.name, canon(getattr(value, f.name))) for f in dataclasses.fields(value))
     if callable(value):
         return "<callable>"
     return value

@@ -282,3 +282,50 @@ def test_writing_a_process_twice_as_large_takes_about_twice_the_work():
     _chain(5).to_bpmn()  # imports and first-use work out of the count
     small, large = _calls(_chain(150).to_bpmn), _calls(_chain(600).to_bpmn)
     assert large <= 4.5 * small, (small, large)
+
+
+def test_a_loop_added_to_an_imported_task_is_written_and_runs_after_the_round_trip():
+    """multi_instance() on a task read from a file: to_bpmn() writes its
+    multiInstanceLoopCharacteristics (schema-valid, in place), so the file read back gives
+    three user tasks as the process built did (it used to give one)."""
+    model = bpm.load_bpmn((BPMN_DIR / "tasks.bpmn").read_bytes())
+    p = model.process()
+    p.multi_instance("approve", cardinality="3")
+    text = p.to_bpmn()
+    assert schema().validate(parsed(text).getroottree()), schema().error_log
+    again = bpm.load_bpmn(text).process()
+    assert elements(again) == elements(p)
+    for process in (p, again):
+        eng = bpm.Engine()
+        eng.start(process)
+        eng.run()
+        [job] = eng.fetch_jobs("charge")
+        eng.complete_job(job.id)
+        eng.run()
+        assert sorted(t.node for t in eng.tasks()) == ["approve"] * 3
+
+
+@pytest.mark.parametrize("bad", ["1st", "a b", "audit->done"])
+def test_an_id_that_is_not_an_xml_name_added_to_an_imported_process_is_refused(bad):
+    """An element added after import whose id a file cannot hold: ModelError naming the id,
+    as for a process built in Python (it used to be written out silently)."""
+    p = bpm.load_bpmn((BPMN_DIR / "tasks.bpmn").read_bytes()).process()
+    p.user_task(bad)
+    p.flow("milestone", bad)
+    with pytest.raises(bpm.ModelError, match=rf"id {bad!r} is not a valid XML id"):
+        p.to_bpmn()
+    built = bpm.Process("q")
+    built.user_task(bad)
+    with pytest.raises(bpm.ModelError, match=rf"id {bad!r} is not a valid XML id"):
+        built.to_bpmn()
+
+
+def test_an_element_added_to_an_imported_process_may_not_take_an_id_the_file_uses():
+    """An added element whose id is already a message's in the file: ModelError naming it."""
+    model = bpm.load_bpmn((BPMN_DIR / "messages.bpmn").read_bytes())
+    p = model.process()
+    taken = next(i for i in model.tree.getroot().xpath("//*/@id")
+                 if i not in {e.id for e in p.elements} and i != p.id)
+    p.user_task(taken)
+    with pytest.raises(bpm.ModelError, match=rf"id {taken!r} is already the id of something"):
+        p.to_bpmn()

@@ -19,11 +19,13 @@ from .writer import add_changes
 @dataclass(frozen=True)
 class Origin:
     """Where an imported process came from: what ``to_bpmn`` needs to write it back. The
-    baseline lists the element and flow ids read, so additions are known."""
+    baseline lists the element and flow ids read, so additions are known, and each element's
+    multi-instance loop as read, so a loop added or changed since is written."""
 
     model: BpmnModel
     elements: tuple[str, ...]
     flows: tuple[str, ...]
+    loops: tuple[tuple[str, Any], ...] = ()  # (element id, its ``Many`` or None) as read
 
 
 class BpmnModel:
@@ -40,7 +42,8 @@ class BpmnModel:
         self.processes: dict[str, Process] = processes
         for p in processes.values():
             p.origin = Origin(self, tuple(e.id for e in p.elements),
-                              tuple(f.id for f in p.flows))
+                              tuple(f.id for f in p.flows),
+                              tuple((e.id, e.many) for e in p.elements))
         lone = self._lone()
         if lone is not None:
             node = self._process_node(lone)
@@ -88,11 +91,14 @@ class BpmnModel:
 
     def to_bpmn(self) -> str:
         """The file back, as text (UTF-8 declaration): what was read, kept as it was, plus
-        what the processes gained since (elements and flows added with the builder)."""
+        what the processes gained since (elements and flows added with the builder, a
+        multi-instance loop added to an element read). ModelError naming every id added
+        that a BPMN file cannot hold (not an XML name, or already used in the file)."""
         tree = copy.deepcopy(self.tree)
         for p in self.processes.values():
             if isinstance(p.origin, Origin) and p.origin.model is self:
-                add_changes(tree, p, p.origin.elements, p.origin.flows)
+                add_changes(tree, p, p.origin.elements, p.origin.flows,
+                            dict(p.origin.loops))
         return serialize(tree)
 
     def _lone(self) -> str | None:

@@ -151,7 +151,7 @@ class _LoopReader:
                                         "end)")
 
 
-def write_loop(w: RootElements, node: etree._Element, many: el.Many) -> None:
+def write_loop(w: RootElements, node: etree._Element, many: el.Many) -> etree._Element:
     """``<multiInstanceLoopCharacteristics>`` for ``many`` as the last child of ``node``
     (after its incoming and outgoing flows, where the schema puts it)."""
     loop = etree.SubElement(node, bpmn(LOOP), isSequential=str(many.sequential).lower())
@@ -183,3 +183,4 @@ def write_loop(w: RootElements, node: etree._Element, many: el.Many) -> None:
         w.formal(loop, "loopCardinality", *expression(many.cardinality))
     if many.completion is not None:
         w.formal(loop, "completionCondition", *expression(many.completion))
+    return loop

@@ -87,21 +87,48 @@ def check_ids(ids: list[str], taken: set[str]) -> None:
 
 
 def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
-                flows: tuple[str, ...]) -> None:
+                flows: tuple[str, ...], loops: dict[str, el.Many | None]) -> None:
     """Write into ``tree`` what ``p`` gained since it was read (``elements`` and ``flows``
-    are the ids it had then): new elements, new flows, their references and diagram."""
+    are the ids it had then, ``loops`` their multi-instance loops): new elements, new
+    flows, their references and diagram, and the loop of an element read whose loop
+    changed. ModelError naming every new id a BPMN file cannot hold, as for a new file."""
     old_elements, old_flows = set(elements), set(flows)
     new_elements = [e for e in p.elements if e.id not in old_elements]
     new_flows = [f for f in p.flows if f.id not in old_flows]
-    if not new_elements and not new_flows:
+    looped = [e for e in p.elements if e.id in old_elements and e.many is not None
+              and e.many != loops.get(e.id)]
+    if not new_elements and not new_flows and not looped:
         return
     root = tree.getroot()
     proc = next((c for c in children(root, BPMN, "process") if c.get("id") == p.id), None)
     if proc is None:
         return
+    check_ids([e.id for e in new_elements],
+              {n.get("id", "") for n in root.iter() if isinstance(n.tag, str)})
     writer = Writer(root)
+    if looped:
+        index = {n.get("id"): n for n in proc.iter() if isinstance(n.tag, str)}
+        for e in looped:
+            if e.id in index and e.many is not None:
+                _replace_loop(writer, index[e.id], e.many)
     flow_ids = writer.add(proc, p, new_elements, new_flows)
     add_to_diagram(root, p, new_elements, new_flows, flow_ids, writer.fresh)
+
+
+def _replace_loop(w: RootElements, node: etree._Element, many: el.Many) -> None:
+    """``node``'s loop characteristics become ``many``, in their place in the schema's order
+    (after its data associations and performers, before a subprocess's flow elements)."""
+    for old in [c for c in node if local(c) in ("multiInstanceLoopCharacteristics",
+                                                 "standardLoopCharacteristics")]:
+        node.remove(old)
+    loop = write_loop(w, node, many)
+    at = max((i + 1 for i, c in enumerate(node) if local(c) in _BEFORE_LOOP), default=0)
+    node.insert(at, loop)  # moved from the end, where write_loop put it
+    if at > 0:  # on a line of its own, indented as its siblings
+        before = node[at - 1]
+        loop.tail = before.tail
+        if at == len(node) - 1:  # the last child now: the one before it takes their indent
+            before.tail = node.text
 
 
 class Writer(RootElements):
@@ -298,6 +325,11 @@ class _Slots:
         self.at[key] = (box, at + 1, size + 1)
 
 
+# what an activity holds before its loop characteristics, in the schema's order
+_BEFORE_LOOP = ("documentation", "extensionElements", "auditing", "monitoring",
+                "categoryValueRef", "incoming", "outgoing", "ioSpecification", "property",
+                "dataInputAssociation", "dataOutputAssociation", "resourceRole", "performer",
+                "humanPerformer", "potentialOwner")
 _HEADER = ("documentation", "extensionElements", "auditing", "monitoring", "property",
            "laneSet")
 # what a subProcess (an activity) holds before its flow elements, in the schema's order
