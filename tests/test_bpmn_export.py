@@ -329,3 +329,65 @@ def test_an_element_added_to_an_imported_process_may_not_take_an_id_the_file_use
     p.user_task(taken)
     with pytest.raises(bpm.ModelError, match=rf"id {taken!r} is already the id of something"):
         p.to_bpmn()
+
+
+def _refused_process():
+    """A process that does not validate for three reasons a file must keep: a placeholder
+    start event, a condition that does not compile, a problem recorded from outside."""
+    p = bpm.Process("refused")
+    p.unsupported("s", tag="startEvent",
+                  reason="conditional start events are not supported yet")
+    p.unsupported("late", tag="boundaryEvent", reason="compensation is not supported",
+                  attached_to="work", interrupting=False)
+    p.user_task("work")
+    p.exclusive_gateway("g")
+    p.end("big")
+    p.end("small")
+    p.end("compensated")
+    p.flow("s", "work", "g", "small")
+    p.flow("g", "big", condition="amount >")
+    p.flow("late", "compensated")
+    p.add_problem("a problem found outside the builder")
+    return p
+
+
+def test_a_refused_process_is_written_as_it_was_and_reads_back_refused_for_the_same_reasons():
+    """to_bpmn() of a process that does not validate writes isExecutable="false", each
+    placeholder with its tag and reason, the condition text as given, and the other
+    problems; read back, it is refused for each of them (it used to be written as a plain
+    start event and an unconditional flow, and run)."""
+    p = _refused_process()
+    with pytest.raises(bpm.ModelError):
+        p.validate()
+    text = p.to_bpmn()
+    root = parsed(text)
+    assert root.find("bpmn:process", NS).get("isExecutable") == "false"
+    assert root.find(".//bpmn:sequenceFlow[@targetRef='big']/bpmn:conditionExpression",
+                     NS).text == "amount >"
+    assert schema().validate(root.getroottree()), schema().error_log
+    model = bpm.load_bpmn(text)
+    again = model.processes["refused"]
+    assert [(e.id, e.kind, getattr(e, "tag", None)) for e in again.elements] == \
+        [(e.id, e.kind, getattr(e, "tag", None)) for e in p.elements]
+    with pytest.raises(bpm.ModelError) as refused:
+        model.process()
+    message = str(refused.value)
+    for reason in ("startEvent 's' is not supported: conditional start events",
+                   "boundaryEvent 'late' is not supported: compensation is not supported",
+                   "expression 'amount >' does not parse",
+                   "a problem found outside the builder"):
+        assert reason in message
+    assert bpm.load_bpmn(model.to_bpmn()).report == model.report  # and again the same
+
+
+def test_a_problem_recorded_after_import_is_written_into_the_file_it_came_from():
+    """An imported process that gains a refused condition and a problem: its file, written
+    back, reads back refused for both."""
+    p = bpm.load_bpmn((BPMN_DIR / "tasks.bpmn").read_bytes()).process()
+    p.end("other")
+    p.flow("milestone", "other", condition="total >")
+    p.add_problem("checked by hand: not ready")
+    with pytest.raises(bpm.ModelError) as refused:
+        bpm.load_bpmn(p.to_bpmn()).process()
+    assert "expression 'total >' does not parse" in str(refused.value)
+    assert "checked by hand: not ready" in str(refused.value)

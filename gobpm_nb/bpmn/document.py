@@ -26,6 +26,7 @@ class Origin:
     elements: tuple[str, ...]
     flows: tuple[str, ...]
     loops: tuple[tuple[str, Any], ...] = ()  # (element id, its ``Many`` or None) as read
+    problems: int = 0  # how many problems it had recorded (``Process.problems``) when read
 
 
 class BpmnModel:
@@ -43,7 +44,7 @@ class BpmnModel:
         for p in processes.values():
             p.origin = Origin(self, tuple(e.id for e in p.elements),
                               tuple(f.id for f in p.flows),
-                              tuple((e.id, e.many) for e in p.elements))
+                              tuple((e.id, e.many) for e in p.elements), len(p.problems))
         lone = self._lone()
         if lone is not None:
             node = self._process_node(lone)
@@ -98,7 +99,7 @@ class BpmnModel:
         for p in self.processes.values():
             if isinstance(p.origin, Origin) and p.origin.model is self:
                 add_changes(tree, p, p.origin.elements, p.origin.flows,
-                            dict(p.origin.loops))
+                            dict(p.origin.loops), p.problems[p.origin.problems:])
         return serialize(tree)
 
     def _lone(self) -> str | None:

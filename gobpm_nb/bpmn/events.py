@@ -86,7 +86,7 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = "a catch event needs an event definition"
     if tag == "boundaryEvent":
         ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason,
-                        attached_to=_host(node),
+                        attached_to=host_of(node),
                         interrupting=node.get("cancelActivity", "true") != "false")
     else:
         ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason)
@@ -122,7 +122,8 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
         p.signal_start(eid, name, signal=_signal(ctx, spec, eid), interrupting=interrupting)
 
 
-def _host(node: etree._Element) -> str:
+def host_of(node: etree._Element) -> str:
+    """The id of the activity a boundary event is attached to."""
     return (node.get("attachedToRef") or "").rpartition(":")[2]  # an id or a QName
 
 
@@ -132,7 +133,7 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     boundary = local(node) == "boundaryEvent"
     where: dict[str, Any] = {}
     if boundary:
-        where = {"attached_to": _host(node)}
+        where = {"attached_to": host_of(node)}
         if kind != "error":
             where["interrupting"] = node.get("cancelActivity", "true") != "false"
         elif node.get("cancelActivity") == "false":

@@ -22,10 +22,10 @@ from ..model import Process
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
-from .events import message_of, read_event
+from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
-from .names import BPMN, ZEEBE, children, extension, is_bpmn, local
+from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
 from .vendor import assignee, implementation, job_topic
@@ -76,6 +76,10 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     for note in ctx.notes.errors_of(p.id):  # schema errors so far: validate() reports them too
         p.add_problem(str(note))
         ctx.reported.append(str(note))
+    for ext in children(proc, BPMN, "extensionElements"):  # written while it was refused
+        for marker in ext:
+            if namespace(marker) == GOBPM and local(marker) == "problem":
+                ctx.error(marker, (marker.text or "").strip())
     for node in proc:
         if is_bpmn(node):
             read_element(ctx, node)
@@ -133,6 +137,10 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if not node.get("id"):
         ctx.error(node, f"a {tag} without an id cannot be read")
         return
+    marker = extension(node, GOBPM, "unsupported")
+    if marker is not None:  # a placeholder written by to_bpmn: the same placeholder
+        _written_placeholder(ctx, node, marker)
+        return
     activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity")
     if activity:
         _activity_extras(ctx, node)
@@ -163,6 +171,18 @@ def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool
         reason += f"; its {inner} inner elements are kept in the file but not read"
     ctx.unsupported(node.get("id", ""), node.get("name"), tag=local(node), reason=reason,
                     activity=activity)
+
+
+def _written_placeholder(ctx: Context, node: etree._Element, marker: etree._Element) -> None:
+    """A placeholder as ``to_bpmn`` writes one (``gobpm:unsupported tag reason``)."""
+    eid, name = node.get("id", ""), node.get("name")
+    tag, reason = marker.get("tag") or local(node), marker.get("reason", "")
+    if local(node) == "boundaryEvent":
+        ctx.unsupported(eid, name, tag=tag, reason=reason, attached_to=host_of(node),
+                        interrupting=node.get("cancelActivity", "true") != "false")
+    else:
+        ctx.unsupported(eid, name, tag=tag, reason=reason,
+                        activity=marker.get("activity") == "true")
 
 
 def _activity_extras(ctx: Context, node: etree._Element) -> None:

@@ -17,7 +17,6 @@ elements it joins, so the file has the structure modelers draw.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from lxml import etree
@@ -28,7 +27,17 @@ from ..model import elements as el
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop
-from .names import BPMN, FLOW_ELEMENTS, GOBPM, NSMAP, ZEEBE, bpmn, children, local
+from .names import (
+    BPMN,
+    FLOW_ELEMENTS,
+    GOBPM,
+    NSMAP,
+    SAFE_LANGUAGE,
+    ZEEBE,
+    bpmn,
+    children,
+    local,
+)
 from .roots import NCNAME, RootElements, expression, slug
 from .scopes import scope_of
 
@@ -46,6 +55,9 @@ TAGS = {"start": "startEvent", "end": "endEvent", "script_task": "scriptTask",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
         "event_gateway": "eventBasedGateway"}
+# flow elements a placeholder is not written as (it is a flow node: else a <task>)
+_NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
+                        "dataStoreReference"})
 TIMER_TAGS = {"duration": "timeDuration", "date": "timeDate", "cycle": "timeCycle"}
 
 
@@ -62,13 +74,42 @@ def new_document(p: Process) -> etree._ElementTree:
     proc = etree.SubElement(root, bpmn("process"), id=p.id)
     if p.name:
         proc.set("name", p.name)
-    proc.set("isExecutable", "true")
+    runs = _validates(p)
+    proc.set("isExecutable", "true" if runs else "false")
     writer = Writer(root)
+    if not runs:
+        write_problems(writer, proc, p, p.problems)
     flow_ids = writer.add(proc, p, p.elements, p.flows)
     new_diagram(root, p, flow_ids, writer.fresh)
     etree.cleanup_namespaces(root)  # declare only the prefixes used
     etree.indent(root, space="  ")
     return root.getroottree()
+
+
+def _validates(p: Process) -> bool:
+    try:
+        p.definition()
+    except ModelError:
+        return False
+    return True
+
+
+def write_problems(w: RootElements, proc: etree._Element, p: Process,
+                   problems: list[str]) -> None:
+    """Each of ``problems`` (recorded outside the builder's checks) that the file would not
+    carry otherwise, as ``gobpm:problem`` in the process's extensionElements: the file reads
+    back refused, naming it. A refused condition is carried by its flow instead."""
+    carried = {f.id for f in p.flows if f.refused is not None}
+    kept = [x for x in problems if x.partition(": condition: ")[0] not in carried]
+    if not kept:
+        return
+    ext = next(iter(children(proc, BPMN, "extensionElements")), None)
+    if ext is None:
+        ext = etree.Element(bpmn("extensionElements"))
+        proc.insert(max((i + 1 for i, c in enumerate(proc) if local(c) == "documentation"),
+                        default=0), ext)
+    for problem in kept:
+        etree.SubElement(ext, f"{{{GOBPM}}}problem", nsmap=w.nsmap(GOBPM)).text = problem
 
 
 def check_ids(ids: list[str], taken: set[str]) -> None:
@@ -87,17 +128,19 @@ def check_ids(ids: list[str], taken: set[str]) -> None:
 
 
 def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
-                flows: tuple[str, ...], loops: dict[str, el.Many | None]) -> None:
+                flows: tuple[str, ...], loops: dict[str, el.Many | None],
+                problems: list[str]) -> None:
     """Write into ``tree`` what ``p`` gained since it was read (``elements`` and ``flows``
-    are the ids it had then, ``loops`` their multi-instance loops): new elements, new
-    flows, their references and diagram, and the loop of an element read whose loop
-    changed. ModelError naming every new id a BPMN file cannot hold, as for a new file."""
+    are the ids it had then, ``loops`` their multi-instance loops, ``problems`` what it has
+    recorded since): new elements, new flows, their references and diagram, the loop of an
+    element read whose loop changed, the new problems. ModelError naming every new id a
+    BPMN file cannot hold, as for a new file."""
     old_elements, old_flows = set(elements), set(flows)
     new_elements = [e for e in p.elements if e.id not in old_elements]
     new_flows = [f for f in p.flows if f.id not in old_flows]
     looped = [e for e in p.elements if e.id in old_elements and e.many is not None
               and e.many != loops.get(e.id)]
-    if not new_elements and not new_flows and not looped:
+    if not new_elements and not new_flows and not looped and not problems:
         return
     root = tree.getroot()
     proc = next((c for c in children(root, BPMN, "process") if c.get("id") == p.id), None)
@@ -106,6 +149,7 @@ def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
     check_ids([e.id for e in new_elements],
               {n.get("id", "") for n in root.iter() if isinstance(n.tag, str)})
     writer = Writer(root)
+    write_problems(writer, proc, p, problems)
     if looped:
         index = {n.get("id"): n for n in proc.iter() if isinstance(n.tag, str)}
         for e in looped:
@@ -223,8 +267,8 @@ class Writer(RootElements):
     def _tag(e: el.Element) -> str:
         if isinstance(e, el.Boundary):
             return "boundaryEvent"
-        if isinstance(e, el.Unsupported):
-            return e.tag if re.match(r"^[A-Za-z]+$", e.tag) else "task"
+        if isinstance(e, el.Unsupported):  # its tag is in gobpm:unsupported too
+            return e.tag if e.tag in FLOW_ELEMENTS and e.tag not in _NOT_NODES else "task"
         return TAGS[e.kind]
 
     def _extensions(self, node: etree._Element, e: el.Element) -> None:
@@ -238,6 +282,11 @@ class Writer(RootElements):
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
         if isinstance(e, (el.MessageThrow, el.SignalThrow)) and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
+        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
+            marker = {"tag": e.tag, "reason": e.reason}
+            if isinstance(e, el.Unsupported) and e.activity:
+                marker["activity"] = "true"
+            found.append((GOBPM, "unsupported", marker))
         if not found:
             return
         ext = etree.SubElement(node, bpmn("extensionElements"))
@@ -279,6 +328,8 @@ class Writer(RootElements):
                              targetRef=f.target)
         if f.condition is not None:
             self.formal(node, "conditionExpression", *expression(f.condition))
+        elif f.refused is not None:  # as given: it reads back refused the same way
+            self.formal(node, "conditionExpression", f.refused, SAFE_LANGUAGE)
         return node
 
 

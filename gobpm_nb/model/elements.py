@@ -387,3 +387,6 @@ class Flow:
     source: str
     target: str
     condition: Expr | None = None
+    #: A condition given as text that did not compile (the process refuses it): kept so
+    #: that a file written for the process carries it as it was given.
+    refused: str | None = None

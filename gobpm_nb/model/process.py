@@ -64,6 +64,13 @@ class Process(Builder):
         self._problems.append(problem)
         self._cache = None
 
+    @property
+    def problems(self) -> list[str]:
+        """The problems recorded outside the builder's checks, in order: ``add_problem``'s,
+        and each expression or timer given that did not compile (``validate()`` lists them
+        with the rest)."""
+        return list(self._problems)
+
     def scope(self, id: str) -> Scope:
         """The builder of what is inside subprocess ``id`` (one added earlier, or read from
         a file)."""
@@ -136,7 +143,8 @@ class Process(Builder):
         for source, target in zip(ids, ids[1:], strict=False):
             fid = id if id is not None else f"{source}->{target}"
             expr = self._expr(fid, "condition", condition)
-            self._flows.append(el.Flow(fid, source, target, expr))
+            refused = condition if expr is None and isinstance(condition, str) else None
+            self._flows.append(el.Flow(fid, source, target, expr, refused))
             made.append(fid)
         self._cache = None
         return made
