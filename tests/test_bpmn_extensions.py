@@ -147,3 +147,71 @@ def test_how_tasks_without_work_map(node, kind):
     e, report = element(node, message())
     assert e.kind == kind
     assert report == []
+
+
+def extended(tag, ext, inner=""):
+    """Node ``x`` of kind ``tag`` carrying ``ext`` in its extensionElements."""
+    return f'<{tag} id="x"><extensionElements>{ext}</extensionElements>{inner}</{tag}>'
+
+
+JOB = '<zeebe:taskDefinition type="charge"/>'
+NOT_RUN = {
+    "zeebe:ioMapping outputs on a service task": (
+        extended("serviceTask", JOB + '<zeebe:ioMapping><zeebe:output source="=total" '
+                 'target="total"/></zeebe:ioMapping>'),
+        "zeebe:ioMapping on serviceTask 'x' is not run (1 output)"),
+    "zeebe:ioMapping inputs on a user task": (
+        extended("userTask", '<zeebe:ioMapping><zeebe:input source="=a" target="b"/>'
+                 '<zeebe:input source="=c" target="d"/></zeebe:ioMapping>'),
+        "zeebe:ioMapping on userTask 'x' is not run (2 inputs)"),
+    "camunda:inputOutput": (
+        extended("task", '<camunda:inputOutput><camunda:outputParameter name="total">'
+                 '${price * qty}</camunda:outputParameter></camunda:inputOutput>'),
+        "camunda:inputOutput on task 'x' is not run (1 outputParameter)"),
+    "camunda:executionListener": (
+        extended("task", '<camunda:executionListener class="com.acme.Audit" event="start"/>'),
+        "camunda:executionListener on task 'x' is not run (empty)"),
+    "zeebe:executionListeners": (
+        extended("serviceTask", JOB + '<zeebe:executionListeners><zeebe:executionListener '
+                 'eventType="end" type="audit"/></zeebe:executionListeners>'),
+        "zeebe:executionListeners on serviceTask 'x' is not run (1 executionListener)"),
+    "zeebe:taskListeners": (
+        extended("userTask", '<zeebe:taskListeners><zeebe:taskListener eventType="complete" '
+                 'type="check"/></zeebe:taskListeners>'),
+        "zeebe:taskListeners on userTask 'x' is not run (1 taskListener)"),
+}
+
+
+@pytest.mark.parametrize("node, says", NOT_RUN.values(), ids=NOT_RUN.keys())
+def test_a_vendor_extension_that_changes_data_or_behaviour_is_an_error_naming_it(node, says):
+    """Mappings and listeners the engine does not run are error notes on their element,
+    naming the extension (they used to be dropped silently: the process ran without
+    them)."""
+    model = bpm.load_bpmn(one_node(node))
+    [note] = model.report
+    assert (note.severity, note.element) == ("error", "x")
+    assert note.message.startswith(says)
+    with pytest.raises(bpm.ModelError, match="is not run"):
+        model.process()
+
+
+def test_listeners_on_a_flow_or_the_process_are_errors_too():
+    """An execution listener on a sequence flow (taken) or on the process (start, end)."""
+    listener = ('<extensionElements><camunda:executionListener event="take" '
+                'expression="${audit.log()}"/></extensionElements>')
+    doc = one_node('<task id="x"/>').replace(
+        '<sequenceFlow id="f1" sourceRef="s" targetRef="x"/>',
+        f'<sequenceFlow id="f1" sourceRef="s" targetRef="x">{listener}</sequenceFlow>'
+    ).replace('isExecutable="true">', f'isExecutable="true">{listener}')
+    model = bpm.load_bpmn(doc)
+    assert [(n.element, n.message.split(" (")[0]) for n in model.report] == [
+        ("p", "camunda:executionListener on process 'p' is not run"),
+        ("f1", "camunda:executionListener on sequenceFlow 'f1' is not run")]
+
+
+def test_a_call_activity_keeps_reading_its_zeebe_io_mapping():
+    """A call activity's same-name mappings are its inputs and outputs, not a refusal."""
+    e, report = element(extended("callActivity", '<zeebe:calledElement processId="bill"/>'
+                                 '<zeebe:ioMapping><zeebe:input source="=total" '
+                                 'target="total"/></zeebe:ioMapping>'))
+    assert (e.kind, e.inputs, report) == ("call_activity", ("total",), [])

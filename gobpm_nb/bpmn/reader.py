@@ -28,7 +28,7 @@ from .loops import read_loop
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
-from .vendor import assignee, implementation, job_topic
+from .vendor import assignee, implementation, job_topic, not_run
 
 EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
           "boundaryEvent"}
@@ -80,6 +80,7 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
         for marker in ext:
             if namespace(marker) == GOBPM and local(marker) == "problem":
                 ctx.error(marker, (marker.text or "").strip())
+    not_run(ctx, proc)
     for node in proc:
         if is_bpmn(node):
             read_element(ctx, node)
@@ -141,6 +142,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if marker is not None:  # a placeholder written by to_bpmn: the same placeholder
         _written_placeholder(ctx, node, marker)
         return
+    not_run(ctx, node)
     activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity")
     if activity:
         _activity_extras(ctx, node)
@@ -268,6 +270,7 @@ def _default_target(ctx: Context, node: etree._Element) -> str | None:
 
 def read_flow(ctx: Context, node: etree._Element) -> None:
     """A sequence flow, its condition translated (FEEL, JUEL or plain comparisons)."""
+    not_run(ctx, node)
     condition = None
     found = node.find(f"{{{BPMN}}}conditionExpression")
     if found is not None:

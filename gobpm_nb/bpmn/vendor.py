@@ -7,6 +7,12 @@
   standard ``correlationProperty`` whose ``correlationPropertyRetrievalExpression`` for the
   message is a plain field;
 - payload fields of a message or signal throw: our own ``gobpm:payload fields="a b"``.
+
+Extensions that would change the data or run code, which the engine does not run, are error
+notes naming the extension and its element (``not_run``), never dropped silently:
+``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``,
+execution listeners (``zeebe:executionListeners``, ``camunda:executionListener``) and task
+listeners (``zeebe:taskListeners``, ``camunda:taskListener``).
 """
 
 from __future__ import annotations
@@ -18,7 +24,18 @@ from lxml import etree
 from ..errors import ModelError
 from .context import Context
 from .expressions import translate
-from .names import BPMN, GOBPM, ZEEBE, camunda_attr, children, extension, local
+from .names import (
+    BPMN,
+    CAMUNDA,
+    GOBPM,
+    ZEEBE,
+    camunda_attr,
+    children,
+    extension,
+    label,
+    local,
+    namespace,
+)
 
 _FEEL_STRING = re.compile(r'^=\s*"((?:[^"\\]|\\.)*)"\s*$')
 
@@ -111,6 +128,49 @@ def _standard_key(ctx: Context, message: etree._Element, owner: str) -> str | No
                 return None
             return field
     return None
+
+
+_NO_LOCALS = ("the engine has no local variables: what a task, job, message or child "
+              "returns is merged into the instance data as it is, and nothing is mapped in")
+_NO_LISTENERS = "the engine calls no code when an element starts, ends or is taken"
+# (namespaces, local name) -> why the engine does not run it
+_NOT_RUN: dict[tuple[tuple[str, ...], str], str] = {
+    ((ZEEBE,), "ioMapping"): _NO_LOCALS,
+    (CAMUNDA, "inputOutput"): _NO_LOCALS,
+    ((ZEEBE,), "executionListeners"): _NO_LISTENERS,
+    (CAMUNDA, "executionListener"): _NO_LISTENERS,
+    ((ZEEBE,), "taskListeners"): "the engine calls no code when a user task is created, "
+                                 "assigned or completed",
+    (CAMUNDA, "taskListener"): "the engine calls no code when a user task is created, "
+                               "assigned or completed",
+}
+
+
+def not_run(ctx: Context, node: etree._Element) -> None:
+    """An error note for each extension of ``node`` (a flow node, a flow, a process) that
+    would change data or behaviour and is not run; a call activity's ``zeebe:ioMapping`` is
+    read by ``calls.py``."""
+    eid = node.get("id")
+    for ext in children(node, BPMN, "extensionElements"):
+        for found in ext:
+            for (spaces, name), why in _NOT_RUN.items():
+                if local(found) != name or namespace(found) not in spaces:
+                    continue
+                if name == "ioMapping" and local(node) == "callActivity":
+                    continue
+                ctx.error(found, f"{label(found)} on {local(node)} {eid!r} is not run "
+                                 f"({_parts(found)}): {why}")
+
+
+def _parts(found: etree._Element) -> str:
+    """What an extension holds, by kind and count: ``2 inputs, 1 output``."""
+    counts: dict[str, int] = {}
+    for c in found:
+        if isinstance(c.tag, str):
+            counts[local(c)] = counts.get(local(c), 0) + 1
+    if not counts:
+        return "empty"
+    return ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items())
 
 
 def implementation(node: etree._Element) -> str:
