@@ -161,3 +161,20 @@ def test_ended_at_receive():
     eng.publish_message("paid", key=1)
     eng.run()
     assert ended_at(inst) == ["e"]
+
+
+def test_a_message_throw_whose_key_field_is_missing_says_so_like_a_wait():
+    """A message throw's key naming an absent field: the incident says 'names missing field'
+    as a wait's does (it said "raised KeyError: 'order'")."""
+    p = bpm.Process("tell")
+    p.start("s")
+    p.message_throw("t", message="paid", key="order")
+    p.end("e")
+    p.flow("s", "t", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p, {})
+    eng.run()
+    assert inst.state == "failed"
+    [incident] = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "t"
+    assert incident.details["cause"] == "correlation key 'order' names missing field 'order'"

@@ -116,6 +116,9 @@ def throw_key(run: Run, node: el.MessageThrow) -> Any:
     assert node.key is not None
     try:
         key = node.key(run.seen())
+    except KeyError as exc:  # worded as a wait's key that names a missing field
+        raise Incident(node.id, f"correlation key {node.key.describe()!r} names missing "
+                                f"field {exc}") from None
     except Exception as exc:  # a user's key failed: an incident, never an escape
         raise Incident(node.id, f"correlation key {node.key.describe()!r} raised "
                                 f"{type(exc).__name__}: {exc}") from None
