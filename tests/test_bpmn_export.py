@@ -391,3 +391,38 @@ def test_a_problem_recorded_after_import_is_written_into_the_file_it_came_from()
         bpm.load_bpmn(p.to_bpmn()).process()
     assert "expression 'total >' does not parse" in str(refused.value)
     assert "checked by hand: not ready" in str(refused.value)
+
+
+SPREAD = """<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"
+    id="d"
+    targetNamespace="http://example.com"><process id="p"
+    isExecutable="true">
+  <!-- a comment
+       over two lines -->
+  <startEvent
+      id="s"/><task id="t"
+      name="a&#10;b"
+  />
+  <task id="lonely"/>
+  <endEvent id="e"/>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+  <sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
+</process></definitions>"""
+
+
+@pytest.mark.parametrize("declaration", ["", '<?xml version="1.0"?>\n',
+                                         '<?xml version="1.0"?>\n\n<!-- before -->\n'])
+def test_every_element_read_keeps_its_line_after_to_bpmn(declaration):
+    """Start tags spread over several lines (the root's, an element's), a file with no
+    declaration: written back, every element ends its start tag on the line it did, so the
+    report's lines are the same (lxml writes a start tag on one line: they used to move)."""
+    source = declaration + SPREAD
+    model = bpm.load_bpmn(source)
+    text = model.to_bpmn()
+
+    def lines(doc):
+        return [(n.tag, n.sourceline) for n in etree.fromstring(doc.encode()).iter()]
+
+    assert lines(text) == lines(source)
+    assert [n.line for n in bpm.load_bpmn(text).report] == [n.line for n in model.report]
+    assert any(n.element == "lonely" for n in model.report)

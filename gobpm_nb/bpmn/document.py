@@ -121,12 +121,58 @@ class BpmnModel:
 
 def serialize(tree: etree._ElementTree) -> str:
     """A tree as text with a UTF-8 declaration (the text is no longer in the file's bytes);
-    comments and processing instructions around the root keep a line each, so every
-    element stays on the line it was read from."""
+    comments and processing instructions around the root keep a line each. lxml writes
+    each start tag on one line, so where the file spread one over several lines, blank
+    lines are added before it (``_keep_lines``): every element read still ends its start
+    tag on the line it did in the file (its ``sourceline``, the line a note gives), unless
+    something was added above it."""
     root = tree.getroot()
     before = [etree.tostring(n, encoding="unicode", with_tail=False)
               for n in reversed(list(root.itersiblings(preceding=True)))]
     after = [etree.tostring(n, encoding="unicode", with_tail=False)
              for n in root.itersiblings()]
+    prolog = ['<?xml version="1.0" encoding="UTF-8"?>', *before]
+    head, gap = "\n".join(prolog), "\n"
+    line = head.count("\n") + 2  # where the root's start tag is written
+    if root.sourceline is not None and root.sourceline < line:
+        head, gap = "".join(prolog), ""  # the file had no declaration: the root stays put
+        line = head.count("\n") + 1
+    if root.sourceline is not None and root.sourceline > line:
+        head += "\n" * (root.sourceline - line)
+        line = root.sourceline
+    _keep_lines(root, line)
     body = etree.tostring(root, encoding="unicode", with_tail=False)
-    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', *before, body, *after]) + "\n"
+    return head + gap + "\n".join([body, *after]) + "\n"
+
+
+def _keep_lines(node: etree._Element, line: int) -> int:
+    """Add newlines to the whitespace before each element inside ``node`` (whose one-line
+    start tag is written on ``line``) that would otherwise end its start tag above its
+    ``sourceline``; the line ``node``'s end tag is written on."""
+    line += (node.text or "").count("\n")
+    previous: etree._Element | None = None
+    for child in node:
+        if isinstance(child.tag, str):
+            want = child.sourceline
+            if want is not None and want > line and _pad(node, previous, want - line):
+                line = want
+            line = _keep_lines(child, line)
+        else:  # a comment or processing instruction: written as it was read
+            line += etree.tostring(child, encoding="unicode", with_tail=False).count("\n")
+        line += (child.tail or "").count("\n")
+        previous = child
+    return line
+
+
+def _pad(parent: etree._Element, previous: etree._Element | None, lines: int) -> bool:
+    """Add ``lines`` newlines to the whitespace before the child after ``previous`` (the
+    parent's text when it is the first); False when that text is not whitespace."""
+    text = parent.text if previous is None else previous.tail
+    if text is not None and text.strip():
+        return False
+    padded = "\n" * lines + (text or "")
+    if previous is None:
+        parent.text = padded
+    else:
+        previous.tail = padded
+    return True
