@@ -192,3 +192,59 @@ def test_a_schema_error_alone_keeps_its_process_from_running():
         model.process()
     with pytest.raises(bpm.ModelError, match="startQuantity"):
         model.processes["p"].validate()
+
+
+ONE = ('<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
+       'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="d" '
+       'targetNamespace="http://example.com">{roots}\n<process id="p" isExecutable="true">'
+       '\n{body}\n</process></definitions>')
+
+
+def test_a_note_on_an_unknown_element_names_the_element_not_its_process():
+    """<fooTask id="x"> in a process: its notes name 'x' (tag fooTask) and its name; they
+    used to name the process."""
+    body = ('<startEvent id="s"/>\n<fooTask id="x" name="Foo"/>\n<endEvent id="e"/>\n'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="x"/>\n'
+            '<sequenceFlow id="f2" sourceRef="x" targetRef="e"/>')
+    report = bpm.load_bpmn(ONE.format(roots="", body=body)).report
+    assert report and all((n.element, n.tag, n.name, n.line, n.process) ==
+                          ("x", "fooTask", "Foo", 4, "p") for n in report), report
+
+
+def test_notes_name_elements_by_their_tag_in_the_file_not_the_engine_kind():
+    """An unreachable <task> is "task 'lonely' is unreachable", not "script_task 'lonely'";
+    a condition in the safe syntax that does not compile names its sequenceFlow once."""
+    body = ('<startEvent id="s"/>\n<task id="lonely"/>\n<endEvent id="e"/>\n'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="e"><conditionExpression '
+            'language="urn:gobpm-nb:safe-expression">a +</conditionExpression>'
+            '</sequenceFlow>')
+    messages = [str(n) for n in bpm.load_bpmn(ONE.format(roots="", body=body)).report]
+    assert "line 4: task 'lonely' is unreachable from the start event" in messages
+    assert not any("script_task" in m for m in messages), messages
+    assert any(m.startswith("line 6: sequenceFlow 'f1': condition: expression 'a +' does not "
+                            "parse") for m in messages), messages
+
+
+def test_no_note_is_given_twice():
+    """A message whose correlation key does not translate, named by two receive tasks, is
+    one note (it was one per task); an id used three times is one 'duplicate id' note."""
+    roots = ('<message id="M" name="paid"><extensionElements><zeebe:subscription '
+             'correlationKey="=order.id"/></extensionElements></message>')
+    body = ('<startEvent id="s"/>\n<receiveTask id="r1" messageRef="M"/>\n'
+            '<receiveTask id="r2" messageRef="M"/>\n<endEvent id="e"/>\n'
+            '<task id="d"/>\n<task id="d"/>\n<task id="d"/>\n'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="r1"/>\n'
+            '<sequenceFlow id="f2" sourceRef="r1" targetRef="r2"/>\n'
+            '<sequenceFlow id="f3" sourceRef="r2" targetRef="e"/>')
+    report = bpm.load_bpmn(ONE.format(roots=roots, body=body)).report
+    assert len(report) == len(set(report)), report
+    assert sum("correlation key '=order.id'" in n.message for n in report) == 1
+    assert sum(n.message == "duplicate id 'd'" for n in report) == 1
+    assert all(n.process == "p" for n in report)
+
+
+def test_a_note_is_still_a_five_field_note_to_old_code():
+    """name and process were added at the end, with defaults: old constructions still work."""
+    note = Note("error", "x", "task", 3, "why")
+    assert note == ("error", "x", "task", 3, "why", None, None)
+    assert str(note) == "line 3: task 'x': why"

@@ -314,7 +314,7 @@ def test_a_placeholder_inside_a_subprocess_is_within_it():
 
 @pytest.mark.parametrize("body, element, fragment", [
     ('<subProcess id="ev" triggeredByEvent="true"><endEvent id="ee"/></subProcess>',
-     "ev", "event_subprocess 'ev' needs exactly one start event"),
+     "ev", "subProcess 'ev' needs exactly one start event"),
     ('<subProcess id="ev" triggeredByEvent="true"><startEvent id="es"/><endEvent id="ee"/>'
      '<sequenceFlow id="fe" sourceRef="es" targetRef="ee"/></subProcess>',
      "ev", "it has 1 without a trigger"),

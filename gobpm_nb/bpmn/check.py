@@ -17,7 +17,7 @@ from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
 from .context import Context
-from .names import FLOW_ELEMENTS, local
+from .names import FLOW_ELEMENTS, label, local
 
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # a missing part that the reader explains better when it has noted the element already
@@ -49,8 +49,9 @@ def check_process(ctx: Context, proc: etree._Element) -> None:
         # explains the missing start
         placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
                              if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
+        kinds = {e.id: e.kind for e in p.elements}
         already = list(ctx.reported)
-        for problem in exc.problems:
+        for problem in dict.fromkeys(exc.problems):  # the same problem twice: one note
             if problem in already:
                 already.remove(problem)
                 continue
@@ -61,7 +62,8 @@ def check_process(ctx: Context, proc: etree._Element) -> None:
                 continue
             if any(m in problem for m in _NO_STARTS) and node.get("id") in placeholder_start:
                 continue
-            ctx.notes.error(node, _hinted(problem, node), ctx.pid)
+            ctx.notes.error(node, _hinted(_in_file_terms(problem, node, kinds), node),
+                            ctx.pid)
 
 
 def _reached_past_placeholders(p: Process) -> set[str]:
@@ -104,6 +106,17 @@ def _element_of(ctx: Context, problem: str, proc: etree._Element) -> etree._Elem
         if node is not None and ctx.process_of.get(quoted) == ctx.pid:
             return node
     return proc
+
+
+def _in_file_terms(problem: str, node: etree._Element, kinds: dict[str, str]) -> str:
+    """A problem about ``node`` that starts with the engine's name of it (``script_task
+    'x'``, ``x: condition: ...``) starts with the file's (``task 'x'``) instead."""
+    eid = node.get("id", "")
+    for engine in (f"{kinds[eid]} {eid!r}" if eid in kinds else None, f"{eid}:"):
+        if engine is not None and problem.startswith(engine):
+            rest = problem[len(engine):]
+            return f"{label(node)} {eid!r}" + (rest if engine.endswith("'") else ":" + rest)
+    return problem
 
 
 def _hinted(problem: str, node: etree._Element) -> str:

@@ -36,6 +36,8 @@ class Context:
     flow_scope: dict[str, str | None] = field(default_factory=dict)
     reported: list[str] = field(default_factory=list)  # problems already noted, verbatim
     explained: set[str] = field(default_factory=set)  # ids whose missing parts are noted
+    #: message id -> (its correlation key, whether reading it failed), read once per process
+    keys: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, tree: etree._ElementTree, notes: Notes) -> Context:
@@ -64,6 +66,7 @@ class Context:
         self.flow_scope = {}
         self.reported = []
         self.explained = set()
+        self.keys = {}
 
     @property
     def p(self) -> Builder:

@@ -6,7 +6,11 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from .names import FLOW_ELEMENTS, label, local
+from .names import FLOW_ELEMENTS, is_bpmn, label, local
+
+# what holds flow elements: a BPMN element with an id directly inside one is named by notes
+# about it, even when its tag is not one this package knows
+_CONTAINERS = frozenset({"process", "subProcess", "adHocSubProcess", "transaction"})
 
 
 class Note(NamedTuple):
@@ -18,6 +22,8 @@ class Note(NamedTuple):
     tag: str  # its tag: ``subProcess``, ``zeebe:taskDefinition``
     line: int | None  # its line in the source (lxml's ``sourceline``)
     message: str  # what is unsupported or wrong, and why
+    name: str | None = None  # the element's name in the file, when it has one
+    process: str | None = None  # the id of the process it concerns (None: the document)
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line is not None else "no line"
@@ -35,7 +41,8 @@ def owner(node: etree._Element) -> etree._Element | None:
     while here is not None:
         if here.get("id") is not None:
             parent = here.getparent()
-            if local(here) in FLOW_ELEMENTS or parent is None or parent.getparent() is None:
+            if local(here) in FLOW_ELEMENTS or parent is None or parent.getparent() is None \
+                    or (is_bpmn(here) and is_bpmn(parent) and local(parent) in _CONTAINERS):
                 return here
             nearest = nearest if nearest is not None else here
         here = here.getparent()
@@ -58,7 +65,8 @@ class Notes:
         named = owner(node)
         tag = label(named) if named is not None else label(node)
         element = named.get("id") if named is not None else None
-        note = Note(severity, element, tag, node.sourceline, message)
+        name = named.get("name") if named is not None else None
+        note = Note(severity, element, tag, node.sourceline, message, name, process)
         self.items.append((note, process))
 
     def error(self, node: etree._Element, message: str, process: str | None) -> None:

@@ -93,20 +93,32 @@ def payload(node: etree._Element) -> tuple[str, ...]:
 
 
 def correlation_key(ctx: Context, message: etree._Element, owner: str) -> str | None:
-    """The safe expression whose value in the instance's data correlates ``message``."""
+    """The safe expression whose value in the instance's data correlates ``message``. Read
+    once per message and process: every event that names the message shares the answer,
+    and a key that cannot be read is one note, not one per event."""
+    mid = message.get("id", "")
+    if mid not in ctx.keys:
+        ctx.keys[mid] = _key(ctx, message)
+    key, failed = ctx.keys[mid]
+    if failed:
+        ctx.explained.add(owner)
+    return key
+
+
+def _key(ctx: Context, message: etree._Element) -> tuple[str | None, bool]:
+    """The message's key, and whether reading it failed (an error note made)."""
     sub = extension(message, ZEEBE, "subscription")
     if sub is not None and sub.get("correlationKey") is not None:
         text = sub.get("correlationKey", "")
         try:
-            return translate(text, None, "correlation key")
+            return translate(text, None, "correlation key"), False
         except ModelError as exc:
             ctx.error(sub, str(exc))
-            ctx.explained.add(owner)
-            return None
-    return _standard_key(ctx, message, owner)
+            return None, True
+    return _standard_key(ctx, message)
 
 
-def _standard_key(ctx: Context, message: etree._Element, owner: str) -> str | None:
+def _standard_key(ctx: Context, message: etree._Element) -> tuple[str | None, bool]:
     """A ``correlationProperty`` retrieval expression for this message, if a plain field."""
     mid = message.get("id")
     for prop in children(ctx.root, BPMN, "correlationProperty"):
@@ -124,10 +136,9 @@ def _standard_key(ctx: Context, message: etree._Element, owner: str) -> str | No
                 ctx.error(path if path is not None else how,
                           f"correlation key {text.strip()!r} of message {mid!r} is not a "
                           "plain field name")
-                ctx.explained.add(owner)
-                return None
-            return field
-    return None
+                return None, True
+            return field, False
+    return None, False
 
 
 _NO_LOCALS = ("the engine has no local variables: what a task, job, message or child "
