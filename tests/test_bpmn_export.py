@@ -335,10 +335,10 @@ def _refused_process():
     """A process that does not validate for three reasons a file must keep: a placeholder
     start event, a condition that does not compile, a problem recorded from outside."""
     p = bpm.Process("refused")
-    p.unsupported("s", tag="startEvent",
+    p.unsupported("s", tag="startEvent", definition="conditional",
                   reason="conditional start events are not supported yet")
     p.unsupported("late", tag="boundaryEvent", reason="compensation is not supported",
-                  attached_to="work", interrupting=False)
+                  attached_to="work", interrupting=False, definition="compensate")
     p.user_task("work")
     p.exclusive_gateway("g")
     p.end("big")
@@ -353,9 +353,9 @@ def _refused_process():
 
 def test_a_refused_process_is_written_as_it_was_and_reads_back_refused_for_the_same_reasons():
     """to_bpmn() of a process that does not validate writes isExecutable="false", each
-    placeholder with its tag and reason, the condition text as given, and the other
-    problems; read back, it is refused for each of them (it used to be written as a plain
-    start event and an unconditional flow, and run)."""
+    placeholder with its tag, event definition and reason, the condition text as given, and
+    the other problems; read back, it is refused for each of them (it used to be written as
+    a plain start event and an unconditional flow, and run)."""
     p = _refused_process()
     with pytest.raises(bpm.ModelError):
         p.validate()
@@ -364,11 +364,14 @@ def test_a_refused_process_is_written_as_it_was_and_reads_back_refused_for_the_s
     assert root.find("bpmn:process", NS).get("isExecutable") == "false"
     assert root.find(".//bpmn:sequenceFlow[@targetRef='big']/bpmn:conditionExpression",
                      NS).text == "amount >"
+    assert root.find(".//bpmn:startEvent[@id='s']/bpmn:conditionalEventDefinition",
+                     NS) is not None
+    assert root.find(".//bpmn:boundaryEvent[@id='late']/bpmn:compensateEventDefinition",
+                     NS) is not None
     assert schema().validate(root.getroottree()), schema().error_log
     model = bpm.load_bpmn(text)
     again = model.processes["refused"]
-    assert [(e.id, e.kind, getattr(e, "tag", None)) for e in again.elements] == \
-        [(e.id, e.kind, getattr(e, "tag", None)) for e in p.elements]
+    assert elements(again) == elements(p)
     with pytest.raises(bpm.ModelError) as refused:
         model.process()
     message = str(refused.value)

@@ -78,10 +78,11 @@ class Context:
 
     def unsupported(self, id: str, name: str | None, *, tag: str, reason: str,
                     activity: bool = False, attached_to: str | None = None,
-                    interrupting: bool = True) -> None:
+                    interrupting: bool = True, definition: str = "") -> None:
         """A placeholder (``Builder.unsupported``) in the scope being read."""
         self.p.unsupported(id, name, tag=tag, reason=reason, activity=activity,
-                           attached_to=attached_to, interrupting=interrupting)
+                           attached_to=attached_to, interrupting=interrupting,
+                           definition=definition)
 
     # -- notes --------------------------------------------------------------------------
     def error(self, node: etree._Element, message: str) -> None:

@@ -84,12 +84,14 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
     else:
         reason = "a catch event needs an event definition"
+    kind = found[0] if found is not None else ""
     if tag == "boundaryEvent":
         ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason,
                         attached_to=host_of(node),
-                        interrupting=node.get("cancelActivity", "true") != "false")
+                        interrupting=node.get("cancelActivity", "true") != "false",
+                        definition=kind)
     else:
-        ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason)
+        ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason, definition=kind)
 
 
 def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:

@@ -179,12 +179,15 @@ def _written_placeholder(ctx: Context, node: etree._Element, marker: etree._Elem
     """A placeholder as ``to_bpmn`` writes one (``gobpm:unsupported tag reason``)."""
     eid, name = node.get("id", ""), node.get("name")
     tag, reason = marker.get("tag") or local(node), marker.get("reason", "")
+    kind = next((local(c)[: -len("EventDefinition")] for c in node
+                 if is_bpmn(c) and local(c).endswith("EventDefinition")), "")
     if local(node) == "boundaryEvent":
         ctx.unsupported(eid, name, tag=tag, reason=reason, attached_to=host_of(node),
-                        interrupting=node.get("cancelActivity", "true") != "false")
+                        interrupting=node.get("cancelActivity", "true") != "false",
+                        definition=kind)
     else:
         ctx.unsupported(eid, name, tag=tag, reason=reason,
-                        activity=marker.get("activity") == "true")
+                        activity=marker.get("activity") == "true", definition=kind)
 
 
 def _activity_extras(ctx: Context, node: etree._Element) -> None:

@@ -322,6 +322,11 @@ class Writer(RootElements):
             self.formal(sub("conditional"), "condition", *expression(e.condition))
         if isinstance(e, (el.LinkThrow, el.LinkCatch)):
             sub("link", name=e.link)
+        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and \
+                e.definition.isalpha():  # the one it had in the file, as the schema allows
+            found = sub(e.definition, **({"name": ""} if e.definition == "link" else {}))
+            if e.definition == "conditional":
+                self.formal(found, "condition", "", None)
 
     def flow(self, f: el.Flow, fid: str) -> etree._Element:
         node = etree.Element(bpmn("sequenceFlow"), id=fid, sourceRef=f.source,

@@ -205,15 +205,17 @@ class Builder:
 
     def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
                     activity: bool = False, attached_to: str | None = None,
-                    interrupting: bool = True) -> str:
+                    interrupting: bool = True, definition: str = "") -> str:
         """A placeholder for an element the engine cannot run yet (read from a file): it keeps
         the flows to and from it, and ``validate()`` refuses it naming ``tag`` and ``reason``.
-        With ``attached_to`` it is a boundary event of that activity."""
+        With ``attached_to`` it is a boundary event of that activity; ``definition`` names an
+        event's definition (``compensate``), written back with it."""
         if attached_to is not None:
             return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
                                                     interrupting=interrupting, tag=tag,
-                                                    reason=reason))
-        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity))
+                                                    reason=reason, definition=definition))
+        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity,
+                                        definition=definition))
 
 class Scope(str, Builder):
     """A subprocess's id, and the builder of what is inside it. Elements added through it are

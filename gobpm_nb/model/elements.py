@@ -368,6 +368,7 @@ class Unsupported(Element):
     tag: str = ""
     reason: str = ""
     activity: bool = False  # per placeholder, not per class
+    definition: str = ""  # an event's definition in the file: ``compensate``, ``conditional``
     kind = "unsupported"
 
 
@@ -378,6 +379,7 @@ class UnsupportedBoundary(Boundary):
 
     tag: str = ""
     reason: str = ""
+    definition: str = ""  # its event definition in the file: ``compensate``, ``cancel``
     kind = "unsupported_boundary"
 
 
