@@ -134,6 +134,8 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
         if scope is None:
             return False
         assert host is not None
+        if many.inner(run, host):  # a multi-instance subprocess's boundaries guard its body
+            host = run.tracks[host.scope or ""]
         for b in run.defn.boundaries.get(host.node, ()):
             if catches(b, kind, code):
                 run.emit(f"{kind}_caught", tr.id, tr.node, {kind: code, "boundary": b.id})
