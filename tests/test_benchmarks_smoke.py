@@ -105,3 +105,21 @@ def test_million_benchmark_runs_small(tmp_path):
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
     assert "\r" not in proc.stdout  # no progress line when stdout is not a terminal
     assert out.exists()
+
+
+def test_many_growth_benchmark_runs_small(tmp_path):
+    """benchmarks/many_growth.py at a few dozen items: every instance completed, a row per
+    shape and size and the per-item ratio printed (never a timing check)."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "many_growth.py"), "--sizes",
+                           "20,40", "--json", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for shape in ("task", "subprocess"):
+        for n in (20, 40):
+            assert re.search(rf"^{shape} +{n} +\d+\.\d\d +\d+\.\d\d +\d+\.\d{{3}}$",
+                             proc.stdout, re.MULTILINE), proc.stdout
+        assert re.search(rf"^{shape}_per_item_ratio=\d+\.\d\d \(40 over 20 items",
+                         proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert out.exists()

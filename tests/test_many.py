@@ -325,3 +325,63 @@ def test_an_item_that_throws_after_a_restart_cancels_the_whole_activity(tmp_path
     eng.run()
     settled(eng, inst)
     assert entered(eng, inst, "handled") == 1
+
+
+# -- completing many items costs the same per item however many there are -------------------
+def many_tasks(subprocess):
+    p = bpm.Process("wide")
+    p.start("s")
+    if subprocess:
+        with p.subprocess("each") as sp:
+            sp.flow(sp.start("a"), sp.user_task("u"), sp.end("z"))
+        p.multi_instance("each", collection="xs", element="x")
+    else:
+        p.user_task("each")
+        p.multi_instance("each", collection="xs", element="x", output_collection="ys",
+                         output_element="y")
+    p.end("e")
+    p.flow("s", "each", "e")
+    return p
+
+
+def looks_while_completing(monkeypatch, n, subprocess, dehydrate):
+    """How many times the engine read a track's state or a hold's track while every task
+    of an ``n``-item multi-instance activity was completed (and the instance ended): the
+    tracks and holds it looked through."""
+    from gobpm_nb.engine.holders import Hold
+    from gobpm_nb.engine.records import Track
+
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(many_tasks(subprocess), {"xs": list(range(n))})
+    eng.run()
+    tasks = eng.tasks()
+    looks = [0]
+    state, track = Track.state, Hold.track
+
+    def read_state(tr):
+        looks[0] += 1
+        return state.__get__(tr)
+
+    def read_track(hold):
+        looks[0] += 1
+        return track.__get__(hold)
+
+    with monkeypatch.context() as m:
+        m.setattr(Track, "state", property(read_state, state.__set__))
+        m.setattr(Hold, "track", property(read_track))
+        for t in tasks:
+            eng.complete_task(t.id, {"y": 1})
+        eng.run()
+    assert inst.state == "completed" and eng.holders() == []
+    return looks[0]
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("subprocess", [False, True])
+def test_completing_a_multi_instance_activity_costs_the_same_per_item_at_any_size(
+        monkeypatch, subprocess, dehydrate):
+    """Four times the items, about four times the work (it was sixteen: each completion
+    looked through every track and hold of the instance)."""
+    small = looks_while_completing(monkeypatch, 150, subprocess, dehydrate)
+    large = looks_while_completing(monkeypatch, 600, subprocess, dehydrate)
+    assert large < 6 * small, (small, large)

@@ -137,7 +137,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown")
+                 "root", "at", "parent", "thrown", "live", "inside")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -167,6 +167,11 @@ class Run:
         self.parent: tuple[str, str] | None = None
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
+        #: The live tracks in the order they were made, and those of each subprocess by the
+        #: track running it (kept by ``_move``): what the questions a track's step asks
+        #: ("is its scope empty?", "is anything left?") read, never every track ever made.
+        self.live: dict[str, Track] = {}
+        self.inside: dict[str, dict[str, Track]] = {}
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -174,9 +179,33 @@ class Run:
         self.core.emit(kind, self.id, track, node, details)
 
     def _move(self, tr: Track, state: str) -> None:
-        """The one place a track's state changes (and the count of busy tracks with it)."""
-        self.running += (state in BUSY) - (tr.state in BUSY)
+        """The one place a track's state changes (and the count of busy tracks and the
+        index of live ones with it)."""
+        was = tr.state
+        self.running += (state in BUSY) - (was in BUSY)
         tr.state = state
+        if state in TERMINAL and was not in TERMINAL:
+            self.live.pop(tr.id, None)
+            scope = tr.scope
+            if scope is not None and scope in self.inside:
+                members = self.inside[scope]
+                members.pop(tr.id, None)
+                if not members:
+                    del self.inside[scope]
+        elif was in TERMINAL and state not in TERMINAL:  # rebuilt from a checkpoint
+            self._enter(tr)
+
+    def _enter(self, tr: Track) -> None:
+        self.live[tr.id] = tr
+        if tr.scope is not None:
+            self.inside.setdefault(tr.scope, {})[tr.id] = tr
+
+    def reindex(self) -> None:
+        """Index the live tracks again, in track order (after a rebuild from a checkpoint)."""
+        self.live, self.inside = {}, {}
+        for tr in self.tracks.values():
+            if tr.state not in TERMINAL:
+                self._enter(tr)
 
     def set_state(self, tr: Track, state: str, details: dict[str, Any] | None = None) -> None:
         """Change a track's state and say so with a ``track_state`` fact."""
@@ -195,6 +224,7 @@ class Run:
             tr.scope = scope
         self.tracks[tr.id] = tr
         self.running += 1
+        self._enter(tr)
         if not quiet:
             self.announce(tr)
         return tr
@@ -210,7 +240,7 @@ class Run:
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
     def live_tracks(self) -> list[Track]:
-        return [t for t in self.tracks.values() if t.state not in TERMINAL]
+        return list(self.live.values())
 
     def track(self, tid: str) -> Track:
         """A track by id; ``ROOT`` is the process's own scope."""
@@ -221,18 +251,18 @@ class Run:
 
     def members(self, scope: str | None) -> list[Track]:
         """The live tracks directly inside ``scope`` (None: the process)."""
-        return [t for t in self.tracks.values() if t.scope == scope and t.state not in TERMINAL]
+        if scope is not None:
+            return list(self.inside.get(scope, {}).values())
+        return [t for t in self.live.values() if t.scope is None]
 
     def close_scope(self, scope: str) -> bool:
         """The last track inside a subprocess has ended: the track running it goes on (a
         ``scope`` trigger). False while another track inside is live."""
         host = self.tracks[scope]
         w = host.wait
-        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired:
+        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired or \
+                scope in self.inside:
             return False
-        for t in self.tracks.values():
-            if t.scope == scope and t.state not in TERMINAL:
-                return False
         w.fired = True
         assert host.coro is not None
         self.core.kernel.resume(host.coro, Trigger("scope", host.node, NODE, host.id))
@@ -240,17 +270,17 @@ class Run:
 
     def has_conditions(self) -> bool:
         """Whether any live track evaluates a condition over the data after each change."""
-        for tr in self.tracks.values():
-            if tr.state not in TERMINAL and (
-                    (tr.wait is not None and tr.wait.conditions())
+        if not self.defn.conditional:
+            return False
+        for tr in self.live.values():
+            if ((tr.wait is not None and tr.wait.conditions())
                     or any(b.conditions() for b in tr.boundaries.values())):
                 return True
         return False
 
     def has_unfired(self) -> bool:
         """Whether a trigger was accepted that its track has not run yet."""
-        return any(t.wait is not None and t.wait.fired for t in self.tracks.values()
-                   if t.state not in TERMINAL)
+        return any(t.wait is not None and t.wait.fired for t in self.live.values())
 
     # -- withdrawing ----------------------------------------------------------------------
     def withdraw(self, tr: Track, reason: str, firing: Hold | None = None) -> None:
@@ -260,6 +290,19 @@ class Run:
         if tr.wait is not None:
             tr.wait.withdraw(self.core, reason)
             tr.wait.fired = True
+
+    def fired(self, tr: Track, hold: Hold) -> None:
+        """The hold of a track's own wait fired: it is released as fired, and everything
+        else the track holds (its boundaries, an event gateway's other arms) is withdrawn.
+        A track with neither holds nothing else, so the instance's other holds (a
+        multi-instance activity's thousands) are not looked through."""
+        holders = self.core.holders
+        w = tr.wait
+        if len(self.holds) == 1 or (not tr.boundaries and w is not None and
+                                    w.kind != "gateway"):
+            holders.release(hold, "fired")
+        else:
+            holders.release_waits(self.id, tr.id, "withdrawn", firing=hold)
 
     def withdraw_inside(self, scope: str) -> None:
         """An interrupting trigger over the track running a subprocess (``ROOT``: the
@@ -311,7 +354,7 @@ class Run:
         tr.coro = None
         if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope):
             return
-        if not self.live_tracks() and self.state == ACTIVE:
+        if not self.live and self.state == ACTIVE:
             self.finish("completed")
         elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
