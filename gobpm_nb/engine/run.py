@@ -137,7 +137,8 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown", "live", "inside")
+                 "root", "at", "parent", "thrown", "live", "inside",
+                 "cascade")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -167,11 +168,12 @@ class Run:
         self.parent: tuple[str, str] | None = None
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
-        #: The live tracks in the order they were made, and those of each subprocess by the
-        #: track running it (kept by ``_move``): what the questions a track's step asks
-        #: ("is its scope empty?", "is anything left?") read, never every track ever made.
+        #: The live tracks in the order made, and each subprocess's by the track running it
+        #: (kept by ``_move``): what "is its scope empty?", "is anything left?" read.
         self.live: dict[str, Track] = {}
         self.inside: dict[str, dict[str, Track]] = {}
+        #: While tracks are stopped together (``stop_all``): the holds of each, by track.
+        self.cascade: dict[str, list[Hold]] | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -179,8 +181,7 @@ class Run:
         self.core.emit(kind, self.id, track, node, details)
 
     def _move(self, tr: Track, state: str) -> None:
-        """The one place a track's state changes (and the count of busy tracks and the
-        index of live ones with it)."""
+        """The one place a track's state changes (with the busy count and live index)."""
         was = tr.state
         self.running += (state in BUSY) - (was in BUSY)
         tr.state = state
@@ -286,16 +287,20 @@ class Run:
     def withdraw(self, tr: Track, reason: str, firing: Hold | None = None) -> None:
         """Withdraw at once everything outside the instance that could still fire for a
         track: its holds (``firing`` is released as fired), its task, its job."""
-        self.core.holders.release_waits(self.id, tr.id, reason, firing=firing)
+        cascade = self.cascade
+        held = cascade.get(tr.id) if cascade is not None and firing is None else None
+        if cascade is None or held is None:
+            self.core.holders.release_waits(self.id, tr.id, reason, firing=firing)
+        else:  # stopped with others: its holds were found with theirs
+            cascade[tr.id] = []
+            for hold in held:
+                self.core.holders.release(hold, reason)
         if tr.wait is not None:
             tr.wait.withdraw(self.core, reason)
             tr.wait.fired = True
 
     def fired(self, tr: Track, hold: Hold) -> None:
-        """The hold of a track's own wait fired: it is released as fired, and everything
-        else the track holds (its boundaries, an event gateway's other arms) is withdrawn.
-        A track with neither holds nothing else, so the instance's other holds (a
-        multi-instance activity's thousands) are not looked through."""
+        """A track's own wait's hold fired: release it and all else the track holds (if any)."""
         holders = self.core.holders
         w = tr.wait
         if len(self.holds) == 1 or (not tr.boundaries and w is not None and
@@ -316,9 +321,10 @@ class Run:
     def disarm(self, tr: Track) -> None:
         """The activity is over: withdraw every boundary still armed over it."""
         holders = self.core.holders
-        for hold in holders.of_track(self.id, tr.id):
-            if hold.wait_kind == "boundary":
-                holders.release(hold, "withdrawn")
+        if self.cascade is None or tr.id not in self.cascade:  # (else withdrawn already)
+            for hold in holders.of_track(self.id, tr.id):
+                if hold.wait_kind == "boundary":
+                    holders.release(hold, "withdrawn")
         tr.boundaries = {}
 
     def drop_waits(self, tr: Track, reason: str) -> None:
@@ -331,9 +337,30 @@ class Run:
                     waiting.remove(tr.id)
         if tr.wait is not None and tr.wait.kind in ("scope", "many"):  # and what runs inside
             state = "cancelled" if reason == "cancelled" else "withdrawn"
-            for inner in self.members(tr.id):
-                self.stop_track(inner, state, reason)
+            self.stop_all(self.members(tr.id), state, reason)
         tr.wait = None
+
+    def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
+        """Stop ``tracks`` in order, and through them all inside them; the holds of all are
+        found in one pass over the instance's holds, not one per track."""
+        outer = self.cascade is None
+        if outer:
+            self.cascade = found = dict[str, list[Hold]]()
+            todo = list(tracks)
+            while todo:
+                tr = todo.pop()
+                found[tr.id] = []
+                todo.extend(self.inside.get(tr.id, {}).values())
+            for h in self.holds:
+                held = found.get(h.site.track)
+                if held is not None:
+                    held.append(h)
+        try:
+            for tr in tracks:
+                self.stop_track(tr, state, reason)
+        finally:
+            if outer:
+                self.cascade = None
 
     def stop_track(self, tr: Track, state: str, reason: str) -> None:
         """End a track from outside it: close its coroutine and withdraw all it owns (a
@@ -364,9 +391,7 @@ class Run:
                detail: dict[str, Any] | None = None) -> None:
         """End the instance: every live track is stopped, then the loop."""
         ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
-        for other in self.live_tracks():
-            if other is not tr:
-                self.stop_track(other, ending, "withdrawn")
+        self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
         if self.root is not None:  # the process's event subprocesses can start no more
             self.core.holders.release_waits(self.id, ROOT, "withdrawn")

@@ -106,8 +106,7 @@ def interrupt(run: Run, host: Track) -> None:
             holders.release(hold, "cancelled")
     for sid in starts:
         host.boundaries.pop(sid, None)
-    for inner in run.members(host.id if host.id != ROOT else None):
-        run.stop_track(inner, "cancelled", "cancelled")
+    run.stop_all(run.members(host.id if host.id != ROOT else None), "cancelled", "cancelled")
 
 
 # -- errors and escalations -------------------------------------------------------------------
