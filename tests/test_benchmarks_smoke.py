@@ -117,3 +117,21 @@ def test_writer_growth_benchmark_prints_its_curve():
     for n in (20, 40):
         assert re.search(rf"^ +{n} +\d+\.\d{{3}} +\d+\.\d$", proc.stdout,
                          re.MULTILINE), proc.stdout
+
+
+def test_many_growth_benchmark_runs_small(tmp_path):
+    """benchmarks/many_growth.py at a few dozen items: every instance completed, a row per
+    shape and size and the per-item ratio printed (never a timing check)."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "many_growth.py"), "--sizes",
+                           "20,40", "--json", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for shape in ("task", "subprocess"):
+        for n in (20, 40):
+            assert re.search(rf"^{shape} +{n} +\d+\.\d\d +\d+\.\d\d +\d+\.\d{{3}}$",
+                             proc.stdout, re.MULTILINE), proc.stdout
+        assert re.search(rf"^{shape}_per_item_ratio=\d+\.\d\d \(40 over 20 items",
+                         proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
+    assert out.exists()

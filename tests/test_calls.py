@@ -119,6 +119,31 @@ def test_an_interrupting_boundary_on_the_call_terminates_the_child(dehydrate):
     assert eng.tasks() == [] and eng.holders() == []
 
 
+@pytest.mark.parametrize("restart", [None, "memory", "sqlite"])
+def test_a_child_terminated_by_its_interrupted_call_still_names_its_caller(tmp_path, restart):
+    """``parent`` is who called the instance, however the call ended: kept while the child
+    is released, across a restart, and after the interrupted call terminated it."""
+    store = bpm.SQLiteStore(tmp_path / "c.db") if restart == "sqlite" else bpm.MemoryStore()
+    processes = [child_process(), parent_process(boundary="timer")]
+    eng = bpm.Engine(store=store)
+    eng.deploy(processes[0])
+    parent = eng.start(processes[1], {"amount": 1})
+    eng.advance("PT10M")
+    child_id = [i.id for i in eng.instances() if i.id != parent.id][0]
+    assert eng.instance(child_id).residency == "dehydrated"
+    assert eng.instance(child_id).parent == parent.id
+    if restart:
+        del eng
+        eng = bpm.Engine.recover(bpm.SQLiteStore(tmp_path / "c.db") if restart == "sqlite"
+                                 else store, processes=processes)
+        assert eng.instance(child_id).parent == parent.id
+    eng.advance("PT2H")
+    child = eng.instance(child_id)
+    assert child.state == "terminated" and eng.instance(parent.id).state == "completed"
+    assert child.parent == parent.id
+    assert eng.holders() == [] and eng.tasks() == []
+
+
 def test_a_call_to_a_process_that_is_not_deployed_is_an_incident():
     eng = bpm.Engine()
     parent = eng.start(parent_process(), {"amount": 1})

@@ -4,7 +4,7 @@ with a completion condition and an output collection — each inner instance hel
 import json
 
 import pytest
-from conftest import ended_at
+from conftest import ended_at, left
 
 import gobpm_nb as bpm
 
@@ -189,3 +189,234 @@ def test_bad_multi_instance_models_are_refused():
     assert "exclusive_gateway 'g' cannot be multi-instance" in text
     with pytest.raises(bpm.ModelError, match="no element 'nope'"):
         p.multi_instance("nope", cardinality="1")
+
+
+# -- what an item throws reaches the boundaries of the whole activity ------------------------
+class Refused(Exception):
+    code = "E"
+
+
+def refuse(d):
+    raise Refused()
+
+
+def thrower(how, sequential=False, user=False, interrupting=True):
+    """Subprocess ``sp`` over ``xs``: the item whose ``x`` is ``bad`` raises ``E`` (an error
+    end, a script exception, an escalation end or throw), after its user task if ``user``; a
+    boundary on ``sp`` catches it and goes to ``handled``."""
+    p = bpm.Process("batch")
+    p.start("s")
+    with p.subprocess("sp") as sp:
+        sp.start("a")
+        sp.exclusive_gateway("g", default="z")
+        sp.end("z")
+        if how == "error":
+            sp.end("boom", error="E")
+        elif how == "script":
+            sp.script_task("boom", fn=refuse)
+            sp.flow("boom", "z")
+        elif how == "escalation":
+            sp.end("boom", escalation="E")
+        else:  # an escalation thrown on the way: the item goes on
+            sp.escalation_throw("boom", escalation="E")
+            sp.flow("boom", "z")
+        if user:
+            sp.user_task("u")
+            sp.flow("a", "u", "g")
+        else:
+            sp.flow("a", "g")
+        sp.flow("g", "z")
+        sp.flow("g", "boom", condition="x == bad")
+    p.multi_instance("sp", sequential=sequential, collection="xs", element="x")
+    if how in ("error", "script"):
+        p.error_boundary("caught", attached_to="sp", error="E")
+    else:
+        p.escalation_boundary("caught", attached_to="sp", escalation="E",
+                              interrupting=interrupting)
+    p.end("done")
+    p.end("handled")
+    p.flow("s", "sp", "done")
+    if interrupting:
+        p.flow("caught", "handled")
+    else:  # a path that takes a while
+        p.flow("caught", p.user_task("follow"), "handled")
+    return p
+
+
+def settled(eng, inst):
+    """The instance ended with nothing left behind: no hold, no task, no live track (a
+    dehydrated track only where a continuation took over from it)."""
+    assert inst.state == "completed" and inst.residency == "finished"
+    assert eng.holders() == [] and eng.tasks() == []
+    continued = {p for t in inst.tracks if t.origin == "continuation" for p in t.parents}
+    assert [t.id for t in inst.tracks if t.state in ("ready", "running", "waiting")
+            or (t.state == "dehydrated" and t.id not in continued)] == []
+
+
+def entered(eng, inst, node):
+    return sum(1 for f in eng.facts if f.kind == "node_entered" and f.instance == inst.id
+               and f.node == node)
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("sequential", [False, True])
+@pytest.mark.parametrize("how", ["error", "script", "escalation"])
+def test_an_item_that_throws_cancels_the_whole_multi_instance_subprocess(how, sequential,
+                                                                          dehydrate):
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(thrower(how, sequential), {"xs": [1], "bad": 1})
+    eng.run()
+    settled(eng, inst)
+    assert entered(eng, inst, "handled") == 1 and entered(eng, inst, "done") == 0
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("sequential", [False, True])
+@pytest.mark.parametrize("how", ["error", "script", "escalation"])
+def test_an_item_that_throws_withdraws_the_user_tasks_of_the_other_items(how, sequential,
+                                                                         dehydrate):
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(thrower(how, sequential, user=True), {"xs": [1, 2, 3], "bad": 2})
+    eng.run()
+    assert len(eng.tasks()) == (1 if sequential else 3)
+    if sequential:
+        eng.complete_task(eng.tasks()[0].id)
+        eng.run()
+    eng.complete_task(eng.tasks()[-1 if sequential else 1].id)  # item 2's task
+    eng.run()
+    settled(eng, inst)
+    assert entered(eng, inst, "handled") == 1 and entered(eng, inst, "done") == 0
+    assert left(eng, inst).count("u") == (2 if sequential else 1)  # no other task finished
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("sequential", [False, True])
+def test_a_non_interrupting_escalation_from_an_item_lets_every_item_finish(sequential,
+                                                                            dehydrate):
+    """The escalation's path is the activity's, not the item's: it outlives the items."""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(thrower("throw", sequential, user=True, interrupting=False),
+                     {"xs": [1, 2, 3], "bad": 2})
+    eng.run()
+    while [t for t in eng.tasks() if t.node == "u"]:
+        eng.complete_task([t for t in eng.tasks() if t.node == "u"][0].id)
+        eng.run()
+    assert [t.node for t in eng.tasks()] == ["follow"] and inst.state == "active"
+    assert entered(eng, inst, "done") == 1 and ended_at(inst).count("z") == 3
+    (fork,) = [t for t in inst.tracks if t.origin == "boundary"]
+    assert fork.parents == ("t1",)  # forked over the body (the track that entered it)
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    settled(eng, inst)
+    assert entered(eng, inst, "handled") == 1 and left(eng, inst).count("u") == 3
+
+
+def test_an_item_that_throws_after_a_restart_cancels_the_whole_activity(tmp_path):
+    db = tmp_path / "thrown.db"
+    p = thrower("error", user=True)
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    inst = eng.start(p, {"xs": [1, 2, 3], "bad": 2})
+    eng.run()
+    assert inst.residency == "dehydrated"
+    del eng
+    eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
+    inst = eng.instance(inst.id)
+    eng.complete_task(eng.tasks()[1].id)
+    eng.run()
+    settled(eng, inst)
+    assert entered(eng, inst, "handled") == 1
+
+
+# -- completing many items costs the same per item however many there are -------------------
+def many_tasks(subprocess):
+    p = bpm.Process("wide")
+    p.start("s")
+    if subprocess:
+        with p.subprocess("each") as sp:
+            sp.flow(sp.start("a"), sp.user_task("u"), sp.end("z"))
+        p.multi_instance("each", collection="xs", element="x")
+    else:
+        p.user_task("each")
+        p.multi_instance("each", collection="xs", element="x", output_collection="ys",
+                         output_element="y")
+    p.end("e")
+    p.flow("s", "each", "e")
+    return p
+
+
+def looks(monkeypatch, act):
+    """How many times the engine read a track's state or a hold's track while ``act()``
+    ran: the tracks and holds it looked through."""
+    from gobpm_nb.engine.holders import Hold
+    from gobpm_nb.engine.records import Track
+
+    count = [0]
+    state, track = Track.state, Hold.track
+
+    def read_state(tr):
+        count[0] += 1
+        return state.__get__(tr)
+
+    def read_track(hold):
+        count[0] += 1
+        return track.__get__(hold)
+
+    with monkeypatch.context() as m:
+        m.setattr(Track, "state", property(read_state, state.__set__))
+        m.setattr(Hold, "track", property(read_track))
+        act()
+    return count[0]
+
+
+def looks_while_completing(monkeypatch, n, subprocess, dehydrate):
+    """The looks while every task of an ``n``-item multi-instance activity is completed and
+    the instance ends."""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(many_tasks(subprocess), {"xs": list(range(n))})
+    eng.run()
+    tasks = eng.tasks()
+
+    def complete_all():
+        for t in tasks:
+            eng.complete_task(t.id, {"y": 1})
+        eng.run()
+
+    seen = looks(monkeypatch, complete_all)
+    assert inst.state == "completed" and eng.holders() == []
+    return seen
+
+
+def looks_while_cancelling(monkeypatch, n, subprocess, dehydrate):
+    """The looks while a timer boundary cancels an ``n``-item multi-instance activity."""
+    p = many_tasks(subprocess)
+    p.timer_boundary("late", attached_to="each", duration="PT1H")
+    p.flow("late", p.end("gave_up"))
+    eng = bpm.Engine(dehydrate=dehydrate, min_dehydrate_wait="PT1M")
+    inst = eng.start(p, {"xs": list(range(n))})
+    eng.run(until=eng.now)
+    seen = looks(monkeypatch, lambda: eng.advance("PT2H"))
+    assert inst.state == "completed" and ended_at(inst) == ["gave_up"]
+    assert eng.holders() == [] and eng.tasks() == []
+    return seen
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("subprocess", [False, True])
+def test_completing_a_multi_instance_activity_costs_the_same_per_item_at_any_size(
+        monkeypatch, subprocess, dehydrate):
+    """Four times the items, about four times the work (it was sixteen: each completion
+    looked through every track and hold of the instance)."""
+    small = looks_while_completing(monkeypatch, 150, subprocess, dehydrate)
+    large = looks_while_completing(monkeypatch, 600, subprocess, dehydrate)
+    assert large < 6 * small, (small, large)
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("subprocess", [False, True])
+def test_cancelling_a_multi_instance_activity_costs_the_same_per_item_at_any_size(
+        monkeypatch, subprocess, dehydrate):
+    """A boundary cancelling every item: four times the items, about four times the work
+    (it was sixteen: each item's withdrawal looked through every hold of the instance)."""
+    small = looks_while_cancelling(monkeypatch, 150, subprocess, dehydrate)
+    large = looks_while_cancelling(monkeypatch, 600, subprocess, dehydrate)
+    assert large < 6 * small, (small, large)

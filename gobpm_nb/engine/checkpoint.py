@@ -20,7 +20,7 @@ from ..model import elements as el
 from .reader import Reader
 from .records import Track, TrackView
 from .run import Run, join_parts
-from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT, TERMINAL
+from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from .waits import (
     BOUNDARY_KINDS,
     GatewayWait,
@@ -86,19 +86,11 @@ def capture(run: Run, now: int) -> dict[str, Any]:
 def live_docs(run: Run) -> list[dict[str, Any]]:
     """The entries of the live tracks, in track order, each with the numbers of its own
     holders: (node, wait kind) -> number, a later hold at one place winning."""
-    holds = run.holds
-    out = []
-    for t in run.tracks.values():
-        if t.state in TERMINAL:
-            continue
-        tid = t.id
-        orders: dict[tuple[str, str], int] = {}
-        for h in holds:
-            site = h.site
-            if site.track == tid:
-                orders[(site.node, site.wait_kind)] = h.seq
-        out.append(track_doc(t, orders))
-    return out
+    by_track: dict[str, dict[tuple[str, str], int]] = {}
+    for h in run.holds:  # one pass over the holds, not one per track
+        site = h.site
+        by_track.setdefault(site.track, {})[(site.node, site.wait_kind)] = h.seq
+    return [track_doc(t, by_track.get(t.id, {})) for t in run.live.values()]
 
 
 def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:

@@ -280,7 +280,8 @@ class Core(Hub):
 
     def end_child(self, child: str, reason: str) -> None:
         """A call activity was stopped: its child instance is terminated (hydrated first if
-        it was released, so that everything it holds is withdrawn)."""
+        it was released, so that everything it holds is withdrawn). Its caller's hold went
+        first, so nobody is told of its end; it still names its caller (``parent``)."""
         rec = self.runs.get(child)
         if rec is None or isinstance(rec, Finished) or rec.residency == FINISHED:
             return
@@ -291,7 +292,6 @@ class Core(Hub):
                 self.emit("wake_failed", child, None, None, {"trigger": "call",
                                                             "cause": type(exc).__name__})
                 return
-        rec.parent = None  # nobody to tell any more
         rec.finish("terminated")
 
     # -- user tasks -----------------------------------------------------------------------

@@ -110,7 +110,7 @@ def complete(run: Run, tr: Track, node: el.Element) -> None:
     run.emit("node_left", tr.id, node.id, None)
     run.set_state(tr, "completed")
     tr.coro = None
-    active = sum(1 for t in run.members(body.id) if t is not tr)
+    active = w.started - w.done  # an inner instance ends by completing, or all at once
     counts = {"numberOfInstances": w.total, "numberOfCompletedInstances": w.done,
               "numberOfActiveInstances": active, "nrOfInstances": w.total,
               "nrOfCompletedInstances": w.done, "nrOfActiveInstances": active}
@@ -122,8 +122,7 @@ def complete(run: Run, tr: Track, node: el.Element) -> None:
         elif run.running == 0:  # the others all wait: a quiet point
             run.core.on_quiet(run)
         return
-    for other in run.members(body.id):
-        run.stop_track(other, "cancelled", "cancelled")
+    run.stop_all(run.members(body.id), "cancelled", "cancelled")
     w.fired = True
     assert body.coro is not None
     run.core.kernel.resume(body.coro, Trigger("many", node.id, NODE, body.id))

@@ -143,9 +143,9 @@ class Residency:
         last, memo = self._last
         if run.defn is not last:
             memo = self.memo(run.defn)
-        for tr in run.tracks.values():
+        for tr in run.live.values():
             w = tr.wait
-            if tr.state in TERMINAL or isinstance(w, JoinWait):
+            if isinstance(w, JoinWait):
                 continue
             if tr.state != WAITING or w is None or w.fired:
                 return False
@@ -229,10 +229,7 @@ class Residency:
         core = self.core
         if hold.site.wait_kind == NODE:
             tr = run.tracks[hold.track]
-            if len(run.holds) == 1:  # the common case: it is alone, nothing else to withdraw
-                core.holders.release(hold, "fired")
-            else:
-                core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+            run.fired(tr, hold)
             if tr.wait is not None:
                 tr.wait.fired = True
             if hold.task is not None:
@@ -407,7 +404,7 @@ class Residency:
         """The continuation fork: a new track re-entering the wait node with the trigger."""
         core = self.core
         tr = run.tracks[hold.track]
-        core.holders.release_waits(run.id, tr.id, "withdrawn", firing=hold)
+        run.fired(tr, hold)
         if hold.task is not None:
             core.close_task(hold.task, "completed")
             trigger.ref = hold.task
@@ -456,6 +453,7 @@ class Residency:
             else:
                 adopt_parked(run, tr)
                 run.set_state(tr, "waiting")
+        run.reindex()
         if conditions:
             run.post(("data",))
         return run

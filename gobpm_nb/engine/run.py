@@ -137,7 +137,8 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown")
+                 "root", "at", "parent", "thrown", "live", "inside",
+                 "cascade")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -167,6 +168,12 @@ class Run:
         self.parent: tuple[str, str] | None = None
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
+        #: The live tracks in the order made, and each subprocess's by the track running it
+        #: (kept by ``_move``): what "is its scope empty?", "is anything left?" read.
+        self.live: dict[str, Track] = {}
+        self.inside: dict[str, dict[str, Track]] = {}
+        #: While tracks are stopped together (``stop_all``): the holds of each, by track.
+        self.cascade: dict[str, list[Hold]] | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -174,9 +181,32 @@ class Run:
         self.core.emit(kind, self.id, track, node, details)
 
     def _move(self, tr: Track, state: str) -> None:
-        """The one place a track's state changes (and the count of busy tracks with it)."""
-        self.running += (state in BUSY) - (tr.state in BUSY)
+        """The one place a track's state changes (with the busy count and live index)."""
+        was = tr.state
+        self.running += (state in BUSY) - (was in BUSY)
         tr.state = state
+        if state in TERMINAL and was not in TERMINAL:
+            self.live.pop(tr.id, None)
+            scope = tr.scope
+            if scope is not None and scope in self.inside:
+                members = self.inside[scope]
+                members.pop(tr.id, None)
+                if not members:
+                    del self.inside[scope]
+        elif was in TERMINAL and state not in TERMINAL:  # rebuilt from a checkpoint
+            self._enter(tr)
+
+    def _enter(self, tr: Track) -> None:
+        self.live[tr.id] = tr
+        if tr.scope is not None:
+            self.inside.setdefault(tr.scope, {})[tr.id] = tr
+
+    def reindex(self) -> None:
+        """Index the live tracks again, in track order (after a rebuild from a checkpoint)."""
+        self.live, self.inside = {}, {}
+        for tr in self.tracks.values():
+            if tr.state not in TERMINAL:
+                self._enter(tr)
 
     def set_state(self, tr: Track, state: str, details: dict[str, Any] | None = None) -> None:
         """Change a track's state and say so with a ``track_state`` fact."""
@@ -195,6 +225,7 @@ class Run:
             tr.scope = scope
         self.tracks[tr.id] = tr
         self.running += 1
+        self._enter(tr)
         if not quiet:
             self.announce(tr)
         return tr
@@ -210,7 +241,7 @@ class Run:
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
     def live_tracks(self) -> list[Track]:
-        return [t for t in self.tracks.values() if t.state not in TERMINAL]
+        return list(self.live.values())
 
     def track(self, tid: str) -> Track:
         """A track by id; ``ROOT`` is the process's own scope."""
@@ -221,18 +252,18 @@ class Run:
 
     def members(self, scope: str | None) -> list[Track]:
         """The live tracks directly inside ``scope`` (None: the process)."""
-        return [t for t in self.tracks.values() if t.scope == scope and t.state not in TERMINAL]
+        if scope is not None:
+            return list(self.inside.get(scope, {}).values())
+        return [t for t in self.live.values() if t.scope is None]
 
     def close_scope(self, scope: str) -> bool:
         """The last track inside a subprocess has ended: the track running it goes on (a
         ``scope`` trigger). False while another track inside is live."""
         host = self.tracks[scope]
         w = host.wait
-        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired:
+        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired or \
+                scope in self.inside:
             return False
-        for t in self.tracks.values():
-            if t.scope == scope and t.state not in TERMINAL:
-                return False
         w.fired = True
         assert host.coro is not None
         self.core.kernel.resume(host.coro, Trigger("scope", host.node, NODE, host.id))
@@ -240,26 +271,43 @@ class Run:
 
     def has_conditions(self) -> bool:
         """Whether any live track evaluates a condition over the data after each change."""
-        for tr in self.tracks.values():
-            if tr.state not in TERMINAL and (
-                    (tr.wait is not None and tr.wait.conditions())
+        if not self.defn.conditional:
+            return False
+        for tr in self.live.values():
+            if ((tr.wait is not None and tr.wait.conditions())
                     or any(b.conditions() for b in tr.boundaries.values())):
                 return True
         return False
 
     def has_unfired(self) -> bool:
         """Whether a trigger was accepted that its track has not run yet."""
-        return any(t.wait is not None and t.wait.fired for t in self.tracks.values()
-                   if t.state not in TERMINAL)
+        return any(t.wait is not None and t.wait.fired for t in self.live.values())
 
     # -- withdrawing ----------------------------------------------------------------------
     def withdraw(self, tr: Track, reason: str, firing: Hold | None = None) -> None:
         """Withdraw at once everything outside the instance that could still fire for a
         track: its holds (``firing`` is released as fired), its task, its job."""
-        self.core.holders.release_waits(self.id, tr.id, reason, firing=firing)
+        cascade = self.cascade
+        held = cascade.get(tr.id) if cascade is not None and firing is None else None
+        if cascade is None or held is None:
+            self.core.holders.release_waits(self.id, tr.id, reason, firing=firing)
+        else:  # stopped with others: its holds were found with theirs
+            cascade[tr.id] = []
+            for hold in held:
+                self.core.holders.release(hold, reason)
         if tr.wait is not None:
             tr.wait.withdraw(self.core, reason)
             tr.wait.fired = True
+
+    def fired(self, tr: Track, hold: Hold) -> None:
+        """A track's own wait's hold fired: release it and all else the track holds (if any)."""
+        holders = self.core.holders
+        w = tr.wait
+        if len(self.holds) == 1 or (not tr.boundaries and w is not None and
+                                    w.kind != "gateway"):
+            holders.release(hold, "fired")
+        else:
+            holders.release_waits(self.id, tr.id, "withdrawn", firing=hold)
 
     def withdraw_inside(self, scope: str) -> None:
         """An interrupting trigger over the track running a subprocess (``ROOT``: the
@@ -273,9 +321,10 @@ class Run:
     def disarm(self, tr: Track) -> None:
         """The activity is over: withdraw every boundary still armed over it."""
         holders = self.core.holders
-        for hold in holders.of_track(self.id, tr.id):
-            if hold.wait_kind == "boundary":
-                holders.release(hold, "withdrawn")
+        if self.cascade is None or tr.id not in self.cascade:  # (else withdrawn already)
+            for hold in holders.of_track(self.id, tr.id):
+                if hold.wait_kind == "boundary":
+                    holders.release(hold, "withdrawn")
         tr.boundaries = {}
 
     def drop_waits(self, tr: Track, reason: str) -> None:
@@ -288,9 +337,30 @@ class Run:
                     waiting.remove(tr.id)
         if tr.wait is not None and tr.wait.kind in ("scope", "many"):  # and what runs inside
             state = "cancelled" if reason == "cancelled" else "withdrawn"
-            for inner in self.members(tr.id):
-                self.stop_track(inner, state, reason)
+            self.stop_all(self.members(tr.id), state, reason)
         tr.wait = None
+
+    def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
+        """Stop ``tracks`` in order, and through them all inside them; the holds of all are
+        found in one pass over the instance's holds, not one per track."""
+        outer = self.cascade is None
+        if outer:
+            self.cascade = found = dict[str, list[Hold]]()
+            todo = list(tracks)
+            while todo:
+                tr = todo.pop()
+                found[tr.id] = []
+                todo.extend(self.inside.get(tr.id, {}).values())
+            for h in self.holds:
+                held = found.get(h.site.track)
+                if held is not None:
+                    held.append(h)
+        try:
+            for tr in tracks:
+                self.stop_track(tr, state, reason)
+        finally:
+            if outer:
+                self.cascade = None
 
     def stop_track(self, tr: Track, state: str, reason: str) -> None:
         """End a track from outside it: close its coroutine and withdraw all it owns (a
@@ -311,7 +381,7 @@ class Run:
         tr.coro = None
         if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope):
             return
-        if not self.live_tracks() and self.state == ACTIVE:
+        if not self.live and self.state == ACTIVE:
             self.finish("completed")
         elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
@@ -321,9 +391,7 @@ class Run:
                detail: dict[str, Any] | None = None) -> None:
         """End the instance: every live track is stopped, then the loop."""
         ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
-        for other in self.live_tracks():
-            if other is not tr:
-                self.stop_track(other, ending, "withdrawn")
+        self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
         if self.root is not None:  # the process's event subprocesses can start no more
             self.core.holders.release_waits(self.id, ROOT, "withdrawn")

@@ -106,8 +106,7 @@ def interrupt(run: Run, host: Track) -> None:
             holders.release(hold, "cancelled")
     for sid in starts:
         host.boundaries.pop(sid, None)
-    for inner in run.members(host.id if host.id != ROOT else None):
-        run.stop_track(inner, "cancelled", "cancelled")
+    run.stop_all(run.members(host.id if host.id != ROOT else None), "cancelled", "cancelled")
 
 
 # -- errors and escalations -------------------------------------------------------------------
@@ -134,6 +133,8 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
         if scope is None:
             return False
         assert host is not None
+        if many.inner(run, host):  # a multi-instance subprocess's boundaries guard its body
+            host = run.tracks[host.scope or ""]
         for b in run.defn.boundaries.get(host.node, ()):
             if catches(b, kind, code):
                 run.emit(f"{kind}_caught", tr.id, tr.node, {kind: code, "boundary": b.id})

@@ -43,6 +43,10 @@ class Definition:
     reach: MappingProxyType
     signature: str
     version: int = field(default=0, compare=False)
+    #: Whether any element waits on a condition over the data (a conditional catch, alone
+    #: or as an event gateway's arm, or a conditional boundary): without one, a change of
+    #: the data has nothing to re-check.
+    conditional: bool = field(default=False, compare=False)
     #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
     #: does; None for a process built in Python). Opaque to the model; not in the signature.
     origin: Any = field(default=None, compare=False, repr=False)
@@ -136,7 +140,9 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         reach=freeze(_reach(nodes, incoming, boundaries, links)),
         plain=freeze({k: tuple(v) for k, v in outgoing.items()
                       if v and all(f.condition is None for f in v)}),
-        signature=signature_of(pid, elements, flows), origin=origin)
+        signature=signature_of(pid, elements, flows), origin=origin,
+        conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
+                        for e in nodes.values()))
 
 
 def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
