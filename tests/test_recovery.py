@@ -1,5 +1,6 @@
 """Durable checkpoints and restart recovery: recorded deadlines, trigger-absent re-arming."""
 
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 import gobpm_nb as bpm
 
 SCENARIOS = Path(__file__).parent / "scenarios"
+from conftest import recover  # noqa: E402
 from recovery_processes import approval, timer  # noqa: E402  (conftest puts it on the path)
 
 
@@ -262,3 +264,90 @@ def test_a_message_buffered_with_a_ttl_survives_a_restart(tmp_path):
     inst = eng2.start(waiting, {"order": "o-1"})
     eng2.run()
     assert inst.state == "completed" and inst.data["sum"] == 3
+
+
+# -- a crash right after a start: the process's event subprocesses still listen --------------
+EVENT_STARTS = {"signal": {"signal": "alarm"}, "message": {"message": "cancel", "key": "'all'"},
+                "timer": {"duration": "PT1H"}}
+
+
+def watched(kind, by):
+    """A process started ``by`` a plain, message or timer start -> work -> done, with an
+    event subprocess whose ``kind`` start (not interrupting) runs ``react``."""
+    p = bpm.Process("watched")
+    if by == "message":
+        p.message_start("s", message="go")
+    elif by == "timer":
+        p.timer_start("s", duration="PT1M")
+    else:
+        p.start("s")
+    p.user_task("work")
+    p.end("done")
+    p.flow("s", "work", "done")
+    with p.event_subprocess("ev") as ev:
+        getattr(ev, f"{kind}_start")("es", interrupting=False, **EVENT_STARTS[kind])
+        ev.script_task("react", fn=lambda d: {"reacted": d.get("reacted", 0) + 1})
+        ev.end("ee")
+        ev.flow("es", "react", "ee")
+    return p
+
+
+def caller():
+    p = bpm.Process("caller")
+    p.start("s")
+    p.call_activity("call", process="watched")
+    p.end("e")
+    p.flow("s", "call", "e")
+    return p
+
+
+def start_by(eng, by, p):
+    """Start an instance of ``p`` by one of the five ways an instance begins."""
+    if by == "start":
+        eng.start(p)
+    elif by == "start_many":
+        eng.start_many(p, [{}])
+    elif by == "message":
+        eng.deploy(p)
+        eng.publish_message("go")
+    elif by == "timer":
+        eng.deploy(p)
+        eng.step()  # the start timer fires: the instance exists, nothing of it has run
+    else:
+        eng.deploy(p)
+        eng.start(caller())
+        while len(eng.instances()) < 2:  # the call activity starts its child
+            eng.step()
+
+
+def copy_db(src, dst):
+    """What a crash right now would leave on disk: the database file and its WAL."""
+    for tail in ("", "-wal", "-shm"):
+        if Path(f"{src}{tail}").exists():
+            shutil.copyfile(f"{src}{tail}", f"{dst}{tail}")
+
+
+def reacted(eng, kind):
+    """Fire the event subprocess's start; how often it ran in the watched instance."""
+    if kind == "signal":
+        eng.broadcast_signal("alarm")
+    elif kind == "message":
+        eng.publish_message("cancel", key="all")
+    eng.advance("PT2H")
+    (inst,) = [i for i in eng.instances() if eng.describe_instance(i.id).process == "watched"]
+    return inst.data.get("reacted", 0)
+
+
+@pytest.mark.parametrize("kind", ["signal", "message", "timer"])
+@pytest.mark.parametrize("by", ["start", "start_many", "message", "timer", "call"])
+def test_event_subprocesses_still_listen_after_a_crash_right_after_the_start(tmp_path, by,
+                                                                             kind):
+    """A crash right after an instance begins (its first checkpoint only, written before
+    the start opened the process's scope): recovery opens that scope again, so a signal,
+    message or timer start of an event subprocess fires as it would without the crash."""
+    p = watched(kind, by)
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
+    start_by(eng, by, p)
+    copy_db(tmp_path / "run.db", tmp_path / "crashed.db")
+    again = recover(tmp_path / "crashed.db", p, caller())
+    assert reacted(again, kind) == reacted(eng, kind) == 1

@@ -443,6 +443,8 @@ class Residency:
         if image.events is not None:  # the process's event subprocess starts, still held
             run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
             run.root.boundaries = dict(image.events)
+        elif run.defn.event_starts.get(ROOT):  # its first checkpoint, written before its
+            core.behaviour.open_root(run)  # start opened the process scope: opened again
         for tr in image.tracks:
             for w in (tr.wait, *tr.boundaries.values()):
                 if w is not None:
