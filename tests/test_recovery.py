@@ -1,5 +1,6 @@
 """Durable checkpoints and restart recovery: recorded deadlines, trigger-absent re-arming."""
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 import gobpm_nb as bpm
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-from conftest import recover  # noqa: E402
+from conftest import ended_at, recover  # noqa: E402
 from recovery_processes import approval, timer  # noqa: E402  (conftest puts it on the path)
 
 
@@ -351,3 +352,55 @@ def test_event_subprocesses_still_listen_after_a_crash_right_after_the_start(tmp
     copy_db(tmp_path / "run.db", tmp_path / "crashed.db")
     again = recover(tmp_path / "crashed.db", p, caller())
     assert reacted(again, kind) == reacted(eng, kind) == 1
+
+
+# -- a checkpoint that does not read fails only its own instance ----------------------------
+def boundary(doc):
+    return doc["tracks"][0]["boundaries"]["late"]
+
+
+CORRUPTIONS = {
+    "tracks[0].id": lambda d: d["tracks"][0].update(id="track-one"),
+    "tracks[0].parents[0]": lambda d: d["tracks"][0].update(parents=["one"]),
+    "tracks[0].node": lambda d: d["tracks"][0].update(node="nowhere"),
+    "tracks[0].wait.hold": lambda d: d["tracks"][0]["wait"].update(hold="seven"),
+    "data": lambda d: d.update(data=[1]),
+    "seq.track": lambda d: d["seq"].update(track=0),
+    "tracks[0].boundaries.late.deadline": lambda d: boundary(d).update(deadline="tomorrow"),
+    "tracks[0].boundaries.late.armed": lambda d: boundary(d).update(
+        armed="9999-12-31T23:59:59-14:00"),
+}
+
+
+def corrupt(db, iid, mutate):
+    with sqlite3.connect(db) as raw:
+        (text,) = raw.execute("SELECT doc FROM checkpoints WHERE instance = ?", (iid,)).fetchone()
+        doc = json.loads(text)
+        mutate(doc)
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = ?",
+                    (json.dumps(doc).encode(), iid))
+
+
+@pytest.mark.parametrize("when", ["recovery", "wake"])
+@pytest.mark.parametrize("field", list(CORRUPTIONS))
+def test_a_checkpoint_that_does_not_read_fails_only_its_instance(tmp_path, field, when):
+    """Whatever field is wrong (a track id, a node, a type, a time), the instance fails at
+    recovery (``recovery_failed``) or at its wake (``wake_failed``, its hold kept) naming
+    the field; the command goes on and the other instance's escalation fires."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db), wake_retry_backoff="PT6H")
+    bad, good = eng.start(approval()), eng.start(approval())
+    eng.advance("PT1M")
+    if when == "recovery":
+        eng.store.close()
+        corrupt(db, bad.id, CORRUPTIONS[field])
+        eng = recover(db, approval())
+        failed = facts(eng, "recovery_failed")
+    else:
+        corrupt(db, bad.id, CORRUPTIONS[field])
+    eng.advance("P2D")
+    if when == "wake":
+        failed = facts(eng, "wake_failed")
+        assert eng.instance(bad.id).residency == "dehydrated"
+    assert {(f.instance, f.details["field"]) for f in failed} == {(bad.id, field)}
+    assert ended_at(eng.instance(good.id)) == ["escalated"]
