@@ -360,6 +360,7 @@ def boundary(doc):
 
 
 CORRUPTIONS = {
+    "tracks": lambda d: d.update(tracks=[]),
     "tracks[0].id": lambda d: d["tracks"][0].update(id="track-one"),
     "tracks[0].parents[0]": lambda d: d["tracks"][0].update(parents=["one"]),
     "tracks[0].node": lambda d: d["tracks"][0].update(node="nowhere"),

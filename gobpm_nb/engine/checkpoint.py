@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CheckpointError
 from ..model import Definition
@@ -31,6 +32,9 @@ from .waits import (
     read_wait,
     wait_doc,
 )
+
+if TYPE_CHECKING:
+    from .holders import Hold
 
 SCHEMA = 2
 
@@ -130,6 +134,8 @@ def read(doc: dict[str, Any], instance: str) -> Image:
     seq = r.get(doc, "seq", "dict", "")
     tracks = [read_track(r, t, f"tracks[{i}]")
               for i, t in enumerate(r.get(doc, "tracks", "list", ""))]
+    if not tracks:  # an instance whose last track ends has ended: its checkpoint is gone
+        raise r.fail("tracks", "is empty: a stored instance has a live track")
     counters = read_seq(r, seq, tracks)
     joins = r.get(doc, "joins", "dict", "")
     for g, flows in joins.items():
@@ -195,12 +201,20 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     return tr
 
 
-def check_against(image: Image, defn: Definition) -> None:
+def check_against(image: Image, defn: Definition, holds: Iterable[Hold] = ()) -> None:
     """Everything the document names exists where it says in ``defn``: track nodes, the
-    kind of wait each node has, gateway arms, boundaries, joins and parents."""
+    kind of wait each node has, gateway arms, boundaries, joins and parents; and, for a
+    wake, the track of each of the instance's ``holds`` (the process scope for one on it)."""
     r = Reader(image.instance)
     nodes = defn.nodes
     ids = {t.id: t for t in image.tracks}
+    for h in holds:
+        if h.track == ROOT and image.events is None:
+            raise r.fail("events", "is missing: the engine holds a start of an event "
+                                   "subprocess of the process")
+        if h.track != ROOT and h.track not in ids:
+            raise r.fail("tracks", f"has no track {h.track!r}: the engine holds its "
+                                   f"wait at {h.node!r}")
     for i, tr in enumerate(image.tracks):
         path = f"tracks[{i}]"
         node = nodes.get(tr.node)

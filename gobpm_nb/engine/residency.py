@@ -374,7 +374,7 @@ class Residency:
         if defn is None or defn.signature != proc["signature"]:
             raise EngineError(f"process {proc['id']!r} version {proc['version']} is not "
                               "registered with this engine")
-        check_against(image, defn)
+        check_against(image, defn, rec.holds)
         if rec.defn is not defn:  # a recovered record learns its version (a compact one knows)
             rec.defn = defn
         return image
