@@ -106,6 +106,8 @@ def test_encode_decode_round_trip_keeps_every_field():
     (lambda d: d["tracks"][0].update(state="flying"), "tracks[0].state"),
     (lambda d: d["tracks"][0]["wait"].update(deadline="soon"), "tracks[0].wait.deadline"),
     (lambda d: d["seq"].update(track="x"), "seq.track"),
+    (lambda d: d["tracks"][0].update(id="t" + "9" * 5000), "tracks[0].id"),
+    (lambda d: d["tracks"][1].update(id=d["tracks"][0]["id"]), "tracks[1].id"),
 ])
 def test_a_corrupt_document_raises_checkpoint_error_naming_the_field(mutate, field):
     """decode refuses a damaged document and names the instance and the field."""

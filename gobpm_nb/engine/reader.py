@@ -79,8 +79,8 @@ _US = Recent(_time_us, 64)
 #: The calendar's range in virtual microseconds: what a time read back can be written as.
 FIRST_US = to_us(datetime.min.replace(tzinfo=UTC))
 LAST_US = to_us(datetime.max.replace(tzinfo=UTC))
-#: A track id as the engine makes them: ``t`` and a number from 1.
-TRACK_ID = re.compile(r"t[1-9][0-9]*")
+#: A track id as the engine makes them: ``t`` and a number from 1 (of at most 18 digits).
+TRACK_ID = re.compile(r"t[1-9][0-9]{0,17}")
 
 
 def _int(v: Any) -> bool:
