@@ -405,3 +405,39 @@ def test_a_checkpoint_that_does_not_read_fails_only_its_instance(tmp_path, field
         assert eng.instance(bad.id).residency == "dehydrated"
     assert {(f.instance, f.details["field"]) for f in failed} == {(bad.id, field)}
     assert ended_at(eng.instance(good.id)) == ["escalated"]
+
+
+def keyed():
+    """s -> work -> done, and an event subprocess whose message start is keyed by ``id``."""
+    p = bpm.Process("keyed")
+    p.start("s")
+    p.user_task("work")
+    p.end("done")
+    p.flow("s", "work", "done")
+    with p.event_subprocess("ev") as ev:
+        ev.message_start("es", message="cancel", key="id")
+        ev.end("ee")
+        ev.flow("es", "ee")
+    return p
+
+
+@pytest.mark.parametrize("crash", [False, True])
+def test_an_event_subprocess_start_whose_key_fails_is_an_incident_at_the_start(tmp_path, crash):
+    """A message start of an event subprocess whose key names a field the data lacks: the
+    instance fails with an incident at that start (nothing raised out of ``start``, no hold,
+    no coroutine left), also when a recovery arms it again from the first checkpoint (here
+    one whose data lost the field) and the other instances recover."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    inst = eng.start(keyed(), {"id": 7} if crash else {})
+    if crash:
+        eng.start(approval())
+        copy_db(db, tmp_path / "crashed.db")
+        corrupt(tmp_path / "crashed.db", inst.id, lambda d: d.update(data={}))
+        eng = recover(tmp_path / "crashed.db", keyed(), approval())
+        inst = eng.instance(inst.id)
+        eng.advance("PT1M")
+        assert [t.node for t in eng.tasks()] == ["approve"]
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "es" and "names missing field 'id'" in incident.details["cause"]
+    assert inst.state == "failed" and eng.holders(inst.id) == []

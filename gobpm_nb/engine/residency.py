@@ -443,8 +443,6 @@ class Residency:
         if image.events is not None:  # the process's event subprocess starts, still held
             run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
             run.root.boundaries = dict(image.events)
-        elif run.defn.event_starts.get(ROOT):  # its first checkpoint, written before its
-            core.behaviour.open_root(run)  # start opened the process scope: opened again
         for tr in image.tracks:
             for w in (tr.wait, *tr.boundaries.values()):
                 if w is not None:
@@ -458,6 +456,8 @@ class Residency:
             else:
                 adopt_parked(run, tr)
                 run.set_state(tr, "waiting")
+        if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
+            core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
         if conditions:
             run.post(("data",))
         return run
