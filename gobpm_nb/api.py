@@ -262,6 +262,7 @@ class Engine:
             self._ran += kernel.run(idle="retry")
         return self._ran - began
 
+    @command
     def advance(self, duration: str | timedelta) -> int:
         """Move virtual time forward by an ISO 8601 duration or timedelta, running every
         event that falls due on the way."""
@@ -271,8 +272,7 @@ class Engine:
         except (OverflowError, ValueError):
             raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
                               "the calendar's range") from None
-        self._history.label = ("advance", (duration,))  # the journal names it as called
-        return self.run(until=until)
+        return Engine.run.__wrapped__(self, until)  # type: ignore[attr-defined]  # run's body
 
     # -- instances ------------------------------------------------------------------------
     @command
@@ -297,14 +297,15 @@ class Engine:
         none: every item is checked before any instance exists, and on a durable store their
         first checkpoints are one transaction, written before this returns (a thousand
         instances cost one commit). Ids as ``start`` gives them, in order."""
-        if isinstance(data, (str, bytes, dict)) or not isinstance(data, Iterable):
-            raise EngineError(f"start_many needs a list of start data, got {type(data).__name__}")
-        items = list(data)
+        ok = not isinstance(data, (str, bytes, dict)) and isinstance(data, Iterable)
+        items = list(data) if ok else data  # read once, for the journal; refused inside
         self._history.label = ("start_many", (process, items))  # the journal names it so
         return self._start_many(process, items)
 
     @command
-    def _start_many(self, process: Process, items: list[Any]) -> list[Instance]:
+    def _start_many(self, process: Process, items: Any) -> list[Instance]:
+        if not isinstance(items, list):
+            raise EngineError(f"start_many needs a list of start data, got {type(items).__name__}")
         return [Instance(self, iid) for iid in self._core.start_many(process, items)]
 
     def instance(self, iid: str) -> Instance:

@@ -17,7 +17,7 @@ import math
 from array import array
 from typing import Any
 
-from .engine.values import MAX_DEPTH
+from .engine.values import MAX_DEPTH, int_fits
 from .model import Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
@@ -60,8 +60,10 @@ def exact(value: Any, depth: int = 0) -> bool:
     ``MAX_DEPTH`` levels it says no (the value is kept as a copy; the command refuses it)
     instead of recursing as deep as a hostile argument goes."""
     kind = type(value)
-    if kind in (str, int, bool) or value is None:
+    if kind in (str, bool) or value is None:
         return True
+    if kind is int:
+        return int_fits(value)
     if kind is float:
         return math.isfinite(value)
     if depth >= MAX_DEPTH:

@@ -241,3 +241,32 @@ def test_a_finished_instance_keeps_its_data_and_tracks_but_no_checkpoint():
     inst.data["n"] = 99  # a copy: the summary does not change
     assert inst.data["n"] == 1
     assert eng.stats()["coroutines"] == 0 and len(eng.store) == 0
+
+
+@pytest.mark.parametrize("name, call", [
+    ("deploy", lambda e: e.deploy("not a process")),
+    ("start", lambda e: e.start(catch(), key=5)),
+    ("start_many", lambda e: e.start_many(catch(), 5)),
+    ("start_many", lambda e: e.start_many("not a process", [{}])),
+    ("run", lambda e: e.run(until="soon")),
+    ("advance", lambda e: e.advance("soon")),
+    ("advance", lambda e: e.advance("-PT1H")),
+    ("publish_message", lambda e: e.publish_message("")),
+    ("broadcast_signal", lambda e: e.broadcast_signal("")),
+    ("complete_task", lambda e: e.complete_task("no-such-task")),
+    ("fetch_jobs", lambda e: e.fetch_jobs("work", worker="")),
+    ("complete_job", lambda e: e.complete_job("no-such-job")),
+    ("fail_job", lambda e: e.fail_job("no-such-job", "boom")),
+])
+def test_a_command_refusing_a_bad_argument_still_tells_its_watchers(name, call):
+    """Every public command ends by calling its ``after_each_command`` watchers, whether it
+    returned or raised: a refused argument too, and nothing changed."""
+    eng = bpm.Engine()
+    eng.start(approval())
+    eng.advance("PT1M")
+    before = snapshot(eng)
+    told = []
+    eng.after_each_command(lambda: told.append(eng.now))
+    with pytest.raises(bpm.EngineError):
+        call(eng)
+    assert told == [eng.now] and snapshot(eng) == before

@@ -170,6 +170,7 @@ def test_parent_and_child_recover_after_a_restart(tmp_path):
     assert parent.checkpoint()["tracks"][0]["wait"]["kind"] == "call"
     child_id = [i.id for i in eng.instances() if i.id != parent.id][0]
     assert eng.checkpoint(child_id)["parent"] == {"instance": parent.id, "track": "t1"}
+    eng.store.close()
     del eng
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[child_process(),
                                                                 parent_process()])

@@ -106,6 +106,8 @@ def test_encode_decode_round_trip_keeps_every_field():
     (lambda d: d["tracks"][0].update(state="flying"), "tracks[0].state"),
     (lambda d: d["tracks"][0]["wait"].update(deadline="soon"), "tracks[0].wait.deadline"),
     (lambda d: d["seq"].update(track="x"), "seq.track"),
+    (lambda d: d["tracks"][0].update(id="t" + "9" * 5000), "tracks[0].id"),
+    (lambda d: d["tracks"][1].update(id=d["tracks"][0]["id"]), "tracks[1].id"),
 ])
 def test_a_corrupt_document_raises_checkpoint_error_naming_the_field(mutate, field):
     """decode refuses a damaged document and names the instance and the field."""
@@ -122,3 +124,78 @@ def test_garbage_bytes_raise_checkpoint_error():
     """Bytes that are not JSON are a CheckpointError, not a crash."""
     with pytest.raises(bpm.CheckpointError, match="i9"):
         codec.decode(b"\x00not json", "i9")
+
+
+# -- integers JSON text cannot hold --------------------------------------------------------
+HUGE = 10 ** 5000  # more digits than Python converts to or from text (4,300 by default)
+
+
+def with_task():
+    p = bpm.Process("big")
+    p.start("s")
+    p.user_task("work")
+    p.end("e")
+    p.flow("s", "work", "e")
+    return p
+
+
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+@pytest.mark.parametrize("dehydrate", [True, False])
+@pytest.mark.parametrize("how", ["start", "start_many"])
+def test_start_data_with_an_integer_json_cannot_hold_is_refused_and_uses_no_id(
+        tmp_path, store, dehydrate, how):
+    """An integer past the digit limit of JSON text is refused where it enters, with an
+    EngineError naming the field, dehydration on or off; nothing changed, no id used."""
+    kept = bpm.SQLiteStore(tmp_path / "run.db") if store == "sqlite" else bpm.MemoryStore()
+    eng = bpm.Engine(store=kept, dehydrate=dehydrate)
+    with pytest.raises(bpm.EngineError, match=r"\.n is an integer of more than \d+ digits"):
+        if how == "start":
+            eng.start(with_task(), {"n": HUGE})
+        else:
+            eng.start_many(with_task(), [{}, {"n": HUGE}])
+    assert eng.instances() == [] and kept.ids() == []
+    assert eng.start(with_task(), {"n": -(10 ** 4299)}).id == "i1"  # 4,300 digits: held
+    eng.advance("PT1M")
+    assert eng.instance("i1").data == {"n": -(10 ** 4299)}
+
+
+@pytest.mark.parametrize("dehydrate", [True, False])
+def test_a_script_returning_an_integer_json_cannot_hold_ends_the_same_dehydrated_or_not(
+        dehydrate):
+    """A script whose result holds such an integer is an incident at the script, with
+    dehydration on as off (on, its checkpoint could not have been written)."""
+    p = bpm.Process("grow")
+    p.start("s")
+    p.script_task("grow", fn=lambda d: {"n": HUGE})
+    p.user_task("work")
+    p.end("e")
+    p.flow("s", "grow", "work", "e")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(p)
+    eng.advance("PT1M")
+    assert inst.state == "failed" and inst.data == {}
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "grow" and "data.n is an integer" in incident.details["cause"]
+
+
+def test_a_checkpoint_the_codec_cannot_encode_is_refused_like_a_store_failure(
+        tmp_path, monkeypatch):
+    """Should a document still not encode, the write is refused as a failed store write is:
+    a start raises EngineError and uses no id; a quiet point keeps its instance resident
+    with a ``checkpoint_failed`` fact. No raw ValueError leaves a command."""
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
+    good = codec.encode
+
+    def refuse(doc):
+        raise ValueError("cannot encode")
+    monkeypatch.setattr(codec, "encode", refuse)
+    with pytest.raises(bpm.EngineError, match="not started"):
+        eng.start(with_task())
+    monkeypatch.setattr(codec, "encode", good)
+    inst = eng.start(with_task())
+    assert inst.id == "i1"
+    monkeypatch.setattr(codec, "encode", refuse)
+    eng.advance("PT1M")
+    assert inst.residency == "resident"
+    assert [(f.instance, f.details) for f in eng.facts if f.kind == "checkpoint_failed"] == [
+        ("i1", {"cause": "ValueError"})] * 2

@@ -2,12 +2,19 @@
 (issue 8, findings 5, 8, 9, 10, 11, 12, 13, 16)."""
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import approval, catch, ended_at, recover
 
 import gobpm_nb as bpm
+
+SCENARIOS = Path(__file__).parent / "scenarios"
 
 
 def test_recovery_never_moves_the_clock_back_and_the_escalation_fires(tmp_path):
@@ -33,6 +40,7 @@ def test_a_started_instance_survives_a_crash_before_any_step(tmp_path):
     db = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     eng.start(approval(), {"n": 1})
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, approval())
     assert [i.id for i in eng.instances()] == ["i1"]
     eng.advance("PT1M")
@@ -47,6 +55,7 @@ def test_an_accepted_message_survives_a_crash_before_the_next_step(tmp_path):
     eng.start(catch(), {"order": "o1"})
     eng.advance("PT1M")
     assert eng.publish_message("paid", key="o1", payload={"sum": 5}) == "i1"
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, catch())
     eng.run()
     inst = eng.instance("i1")
@@ -62,6 +71,7 @@ def test_an_accepted_task_completion_survives_a_crash(tmp_path):
     eng.start(approval())
     eng.advance("PT1H")
     eng.complete_task("i1:approve:1", {"ok": True})
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, approval())
     eng.advance("P2D")
     inst = eng.instance("i1")
@@ -80,6 +90,7 @@ def test_an_accepted_signal_survives_a_crash_for_every_receiver(tmp_path):
     eng.start(p), eng.start(p)
     eng.advance("PT1M")
     assert eng.broadcast_signal("go", {"x": 1}) == 2
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, p)
     eng.run()
     assert [(i.state, i.data) for i in eng.instances()] == [("completed", {"x": 1})] * 2
@@ -91,12 +102,15 @@ def test_subscription_order_survives_two_restarts(tmp_path):
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     eng.start(catch(), {"order": "o1"})
     eng.advance("PT1M")
+    eng.store.close()
     eng = recover(db, catch())
     eng.start(catch(), {"order": "o1"})
     eng.advance("PT1M")
+    eng.store.close()
     eng = recover(db, catch())
     eng.start(catch(), {"order": "o1"})
     eng.advance("PT1M")
+    eng.store.close()
     eng = recover(db, catch())
     assert [eng.publish_message("paid", key="o1") for _ in range(3)] == ["i1", "i2", "i3"]
 
@@ -109,6 +123,7 @@ def test_a_consumed_ttl_message_does_not_come_back_and_ids_are_not_reused(tmp_pa
     inst = eng.start(catch(), {"order": "o1"})
     eng.run()
     assert inst.state == "completed" and inst.data["n"] == 1
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, catch())
     again = eng.start(catch(), {"order": "o1"})
     eng.advance("PT1M")
@@ -129,6 +144,7 @@ def test_a_buffered_message_taken_before_a_crash_is_taken_again_after_it(tmp_pat
     eng.publish_message("paid", key="o1", payload={"n": 1}, ttl="PT1H")
     eng.start(p, {"order": "o1"})
     eng.step(), eng.step()  # the track takes the message; no quiet point yet
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, p)
     eng.run()
     assert eng.instance("i1").data == {"order": "o1", "n": 1}
@@ -144,6 +160,7 @@ def test_message_id_deduplication_survives_a_restart(tmp_path):
     eng.advance("PT1M")
     assert eng.publish_message("paid", key="o1", message_id="m-1") == "i1"
     eng.run()
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, catch())
     assert eng.publish_message("paid", key="o1", message_id="m-1") is None
     assert eng.facts[-1].details["reason"] == "duplicate message id"
@@ -175,6 +192,7 @@ def test_a_failed_checkpoint_delete_is_retried_and_the_instance_never_comes_back
     store.broken = False
     eng.advance("PT1M")
     assert store.ids() == []
+    store.close()
     eng = recover(db, approval())
     assert eng.instances() == [] and eng.tasks() == []
 
@@ -206,8 +224,11 @@ def test_a_fresh_engine_refuses_a_store_that_holds_instances(tmp_path):
     db = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     eng.start(approval())
+    eng.store.close()
+    store = bpm.SQLiteStore(db)
     with pytest.raises(bpm.EngineError, match="Engine.recover"):
-        bpm.Engine(store=bpm.SQLiteStore(db))
+        bpm.Engine(store=store)
+    store.close()
     eng = recover(db, approval())
     assert [i.id for i in eng.instances()] == ["i1"]
 
@@ -222,6 +243,7 @@ def test_a_task_completed_between_steps_before_any_checkpoint_survives_a_crash(t
         eng.step()
     (task,) = eng.tasks()
     eng.complete_task(task.id, {"ok": True})
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, approval())
     eng.advance("P2D")
     done = [f.node for f in eng.facts if f.kind == "node_left" and f.node in ("done", "late")]
@@ -252,6 +274,7 @@ def test_a_command_whose_clock_cannot_be_recorded_says_so(tmp_path):
         eng.advance("PT5H")
     store.fail = False
     eng.advance("PT1M")
+    store.close()
     assert recover(tmp_path / "run.db", approval()).now == eng.now
 
 
@@ -286,6 +309,7 @@ def test_a_timer_fired_by_a_step_before_a_crash_still_comes_before_a_later_messa
     eng.run(until="2026-01-01T00:00:01Z")
     assert eng.step().kind == "timer"
     eng.publish_message("pay", key="a")
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, p)
     eng.advance("PT10H")
     assert eng.instance("i1").state == "completed"
@@ -309,5 +333,54 @@ def test_recovery_runs_what_was_due_before_it_returns(tmp_path):
     eng.start(p)
     eng.run(until="2026-01-01T00:00:01Z")
     assert eng.step().node == "wt"
+    eng.store.close()  # the crash: what it wrote stays, the file is free
     eng = recover(db, p)
     assert eng.fetch_jobs("t") == []
+
+
+def test_a_second_store_on_an_open_file_is_refused_until_the_first_is_closed(tmp_path):
+    """One writer per file: a second SQLiteStore (and so a second engine) on a file an open
+    store holds is refused with StoreError naming it, empty file or not; closing the first
+    frees it, and what the first wrote is all there."""
+    db = tmp_path / "run.db"
+    first = bpm.Engine(store=bpm.SQLiteStore(db))
+    with pytest.raises(bpm.StoreError, match=r"run\.db.* is open in another store"):
+        bpm.Engine(store=bpm.SQLiteStore(db))  # the file is still empty
+    first.start(approval(), {"n": 1})
+    with pytest.raises(bpm.StoreError, match=r"run\.db"):
+        recover(db, approval())
+    first.store.close()
+    again = recover(db, approval())
+    assert [(i.id, i.data) for i in again.instances()] == [("i1", {"n": 1})]
+
+
+def test_a_killed_process_leaves_no_lock_behind(tmp_path):
+    """The lock lives as long as the process that holds it: while a child process holds the
+    file it is refused here; once the child is killed (-9), recovery opens it."""
+    db = tmp_path / "run.db"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True,
+        env={"PYTHONPATH": f"{SCENARIOS}{os.pathsep}{Path(bpm.__file__).parent.parent}",
+             "PATH": ""})
+    try:
+        assert holder.stdout.readline().strip() == "started i1"
+        with pytest.raises(bpm.StoreError, match="open in another store"):
+            bpm.SQLiteStore(db)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        holder.stdin.close()
+        holder.stdout.close()
+    eng = recover(db, approval())
+    assert [i.id for i in eng.instances()] == ["i1"]
+
+
+HOLDER = """
+import sys
+import gobpm_nb as bpm
+from recovery_processes import approval
+eng = bpm.Engine(store=bpm.SQLiteStore(sys.argv[1]))
+print("started", eng.start(approval()).id, flush=True)
+sys.stdin.read()  # killed while it waits
+"""

@@ -164,6 +164,7 @@ def test_inner_instances_are_checkpointed_and_recovered(tmp_path, crash):
     assert current["locals"] == {"loopCounter": 2, "reviewer": "b"}
     json.dumps(doc)
     if crash:
+        eng.store.close()
         del eng
         eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
         inst = eng.instance(inst.id)

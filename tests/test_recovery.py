@@ -1,5 +1,7 @@
 """Durable checkpoints and restart recovery: recorded deadlines, trigger-absent re-arming."""
 
+import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -11,6 +13,7 @@ import pytest
 import gobpm_nb as bpm
 
 SCENARIOS = Path(__file__).parent / "scenarios"
+from conftest import ended_at, recover  # noqa: E402
 from recovery_processes import approval, timer  # noqa: E402  (conftest puts it on the path)
 
 
@@ -262,3 +265,179 @@ def test_a_message_buffered_with_a_ttl_survives_a_restart(tmp_path):
     inst = eng2.start(waiting, {"order": "o-1"})
     eng2.run()
     assert inst.state == "completed" and inst.data["sum"] == 3
+
+
+# -- a crash right after a start: the process's event subprocesses still listen --------------
+EVENT_STARTS = {"signal": {"signal": "alarm"}, "message": {"message": "cancel", "key": "'all'"},
+                "timer": {"duration": "PT1H"}}
+
+
+def watched(kind, by):
+    """A process started ``by`` a plain, message or timer start -> work -> done, with an
+    event subprocess whose ``kind`` start (not interrupting) runs ``react``."""
+    p = bpm.Process("watched")
+    if by == "message":
+        p.message_start("s", message="go")
+    elif by == "timer":
+        p.timer_start("s", duration="PT1M")
+    else:
+        p.start("s")
+    p.user_task("work")
+    p.end("done")
+    p.flow("s", "work", "done")
+    with p.event_subprocess("ev") as ev:
+        getattr(ev, f"{kind}_start")("es", interrupting=False, **EVENT_STARTS[kind])
+        ev.script_task("react", fn=lambda d: {"reacted": d.get("reacted", 0) + 1})
+        ev.end("ee")
+        ev.flow("es", "react", "ee")
+    return p
+
+
+def caller():
+    p = bpm.Process("caller")
+    p.start("s")
+    p.call_activity("call", process="watched")
+    p.end("e")
+    p.flow("s", "call", "e")
+    return p
+
+
+def start_by(eng, by, p):
+    """Start an instance of ``p`` by one of the five ways an instance begins."""
+    if by == "start":
+        eng.start(p)
+    elif by == "start_many":
+        eng.start_many(p, [{}])
+    elif by == "message":
+        eng.deploy(p)
+        eng.publish_message("go")
+    elif by == "timer":
+        eng.deploy(p)
+        eng.step()  # the start timer fires: the instance exists, nothing of it has run
+    else:
+        eng.deploy(p)
+        eng.start(caller())
+        while len(eng.instances()) < 2:  # the call activity starts its child
+            eng.step()
+
+
+def copy_db(src, dst):
+    """What a crash right now would leave on disk: the database file and its WAL."""
+    for tail in ("", "-wal", "-shm"):
+        if Path(f"{src}{tail}").exists():
+            shutil.copyfile(f"{src}{tail}", f"{dst}{tail}")
+
+
+def reacted(eng, kind):
+    """Fire the event subprocess's start; how often it ran in the watched instance."""
+    if kind == "signal":
+        eng.broadcast_signal("alarm")
+    elif kind == "message":
+        eng.publish_message("cancel", key="all")
+    eng.advance("PT2H")
+    (inst,) = [i for i in eng.instances() if eng.describe_instance(i.id).process == "watched"]
+    return inst.data.get("reacted", 0)
+
+
+@pytest.mark.parametrize("kind", ["signal", "message", "timer"])
+@pytest.mark.parametrize("by", ["start", "start_many", "message", "timer", "call"])
+def test_event_subprocesses_still_listen_after_a_crash_right_after_the_start(tmp_path, by,
+                                                                             kind):
+    """A crash right after an instance begins (its first checkpoint only, written before
+    the start opened the process's scope): recovery opens that scope again, so a signal,
+    message or timer start of an event subprocess fires as it would without the crash."""
+    p = watched(kind, by)
+    eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
+    start_by(eng, by, p)
+    copy_db(tmp_path / "run.db", tmp_path / "crashed.db")
+    again = recover(tmp_path / "crashed.db", p, caller())
+    assert reacted(again, kind) == reacted(eng, kind) == 1
+
+
+# -- a checkpoint that does not read fails only its own instance ----------------------------
+def boundary(doc):
+    return doc["tracks"][0]["boundaries"]["late"]
+
+
+CORRUPTIONS = {
+    "tracks": lambda d: d.update(tracks=[]),
+    "tracks[0].id": lambda d: d["tracks"][0].update(id="track-one"),
+    "tracks[0].parents[0]": lambda d: d["tracks"][0].update(parents=["one"]),
+    "tracks[0].node": lambda d: d["tracks"][0].update(node="nowhere"),
+    "tracks[0].wait.hold": lambda d: d["tracks"][0]["wait"].update(hold="seven"),
+    "data": lambda d: d.update(data=[1]),
+    "seq.track": lambda d: d["seq"].update(track=0),
+    "tracks[0].boundaries.late.deadline": lambda d: boundary(d).update(deadline="tomorrow"),
+    "tracks[0].boundaries.late.armed": lambda d: boundary(d).update(
+        armed="9999-12-31T23:59:59-14:00"),
+}
+
+
+def corrupt(db, iid, mutate):
+    with sqlite3.connect(db) as raw:
+        (text,) = raw.execute("SELECT doc FROM checkpoints WHERE instance = ?", (iid,)).fetchone()
+        doc = json.loads(text)
+        mutate(doc)
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = ?",
+                    (json.dumps(doc).encode(), iid))
+
+
+@pytest.mark.parametrize("when", ["recovery", "wake"])
+@pytest.mark.parametrize("field", list(CORRUPTIONS))
+def test_a_checkpoint_that_does_not_read_fails_only_its_instance(tmp_path, field, when):
+    """Whatever field is wrong (a track id, a node, a type, a time), the instance fails at
+    recovery (``recovery_failed``) or at its wake (``wake_failed``, its hold kept) naming
+    the field; the command goes on and the other instance's escalation fires."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db), wake_retry_backoff="PT6H")
+    bad, good = eng.start(approval()), eng.start(approval())
+    eng.advance("PT1M")
+    if when == "recovery":
+        eng.store.close()
+        corrupt(db, bad.id, CORRUPTIONS[field])
+        eng = recover(db, approval())
+        failed = facts(eng, "recovery_failed")
+    else:
+        corrupt(db, bad.id, CORRUPTIONS[field])
+    eng.advance("P2D")
+    if when == "wake":
+        failed = facts(eng, "wake_failed")
+        assert eng.instance(bad.id).residency == "dehydrated"
+    assert {(f.instance, f.details["field"]) for f in failed} == {(bad.id, field)}
+    assert ended_at(eng.instance(good.id)) == ["escalated"]
+
+
+def keyed():
+    """s -> work -> done, and an event subprocess whose message start is keyed by ``id``."""
+    p = bpm.Process("keyed")
+    p.start("s")
+    p.user_task("work")
+    p.end("done")
+    p.flow("s", "work", "done")
+    with p.event_subprocess("ev") as ev:
+        ev.message_start("es", message="cancel", key="id")
+        ev.end("ee")
+        ev.flow("es", "ee")
+    return p
+
+
+@pytest.mark.parametrize("crash", [False, True])
+def test_an_event_subprocess_start_whose_key_fails_is_an_incident_at_the_start(tmp_path, crash):
+    """A message start of an event subprocess whose key names a field the data lacks: the
+    instance fails with an incident at that start (nothing raised out of ``start``, no hold,
+    no coroutine left), also when a recovery arms it again from the first checkpoint (here
+    one whose data lost the field) and the other instances recover."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    inst = eng.start(keyed(), {"id": 7} if crash else {})
+    if crash:
+        eng.start(approval())
+        copy_db(db, tmp_path / "crashed.db")
+        corrupt(tmp_path / "crashed.db", inst.id, lambda d: d.update(data={}))
+        eng = recover(tmp_path / "crashed.db", keyed(), approval())
+        inst = eng.instance(inst.id)
+        eng.advance("PT1M")
+        assert [t.node for t in eng.tasks()] == ["approve"]
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "es" and "names missing field 'id'" in incident.details["cause"]
+    assert inst.state == "failed" and eng.holders(inst.id) == []

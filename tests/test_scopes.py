@@ -559,6 +559,7 @@ def test_restart_recovery_brings_back_every_scope_and_start(tmp_path, trigger):
     inst2 = crashed.start(p, {"id": 5})
     crashed.advance("PT1H")
     before = sorted((h.kind, h.wait_kind, h.node, h.deadline) for h in crashed.holders())
+    crashed.store.close()
     del crashed
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(tmp_path / "b.db"), processes=[p])
     assert sorted((h.kind, h.wait_kind, h.node, h.deadline) for h in eng2.holders()) == before
@@ -577,6 +578,7 @@ def test_a_checkpoint_whose_scope_names_no_running_track_fails_only_its_instance
     doc = eng.checkpoint(bad.id)
     doc["tracks"][1]["scope"] = "t9"
     store.put(bad.id, json.dumps(doc).encode())
+    store.close()
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
     (failed,) = [f for f in eng2.facts if f.kind == "recovery_failed"]
     assert failed.instance == bad.id and failed.details["field"] == "tracks[1].scope"

@@ -127,6 +127,7 @@ def test_a_timer_start_keeps_its_next_deadline_across_a_restart(tmp_path):
     eng.advance("PT1H30M")
     assert len(eng.instances()) == 1
     (held,) = eng.holders()
+    eng.store.close()
     del eng
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(tmp_path / "s.db"), processes=[p])
     (again,) = eng2.holders()
@@ -144,6 +145,7 @@ def test_a_date_timer_start_that_fired_does_not_fire_again_after_a_restart(tmp_p
     eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "o.db"))
     eng.deploy(p)
     eng.advance("PT3H")
+    eng.store.close()
     del eng
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(tmp_path / "o.db"), processes=[p])
     eng2.advance("P1D")

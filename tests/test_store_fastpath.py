@@ -37,6 +37,7 @@ def test_a_recorded_trigger_is_dropped_by_its_instances_next_checkpoint(tmp_path
     assert [iid for iid, _ in store.journal()] == ["i1"]
     eng.run()
     assert store.journal() == [] and [t.id for t in eng.tasks()] == ["i1:ship:1"]
+    store.close()
     eng = recover(db, catch_then_task())
     eng.run()
     assert [t.id for t in eng.tasks()] == ["i1:ship:1"]
@@ -51,10 +52,12 @@ def test_entries_recorded_before_a_crash_are_dropped_after_recovery(tmp_path):
     eng.start(catch_then_task(), {"order": "o1"})
     eng.advance("PT1M")
     assert eng.publish_message("paid", key="o1", payload={"n": 1}) == "i1"
-    store = bpm.SQLiteStore(db)  # the crash: the first engine is gone
+    eng.store.close()  # the crash: the first engine is gone
+    store = bpm.SQLiteStore(db)
     eng = bpm.Engine.recover(store, processes=[catch_then_task()])
     eng.run()
     assert store.journal() == [] and [t.id for t in eng.tasks()] == ["i1:ship:1"]
+    store.close()
     eng = recover(db, catch_then_task())
     eng.run()
     assert [t.id for t in eng.tasks()] == ["i1:ship:1"]
@@ -104,6 +107,7 @@ def test_a_file_in_the_earlier_layout_is_read_and_written_as_before(tmp_path):
     eng.start(catch_then_task(), {"order": "o1"})
     eng.advance("PT1M")
     assert eng.publish_message("paid", key="o1") == "i1"
+    eng.store.close()
     eng = recover(db, catch_then_task())
     eng.run()
     assert [t.id for t in eng.tasks()] == ["i1:ship:1"]

@@ -267,3 +267,34 @@ def test_two_timers_due_together_both_reach_their_tracks_after_a_failed_wake():
     twin = resident.start(p.validate())
     resident.run()
     assert ended_at(twin) == ended_at(inst)
+
+
+def with_alarm():
+    """s -> approve (a task with the 24 h escalation) and an event subprocess whose signal
+    start ``alarm`` (not interrupting) runs ``note``."""
+    p = approval()
+    with p.event_subprocess("ev") as ev:
+        ev.signal_start("alarm", signal="alarm", interrupting=False)
+        ev.end("note")
+        ev.flow("alarm", "note")
+    return p
+
+
+@pytest.mark.parametrize("field, mutate", [
+    ("tracks", lambda d: d["tracks"][0].update(id="t2") or d["seq"].update(track=2)),
+    ("events", lambda d: d.pop("events")),
+])
+def test_a_wake_whose_checkpoint_lacks_what_the_engine_holds_fails_only_that_instance(
+        field, mutate):
+    """A checkpoint that reads, but has no track (or no process scope) for a wait the engine
+    holds for the instance, fails its wake naming the field; the other instance goes on."""
+    store = bpm.MemoryStore()
+    eng = bpm.Engine(store=store, wake_retry_backoff="PT6H")
+    bad, good = eng.start(with_alarm()), eng.start(with_alarm())
+    eng.advance("PT1M")
+    corrupt(store, bad.id, mutate)
+    assert eng.broadcast_signal("alarm") == 2
+    eng.advance("P2D")
+    assert {(f.instance, f.details["field"]) for f in facts(eng, "wake_failed")} == {
+        (bad.id, field)}
+    assert bad.residency == "dehydrated" and ended_at(good) == ["ev", "note", "escalated"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import CheckpointError
 from ..model import Definition
@@ -31,6 +32,9 @@ from .waits import (
     read_wait,
     wait_doc,
 )
+
+if TYPE_CHECKING:
+    from .holders import Hold
 
 SCHEMA = 2
 
@@ -122,12 +126,15 @@ def read(doc: dict[str, Any], instance: str) -> Image:
     seq = r.get(doc, "seq", "dict", "")
     tracks = [read_track(r, t, f"tracks[{i}]")
               for i, t in enumerate(r.get(doc, "tracks", "list", ""))]
+    if not tracks:  # an instance whose last track ends has ended: its checkpoint is gone
+        raise r.fail("tracks", "is empty: a stored instance has a live track")
+    counters = read_seq(r, seq, tracks)
     joins = r.get(doc, "joins", "dict", "")
     for g, flows in joins.items():
-        if not isinstance(flows, dict) or not all(
-                isinstance(ts, list) and all(isinstance(x, str) for x in ts)
-                for ts in flows.values()):
+        if not isinstance(flows, dict):
             raise r.fail(f"joins.{g}", "is not a map of flow ids to track ids")
+        for f, ts in flows.items():
+            r.tracks(ts, f"joins.{g}.{f}")
     events = None
     if "events" in doc:
         events = {s: read_wait(r, w, f"events.{s}", s, BOUNDARY_KINDS)
@@ -135,22 +142,37 @@ def read(doc: dict[str, Any], instance: str) -> Image:
     parent = None
     if "parent" in doc:
         link = r.get(doc, "parent", "dict", "")
-        parent = (r.get(link, "instance", "str", "parent"), r.get(link, "track", "str", "parent"))
+        parent = (r.get(link, "instance", "str", "parent"),
+                  r.get(link, "track", "track", "parent"))
     return Image(instance, process, r.get(doc, "at", "time", ""), r.get(doc, "state", "str", ""),
-                 r.get(doc, "data", "dict", ""),
-                 {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")},
-                 tracks, joins, events, parent)
+                 r.get(doc, "data", "dict", ""), counters, tracks, joins, events, parent)
+
+
+def read_seq(r: Reader, seq: dict[str, Any], tracks: list[Track]) -> dict[str, int]:
+    """The id counters: counts from 0, each track's number among those given out, and no
+    track id twice (a new track must never take the id of one the checkpoint holds)."""
+    counters = {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")}
+    for k, n in counters.items():
+        if n < 0:
+            raise r.fail(f"seq.{k}", f"{n} is not a count")
+    seen: set[str] = set()
+    for i, t in enumerate(tracks):
+        if t.id in seen:
+            raise r.fail(f"tracks[{i}].id", f"{t.id!r} is there twice")
+        seen.add(t.id)
+        if int(t.id[1:]) > counters["track"]:
+            raise r.fail("seq.track", f"{counters['track']} is below track {t.id!r}")
+    return counters
 
 
 def read_track(r: Reader, t: Any, path: str) -> Track:
-    fields = {k: r.get(t, k, "str", path) for k in ("id", "node", "state", "origin")}
+    fields = {k: r.get(t, k, "track" if k == "id" else "str", path)
+              for k in ("id", "node", "state", "origin")}
     if fields["state"] not in LIVE:
         raise r.fail(f"{path}.state", f"{fields['state']!r} is not a live track state")
     if fields["origin"] not in ORIGINS:
         raise r.fail(f"{path}.origin", f"unknown origin {fields['origin']!r}")
-    parents = r.get(t, "parents", "list", path)
-    if not all(isinstance(p, str) for p in parents):
-        raise r.fail(f"{path}.parents", "holds something that is not a track id")
+    parents = r.tracks(r.get(t, "parents", "list", path), f"{path}.parents")
     # interned: a hydrated instance shares its names with every other (JSON makes new ones)
     tr = Track(sys.intern(fields["id"]), sys.intern(fields["node"]),
                tuple(sys.intern(p) for p in parents), sys.intern(fields["origin"]),
@@ -160,7 +182,7 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     bounds = r.get(t, "boundaries", "dict", path)
     tr.boundaries = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
                  for b, a in sorted(bounds.items())}
-    scope = r.get(t, "scope", "optstr", path) if "scope" in t else None
+    scope = r.get(t, "scope", "opttrack", path) if "scope" in t else None
     if scope is not None:
         tr.scope = sys.intern(scope)
     if "locals" in t:
@@ -171,12 +193,20 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     return tr
 
 
-def check_against(image: Image, defn: Definition) -> None:
+def check_against(image: Image, defn: Definition, holds: Iterable[Hold] = ()) -> None:
     """Everything the document names exists where it says in ``defn``: track nodes, the
-    kind of wait each node has, gateway arms, boundaries, joins and parents."""
+    kind of wait each node has, gateway arms, boundaries, joins and parents; and, for a
+    wake, the track of each of the instance's ``holds`` (the process scope for one on it)."""
     r = Reader(image.instance)
     nodes = defn.nodes
     ids = {t.id: t for t in image.tracks}
+    for h in holds:
+        if h.track == ROOT and image.events is None:
+            raise r.fail("events", "is missing: the engine holds a start of an event "
+                                   "subprocess of the process")
+        if h.track != ROOT and h.track not in ids:
+            raise r.fail("tracks", f"has no track {h.track!r}: the engine holds its "
+                                   f"wait at {h.node!r}")
     for i, tr in enumerate(image.tracks):
         path = f"tracks[{i}]"
         node = nodes.get(tr.node)

@@ -200,8 +200,8 @@ class Core(Hub):
             details["caller"] = run.parent[0]
         self.emit("instance_started", run.id, None, tr.node, details)
         start_loop(run)
-        if defn.event_starts.get(""):
-            self.behaviour.open_root(run)
+        if defn.event_starts.get("") and not self.behaviour.open_root(run, tr):
+            return  # an incident at a start of an event subprocess ended it
         run.announce(tr)
         spawn(run, tr)
 

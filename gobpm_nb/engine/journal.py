@@ -160,8 +160,12 @@ class Journal:
         """Write a checkpoint (and what meta changed) in one transaction, or into the open
         group; False if the store failed (a ``checkpoint_failed`` fact and a warning say so)."""
         core = self.core
+        try:
+            raw = core.codec.encode(doc)
+        except ValueError as exc:  # what JSON text cannot hold (refused where data enters)
+            self.refused(iid, exc)
+            return False
         core.covered(iid)
-        raw = core.codec.encode(doc)
         if self.grouping:
             refusal = self._grouped(iid, raw)
             if refusal is not None:

@@ -6,8 +6,9 @@ instance, the field (as a path such as ``tracks[0].wait.deadline``) and what is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import CheckpointError, ModelError
@@ -32,19 +33,33 @@ class Reader:
             raise self.fail(f"{where}.{name}" if where else name, "is missing")
         v = obj[name]
         if not CHECKS[kind](v):
-            raise self.fail(f"{where}.{name}" if where else name,
-                            f"expected {kind}, found {type(v).__name__}")
+            path = f"{where}.{name}" if where else name
+            if kind in ("track", "opttrack") and isinstance(v, str):
+                raise self.fail(path, f"{v!r} is not a track id (t1, t2, ...)")
+            raise self.fail(path, f"expected {kind}, found {type(v).__name__}")
         if kind == "time":
             return self.time(v, f"{where}.{name}" if where else name)
         return v
 
+    def tracks(self, ids: Any, path: str) -> list[str]:
+        """A list of track ids at ``path``."""
+        if not isinstance(ids, list):
+            raise self.fail(path, f"expected list, found {type(ids).__name__}")
+        for i, v in enumerate(ids):
+            if not _track(v):
+                raise self.fail(f"{path}[{i}]", f"{v!r} is not a track id (t1, t2, ...)")
+        return ids
+
     def time(self, v: str, path: str) -> int:
         """An ISO 8601 time as virtual microseconds (the engine writes them as
-        ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; any other ISO form is read too)."""
+        ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; any other ISO form is read too), within the
+        calendar's range (years 1 to 9999, UTC)."""
         try:
             us: int = _US[v]
         except ModelError:
             raise self.fail(path, f"{v!r} is not an ISO 8601 time") from None
+        if not FIRST_US <= us <= LAST_US:
+            raise self.fail(path, f"{v!r} is outside the calendar's range")
         return us
 
 
@@ -61,8 +76,19 @@ def _time_us(v: str) -> int:
 _US = Recent(_time_us, 64)
 
 
+#: The calendar's range in virtual microseconds: what a time read back can be written as.
+FIRST_US = to_us(datetime.min.replace(tzinfo=UTC))
+LAST_US = to_us(datetime.max.replace(tzinfo=UTC))
+#: A track id as the engine makes them: ``t`` and a number from 1 (of at most 18 digits).
+TRACK_ID = re.compile(r"t[1-9][0-9]{0,17}")
+
+
 def _int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _track(v: Any) -> bool:
+    return isinstance(v, str) and TRACK_ID.fullmatch(v) is not None
 
 
 CHECKS: dict[str, Callable[[Any], bool]] = {
@@ -75,4 +101,6 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "optstr": lambda v: v is None or isinstance(v, str),
     "optlist": lambda v: v is None or isinstance(v, list),
     "time": lambda v: isinstance(v, str),
+    "track": _track,
+    "opttrack": lambda v: v is None or _track(v),
 }

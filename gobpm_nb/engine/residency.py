@@ -371,7 +371,7 @@ class Residency:
         if defn is None or defn.signature != proc["signature"]:
             raise EngineError(f"process {proc['id']!r} version {proc['version']} is not "
                               "registered with this engine")
-        check_against(image, defn)
+        check_against(image, defn, rec.holds)
         if rec.defn is not defn:  # a recovered record learns its version (a compact one knows)
             rec.defn = defn
         return image
@@ -454,6 +454,8 @@ class Residency:
                 adopt_parked(run, tr)
                 run.set_state(tr, "waiting")
         run.reindex()
+        if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
+            core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
         if conditions:
             run.post(("data",))
         return run

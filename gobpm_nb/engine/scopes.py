@@ -69,11 +69,17 @@ def arm_events(run: Run, host: Track, scope: str) -> None:
         arm_boundary(run, host, run.defn.nodes[sid], None)
 
 
-def open_root(run: Run) -> None:
-    """A new instance whose process has event subprocesses: their starts are armed on the
-    process's own scope."""
+def open_root(run: Run, tr: Track) -> bool:
+    """A new instance whose process has event subprocesses (``tr``: its start track): their
+    starts are armed on the process's own scope. A start that cannot be armed (a message
+    start's key that fails) is an incident that fails the instance: False."""
     run.root = Track(ROOT, ROOT, (), "start", state="waiting")
-    arm_events(run, run.root, ROOT)
+    try:
+        arm_events(run, run.root, ROOT)
+    except Incident as exc:
+        run.fail(tr, exc)
+        return False
+    return True
 
 
 # -- event subprocesses -----------------------------------------------------------------------

@@ -3,22 +3,44 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from ..errors import EngineError
 
 #: How deep instance data may nest (a copy of it must never exhaust the interpreter's stack).
 MAX_DEPTH = 100
+#: Integers shorter than this many bits have fewer digits (632) than any limit Python can
+#: set on converting integers to and from text (640 at the least).
+SHORT_BITS = 2100
+
+
+def digits_limit() -> int:
+    """The most digits an integer in JSON text may have: the interpreter's limit on int/str
+    conversion (``sys.set_int_max_str_digits``), never above the default 4,300, so that any
+    Python reads a checkpoint back."""
+    default: int = sys.int_info.default_max_str_digits
+    return min(sys.get_int_max_str_digits() or default, default)
+
+
+def int_fits(value: int) -> bool:
+    """Whether JSON text holds the integer ``value`` (see ``digits_limit``)."""
+    return value.bit_length() < SHORT_BITS or abs(value) < 10 ** digits_limit()
 
 
 def json_copy(value: Any, where: str, depth: int = 0) -> Any:
     """A deep copy of ``value`` if it is JSON as it stands: dicts with string keys, lists,
-    strings, finite numbers, booleans and None, nested at most ``MAX_DEPTH`` levels. Anything
-    JSON would change on the way (a tuple, a non-string key, NaN) is refused: ValueError
-    naming the path."""
+    strings, finite numbers (integers of at most ``digits_limit()`` digits), booleans and
+    None, nested at most ``MAX_DEPTH`` levels. Anything JSON would change on the way (a
+    tuple, a non-string key, NaN) or cannot hold is refused: ValueError naming the path."""
     if depth > MAX_DEPTH:
         raise ValueError(f"{where} is nested more than {MAX_DEPTH} levels deep")
-    if value is None or isinstance(value, (str, int)):
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if not int_fits(value):
+            raise ValueError(f"{where} is an integer of more than {digits_limit()} digits, "
+                             "which JSON text cannot hold")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):

@@ -8,6 +8,8 @@ deleting it drops that instance's journal entries in the same transaction.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -92,11 +94,34 @@ class MemoryStore:
         self._docs, self._meta, self._journal = dict(docs), dict(meta), list(journal)
 
 
+def writer_lock(path: str) -> int | None:
+    """Take the one-writer lock of the SQLite file at ``path``: an exclusive ``flock`` on
+    ``<path>.lock``, held until the store is closed (or its process ends, however it ends:
+    a killed process leaves no lock behind). Returns its descriptor (None for an in-memory
+    database); StoreError naming the file if another open store holds it."""
+    if path in ("", ":memory:"):
+        return None
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreError(f"SQLiteStore cannot open {path!r}: its lock file cannot be made "
+                         f"({exc.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StoreError(f"SQLiteStore {path!r} is open in another store (one writer at a "
+                         "time): close that store, or let its process end, first") from None
+    return fd
+
+
 class SQLiteStore:
     """Durable checkpoints in SQLite (WAL): every write is one transaction, except inside a
-    group (``begin`` ... ``commit``), where they all share one."""
+    group (``begin`` ... ``commit``), where they all share one. One open store writes a
+    file at a time (``writer_lock``): opening a second one on it raises StoreError."""
 
     durable = True
+    _lock: int | None = None
 
     def __init__(self, path: str | Path):
         if not isinstance(path, (str, Path)):
@@ -104,6 +129,7 @@ class SQLiteStore:
         self.path = str(path)
         if Path(self.path).is_dir():
             raise StoreError(f"SQLiteStore path {self.path!r} is a directory, not a file")
+        self._lock = writer_lock(self.path)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -130,6 +156,7 @@ class SQLiteStore:
             self._journaled = {r[0] for r in self._db.execute(
                 "SELECT DISTINCT instance FROM journal")}
         except sqlite3.Error as exc:
+            self._unlock()
             raise StoreError(f"SQLiteStore cannot open {self.path!r}: {exc}") from None
         #: A group is open (``begin``): writes join one transaction until ``commit``.
         self._group = False
@@ -284,7 +311,17 @@ class SQLiteStore:
         return dict(self._db.execute("SELECT key, value FROM meta ORDER BY key"))
 
     def close(self) -> None:
+        """Close the database and give up its writer lock."""
         self._db.close()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        fd, self._lock = self._lock, None
+        if fd is not None:
+            os.close(fd)  # the flock goes with its descriptor
+
+    def __del__(self) -> None:  # a store dropped unclosed frees its file for the next one
+        self._unlock()
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0])
