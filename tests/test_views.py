@@ -502,6 +502,22 @@ def test_a_view_carries_a_png_drawing_where_the_dot_program_exists(monkeypatch):
     pv.close()
 
 
+def test_the_static_drawing_names_its_moment_as_text():
+    """The PNG of a frozen view says which moment it shows, one more line of the graph's
+    label, quoted like every other text (a hostile caption renders literally)."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    lin = inst.lineage()
+    hostile = 'at fact 1 · "x" \\N <b>'
+    head = lin.dot.splitlines()[1]
+    label = re.search(r'label=("(?:[^"\\]|\\.)*")', head).group(1)
+    marked = render.captioned(lin.dot, hostile)
+    assert marked == lin.dot.replace(label, label[:-1] + "\\n" + render.q(hostile)[1:], 1)
+    if shutil.which("dot"):
+        assert "\\N &lt;b&gt;" in render.svg(marked) and "at fact 1" in render.svg(marked)
+    lin.close()
+
+
 def test_a_view_shows_the_moment_it_was_made_and_stays_there():
     """inst.lineage() and inst.process_view() show the engine as it was when they were made
     (the header names the fact and the clock) and do not follow it afterwards; nothing of

@@ -431,6 +431,15 @@ def svg(dot: str) -> str | None:
 
 
 
+_GRAPH_LABEL = re.compile(r'^(  graph \[.*?label=")((?:[^"\\]|\\.)*)"', re.MULTILINE)
+
+
+def captioned(dot: str, caption: str) -> str:
+    """``dot`` with ``caption`` as one more line of its graph label (shown literally)."""
+    return _GRAPH_LABEL.sub(lambda m: f'{m.group(1)}{m.group(2)}\\n{literal(caption)}"', dot,
+                            count=1)
+
+
 def png(dot: str) -> bytes | None:
     """``dot`` drawn as a PNG by the ``dot`` program, or None where it is missing.
 

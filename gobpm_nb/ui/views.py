@@ -35,7 +35,7 @@ from ..observe.projections import (
     instance_ids,
     lineage,
 )
-from ..render.dot import png
+from ..render.dot import captioned, png
 from ..render.lineage import lineage_dot, lineage_legend
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
@@ -104,7 +104,12 @@ class _InstanceGraph(_Live, GraphWidget):
         return fields if where is None else [*fields, f"branch_from={where}"]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return with_png(super()._repr_mimebundle_(**kwargs), self.dot)
+        """The widget, its text and a PNG whose label says the moment it shows."""
+        moment = self.moment if not self.following else \
+            f"live view, shown {self._moment_of_engine()}"
+        where = self._engine.branched_at
+        caption = moment if where is None else f"branch from fact {where} · {moment}"
+        return with_png(super()._repr_mimebundle_(**kwargs), captioned(self.dot, caption))
 
     def close(self) -> None:
         self._detach()
