@@ -244,7 +244,9 @@ def lab(tmp_path_factory):
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore"}
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore",
+           # the server config the wheel installs (it enables gobpm_nb.ui.saving)
+           "JUPYTER_CONFIG_PATH": str(ROOT / "jupyter-config")}
     log = open(tmp_path / "jupyter.log", "w")  # noqa: SIM115 (closed in teardown)
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser",
@@ -773,7 +775,7 @@ def test_timeline_drag_back_rewinds_and_reset_replays(notebook):
 # -- views true to their cell, drawn at open, saved and reopened ------------------------------
 # For every output of the notebook in the current tab that holds a widget view: whether it
 # shows a decoded image, a drawn gobpm view, and its text (an error text would be in it).
-OUTPUTS = """() => {
+OUTPUTS = r"""() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const found = [];
   for (const cell of panel.content.widgets) {
@@ -781,7 +783,10 @@ OUTPUTS = """() => {
     const outputs = cell.model.outputs.toJSON();
     const nodes = cell.node.querySelectorAll('.jp-OutputArea-child .jp-OutputArea-output');
     outputs.forEach((output, n) => {
-      if (!output.data || !output.data['application/vnd.jupyter.widget-view+json']) return;
+      const data = output.data || {};
+      const text = [].concat(data['text/plain'] || []).join('');
+      if (!data['application/vnd.jupyter.widget-view+json']
+          && !(data['image/png'] && /^(Lineage|Process)View\(/.test(text))) return;
       const node = nodes[n];
       const img = node && node.querySelector('img');
       found.push({image: Boolean(img && img.complete && img.naturalWidth > 100),
@@ -902,9 +907,10 @@ DRAWN = """() => Array.from(document.querySelectorAll('.gobpm-root[data-view=gra
 def test_after_run_all_each_view_shows_the_moment_its_cell_left(notebook, lab):
     """Notebook 04 run with Run All: its process view and its lineage each show the engine
     as their cell left it — the header names that fact, and the tracks and tokens drawn are
-    the engine's right after it (read from a branch at that fact), not the notebook's end.
-    Then saved and the page reloaded (JupyterLab's default settings, the kernel still
-    running): the views draw again, with no error text."""
+    the engine's right after it (read from a branch at that fact), not the notebook's end;
+    "follow live" shows the engine now, "freeze here" stops there. Then saved with
+    JupyterLab's default settings (no widget state) and the page reloaded, with the kernel
+    still running and then with a new kernel: each view shows its drawing, no error text."""
     page, dialogs = notebook
     base, token = lab
     fresh = page.context.new_page()
@@ -939,18 +945,6 @@ def test_after_run_all_each_view_shows_the_moment_its_cell_left(notebook, lab):
         fresh.wait_for_timeout(300)
         fresh.screenshot(path=str(OUTPUT / "frozen-view.png"))
 
-        fresh.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
-        fresh.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model"
-                                ".dirty", timeout=30_000)
-        fresh.reload()
-        open_notebook(fresh, fresh.url)
-        fresh.wait_for_function(ready, timeout=90_000)
-        assert fresh.evaluate(DRAWN) == drawn or \
-            [d["moment"] for d in fresh.evaluate(DRAWN)] == [d["moment"] for d in drawn]
-        outputs = fresh.evaluate(OUTPUTS)
-        assert len(outputs) == 2 and all(o["view"] for o in outputs), outputs
-        assert not any(error in o["text"] for o in outputs for error in ERROR_TEXTS)
-
         # "follow live" on the process view: it shows the engine where it stands now
         process_view = fresh.locator(".gobpm-root[data-view=graph]").first
         process_view.locator("[data-action=follow]").click()
@@ -974,6 +968,30 @@ def test_after_run_all_each_view_shows_the_moment_its_cell_left(notebook, lab):
         fresh.wait_for_function(
             "() => document.querySelector('.gobpm-root[data-view=graph] [data-role=moment]')"
             f".textContent.startsWith('at fact {expected[1]['seq']} · ')", timeout=30_000)
+
+        # saved (default settings: no widget state): each frozen view is kept as its
+        # drawing; reopened with the kernel still running, then with a new kernel, the page
+        # shows every view's drawing and no error text
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
+        fresh.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model"
+                                ".dirty", timeout=30_000)
+        for restart in (False, True):
+            if restart:
+                for kernel in api(base, token, "/api/kernels") or []:
+                    api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
+            fresh.reload()
+            open_notebook(fresh, fresh.url)
+            fresh.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.image).length === 2",
+                                    timeout=60_000)
+            fresh.wait_for_timeout(2000)  # the widget manager has restored what it can
+            outputs = fresh.evaluate(OUTPUTS)
+            assert len(outputs) == 2 and all(o["image"] for o in outputs), outputs
+            assert not any(error in o["text"] for o in outputs for error in ERROR_TEXTS)
+            assert not any(error in fresh.inner_text(".jp-NotebookPanel")
+                           for error in ERROR_TEXTS)
+        fresh.locator(".jp-OutputArea-output img").first.evaluate(
+            "img => img.scrollIntoView({block: 'center'})")
+        fresh.screenshot(path=str(OUTPUT / "saved-default-new-kernel.png"))
     finally:
         fresh.close()
     assert dialogs == []

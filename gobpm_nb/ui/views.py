@@ -39,6 +39,7 @@ from ..render.dot import captioned, png
 from ..render.lineage import lineage_dot, lineage_legend
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
+from .saving import MARK
 from .status import (
     complete_line,
     idle_line,
@@ -109,7 +110,11 @@ class _InstanceGraph(_Live, GraphWidget):
             f"live view, shown {self._moment_of_engine()}"
         where = self._engine.branched_at
         caption = moment if where is None else f"branch from fact {where} · {moment}"
-        return with_png(super()._repr_mimebundle_(**kwargs), captioned(self.dot, caption))
+        bundle = with_png(super()._repr_mimebundle_(**kwargs), captioned(self.dot, caption))
+        if self.following:
+            return bundle
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return data, {**(meta or {}), MARK: {"frozen": True}}  # saved as its drawing: saving.py
 
     def close(self) -> None:
         self._detach()
