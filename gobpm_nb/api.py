@@ -110,6 +110,8 @@ class Engine:
         self._watchers: list[Callable[[], Any]] = []
         self._history = History()  # the command journal (rewind, replay, branch)
         self._ran = 0  # scheduler events run by commands, in all
+        #: On a branch (``branch()``), the fact of the original engine it starts at.
+        self.branched_at: int | None = None
         self.store = store
         self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),

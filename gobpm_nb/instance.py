@@ -65,18 +65,21 @@ class Instance:
     def holds(self) -> list[HoldView]:
         return self._engine.holders(self.id)
 
-    def lineage(self) -> Any:
-        """A live widget of this instance's lineage: every track, its parent links and how
-        each came to be (fork, join, continuation, boundary fork)."""
+    def lineage(self, live: bool = False) -> Any:
+        """A widget of this instance's lineage: every track, its parent links and how each
+        came to be (fork, join, continuation, boundary fork). It shows the instance as it is
+        now and stays there (its header names the fact and the time; "follow live" follows
+        the engine); ``live=True``: it follows the engine from the start."""
         from .ui import lineage_view
 
-        return lineage_view(self._engine, self.id)
+        return lineage_view(self._engine, self.id, live)
 
-    def process_view(self) -> Any:
-        """A live widget of this instance's process graph: tokens, armed holds, path taken."""
+    def process_view(self, live: bool = False) -> Any:
+        """A widget of this instance's process graph: tokens, armed holds, path taken; as
+        it is now, frozen there like ``lineage()`` (``live=True``: following the engine)."""
         from .ui import process_view
 
-        return process_view(self._engine, self.id)
+        return process_view(self._engine, self.id, live)
 
     def checkpoint(self) -> dict[str, Any]:
         """The JSON-able checkpoint document, as the store holds it."""

@@ -165,6 +165,7 @@ def aside(eng: Any, core: Any, log: FactLog) -> Any:
     out._history = History()
     out._history.replaying = True
     out._ran = 0
+    out.branched_at = None
     return out
 
 
@@ -365,6 +366,7 @@ def branch(eng: Any, at: Any = None) -> Any:
     at a rewind point; the engine it came from is untouched."""
     _between(eng, "branch")
     history: History = eng._history
+    where = eng._log.seq if at is None else resolve(eng, at)
     if at is None:
         try:
             snap = take(eng._core, eng._log.seq, history.place)
@@ -376,9 +378,10 @@ def branch(eng: Any, at: Any = None) -> Any:
         with aside_errors():
             b = Build(eng, snap, eng._keep_facts)
     else:
-        b = build(eng, seq=resolve(eng, at))
+        b = build(eng, seq=where)
         history.add(b.snaps)
     out = b.aside
+    out.branched_at = where
     core = out._core
     core.tape = core.store.tape = core.tape.copy()
     core.store.durable = False

@@ -33,6 +33,13 @@ with nothing cached in the browser: its views draw from the saved state alone (t
 module is saved once, in the notebook). All tests share one server, one browser and one run
 of the notebook; no request leaves the machine.
 
+Views true to their cell: every stored notebook, opened as a clone is (not trusted, not run),
+shows a drawing (its PNG) for every view; notebook 04 run with Run All shows each view at the
+fact its cell left (compared with a branch of the engine at that fact), follows the engine on
+"follow live" and stops on "freeze here"; saved and reloaded (kernel running, default
+settings) its views draw again; saved with widget state and reopened with a new kernel, they
+draw from the saved state, whose shared module holds its code.
+
 Then, on the first page, the dashboard must fit a 1280×800 screen (side bar folded, tables
 folded) without scrolling, and, once twenty more instances ran in the notebook's kernel, its
 fact table must page back to fact 1 and filter by an instance across the whole kept log.
@@ -40,6 +47,8 @@ fact table must page back to fact 1 and filter by an instance across the whole k
 
 from __future__ import annotations
 
+import base64
+import gzip
 import importlib.util
 import json
 import os
@@ -158,6 +167,12 @@ O2C_VIEW = f"{DASHBOARD}:has(g[data-element-id=pick_and_pack])"
 SAVED = "saved.ipynb"
 SAVED_CELLS = [*CELLS[:3], "inst.process_view()", "eng.dashboard()"]
 
+# A narrative notebook run with Run All, saved and reopened (views frozen at their cells).
+NARRATIVE = "04-boundary-events"
+NARRATIVE_SOURCE = ROOT / "notebooks" / "src" / f"{NARRATIVE}.py"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGETS_PLUGIN = "@jupyter-widgets/jupyterlab-manager:plugin"
+
 # What the page must not need: the news popup and the windowed notebook (which detaches
 # cells scrolled out of view) are switched off in a settings folder of the test's own.
 SETTINGS = {
@@ -211,6 +226,10 @@ def lab(tmp_path_factory):
     o2c.metadata["kernelspec"] = nb.metadata["kernelspec"]
     nbformat.write(o2c, tmp_path / O2C_NOTEBOOK)
     shutil.copyfile(MIWG, tmp_path / MIWG.name)
+    (tmp_path / "stored").mkdir()
+    for stored in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        shutil.copyfile(stored, tmp_path / "stored" / stored.name)  # as cloned: not trusted
+    shutil.copyfile(ROOT / "notebooks" / f"{NARRATIVE}.ipynb", tmp_path / f"{NARRATIVE}.ipynb")
     saved = nbformat.v4.new_notebook()
     saved.cells = [nbformat.v4.new_code_cell(src) for src in SAVED_CELLS]
     saved.metadata["kernelspec"] = nb.metadata["kernelspec"]
@@ -225,7 +244,9 @@ def lab(tmp_path_factory):
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore"}
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore",
+           # the server config the wheel installs (it enables gobpm_nb.ui.saving)
+           "JUPYTER_CONFIG_PATH": str(ROOT / "jupyter-config")}
     log = open(tmp_path / "jupyter.log", "w")  # noqa: SIM115 (closed in teardown)
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser",
@@ -748,4 +769,288 @@ def test_timeline_drag_back_rewinds_and_reset_replays(notebook):
     assert int(page.input_value(slider)) == end
     assert page.text_content(f"{DASHBOARD} [data-role=error-text]") == ""
     page.locator(DASHBOARD).screenshot(path=str(OUTPUT / "timeline.png"))
+    assert dialogs == []
+
+
+# -- views true to their cell, drawn at open, saved and reopened ------------------------------
+# For every output of the notebook in the current tab that holds a widget view: whether it
+# shows a decoded image, a drawn gobpm view, and its text (an error text would be in it).
+OUTPUTS = r"""() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const found = [];
+  for (const cell of panel.content.widgets) {
+    if (cell.model.type !== 'code') continue;
+    const outputs = cell.model.outputs.toJSON();
+    const nodes = cell.node.querySelectorAll('.jp-OutputArea-child .jp-OutputArea-output');
+    outputs.forEach((output, n) => {
+      const data = output.data || {};
+      const text = [].concat(data['text/plain'] || []).join('');
+      if (!data['application/vnd.jupyter.widget-view+json']
+          && !(data['image/png'] && /^(Lineage|Process)View\(/.test(text))) return;
+      const node = nodes[n];
+      const img = node && node.querySelector('img');
+      found.push({image: Boolean(img && img.complete && img.naturalWidth > 100),
+                  view: Boolean(node && node.querySelector('.gobpm-root svg')),
+                  text: node ? node.textContent.slice(0, 200) : null});
+    });
+  }
+  return found;
+}"""
+ERROR_TEXTS = ("Error displaying widget", "cannot be drawn")
+
+
+def open_notebook(page, url: str) -> None:
+    """Open a notebook and wait until its kernel is there and its cells are drawn."""
+    page.goto(url)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return !!(w && w.sessionContext && w.sessionContext.session"
+        " && w.sessionContext.session.kernel); }", timeout=90_000)
+    page.evaluate(
+        "async () => { const w = window.jupyterapp.shell.currentWidget;"
+        " await w.context.ready; await w.sessionContext.ready; }")
+
+
+def views_in(path: Path) -> int:
+    """How many widget-view outputs the stored notebook holds."""
+    nb = nbformat.read(path, as_version=4)
+    return sum(WIDGET_VIEW in output.get("data", {})
+               for cell in nb.cells for output in cell.get("outputs", []))
+
+
+def test_a_notebook_opened_unexecuted_and_untrusted_shows_a_drawing_for_every_view(notebook, lab):
+    """Every stored notebook, opened as a student opens a clone (not trusted, not run): each
+    view's output shows its stored PNG (JupyterLab does not run a widget, nor show an SVG,
+    in a notebook that is not trusted), never a line of text or an error."""
+    page, dialogs = notebook
+    base, token = lab
+    fresh = page.context.new_page()
+    shown: dict[str, int] = {}
+    try:
+        fresh.set_viewport_size({"width": 1280, "height": 800})
+        fresh.goto(f"{base}/lab/workspaces/stored?token={token}")
+        fresh.wait_for_function("() => !!window.jupyterapp", timeout=90_000)
+        fresh.evaluate("async () => { await window.jupyterapp.restored; }")
+        for stored in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+            expected = views_in(stored)
+            if not expected:
+                continue
+            fresh.evaluate("async (path) => { await window.jupyterapp.commands.execute("
+                           "'docmanager:open', {path}); return path; }", f"stored/{stored.name}")
+            fresh.wait_for_function(
+                "(path) => { const w = window.jupyterapp.shell.currentWidget;"
+                " return !!(w && w.context && w.context.path === path && w.content"
+                " && w.content.widgets.length > 0); }", arg=f"stored/{stored.name}",
+                timeout=60_000)
+            fresh.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.image).length"
+                                    f" === {expected}", timeout=60_000)
+            outputs = fresh.evaluate(OUTPUTS)
+            assert len(outputs) == expected and all(o["image"] for o in outputs), \
+                (stored.name, outputs)
+            assert not any(error in (o["text"] or "") for o in outputs for error in ERROR_TEXTS)
+            trusted = fresh.evaluate("() => window.jupyterapp.shell.currentWidget.content"
+                                     ".widgets.some(c => c.model.trusted)")
+            assert trusted is False, stored.name
+            shown[stored.name] = len(outputs)
+            if stored.name.startswith("10-"):
+                fresh.locator(".jp-OutputArea-output img").first.scroll_into_view_if_needed()
+                fresh.screenshot(path=str(OUTPUT / "untrusted-10.png"))
+            fresh.evaluate("async () => { const w = window.jupyterapp.shell.currentWidget;"
+                           " await w.sessionContext.ready; await w.sessionContext.shutdown();"
+                           " w.dispose(); }")
+    finally:
+        fresh.close()
+    assert len(shown) == 10 and sum(shown.values()) >= 18, shown
+    assert dialogs == []
+
+
+def notebook_state(moments: list[str]) -> list[dict]:
+    """Run the narrative notebook's cells here (no kernel, no display) and say, for each
+    moment a view's header names, what the engine held right after that fact: the tracks of
+    i1 and its tokens, read from a branch of the engine at that fact."""
+    spec = importlib.util.spec_from_file_location("notebook_build", ROOT / "notebooks" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    scope: dict = {"display": lambda *a, **k: None}
+    for kind, body in build.parse(NARRATIVE_SOURCE.read_text(encoding="utf-8")):
+        if kind == "code":
+            exec(compile(body, NARRATIVE_SOURCE.name, "exec"), scope)
+    eng = scope["eng"]
+    out = []
+    for moment in moments:
+        seq = int(moment.split()[2])
+        at = eng.branch(at=seq)
+        inst = at.instance("i1")
+        out.append({"seq": seq, "end": len(eng.facts),
+                    "tracks": [[t.id, t.state] for t in inst.tracks],
+                    "tokens": sorted([t.node, t.state] for t in inst.tracks
+                                     if t.state in ("ready", "running", "waiting",
+                                                    "dehydrated") and t.node)})
+    return out
+
+
+# What each graph view on the page shows: its title, header moment, the lineage's tracks
+# (id and state, from the Graphviz nodes) and the process view's token badges.
+DRAWN = """() => Array.from(document.querySelectorAll('.gobpm-root[data-view=graph]')).map(v => ({
+  title: v.querySelector('[data-role=title]').textContent,
+  moment: v.querySelector('[data-role=moment]').textContent,
+  button: v.querySelector('.gobpm-moment-button').textContent,
+  tracks: Array.from(v.querySelectorAll('[data-role=graph] svg g.node')).map(g => {
+    const t = Array.from(g.querySelectorAll('text')).map(x => x.textContent);
+    return [t[0], t[t.length - 1]]; }),
+  tokens: Array.from(v.querySelectorAll('.gobpm-marks .gobpm-badge[data-kind=token]')).map(b =>
+    [b.closest('.gobpm-marks').dataset.elementId, b.dataset.state, b.textContent]),
+}))"""
+
+
+def test_after_run_all_each_view_shows_the_moment_its_cell_left(notebook, lab):
+    """Notebook 04 run with Run All: its process view and its lineage each show the engine
+    as their cell left it — the header names that fact, and the tracks and tokens drawn are
+    the engine's right after it (read from a branch at that fact), not the notebook's end;
+    "follow live" shows the engine now, "freeze here" stops there. Then saved with
+    JupyterLab's default settings (no widget state) and the page reloaded, with the kernel
+    still running and then with a new kernel: each view shows its drawing, no error text."""
+    page, dialogs = notebook
+    base, token = lab
+    fresh = page.context.new_page()
+    try:
+        fresh.set_viewport_size({"width": 1280, "height": 800})
+        url = f"{base}/lab/workspaces/narrative/tree/{NARRATIVE}.ipynb?token={token}"
+        open_notebook(fresh, url)
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        ready = ("() => document.querySelectorAll("
+                 "'.gobpm-root[data-view=graph] [data-role=moment]').length === 2"
+                 " && document.querySelector('.gobpm-marks .gobpm-badge') !== null"
+                 " && document.querySelectorAll('[data-role=graph] svg g.node').length > 0")
+        fresh.wait_for_function(ready, timeout=120_000)
+        fresh.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            ".status === 'idle'", timeout=120_000)
+        fresh.wait_for_timeout(1000)  # the lineage's transition
+        drawn = fresh.evaluate(DRAWN)
+        assert [d["title"] for d in drawn] == ["process view of i1", "lineage of i1"], drawn
+        expected = notebook_state([d["moment"] for d in drawn])
+        for view, state in zip(drawn, expected, strict=True):
+            assert view["moment"].startswith(f"at fact {state['seq']} · ")
+            assert view["button"] == "follow live"
+        assert expected[0]["seq"] < expected[1]["seq"] <= expected[1]["end"]  # not the end
+        process, lineage = drawn
+        tokens = sorted([element, badge_state] for element, badge_state, _count in
+                        process["tokens"])
+        assert tokens == expected[0]["tokens"] and tokens, (process, expected[0])
+        assert lineage["tracks"] == expected[1]["tracks"], (lineage, expected[1])
+        fresh.locator(".jp-Cell:has(.gobpm-root[data-view=graph])").first.evaluate(
+            "cell => cell.scrollIntoView({block: 'start'})")
+        fresh.wait_for_timeout(300)
+        fresh.screenshot(path=str(OUTPUT / "frozen-view.png"))
+
+        # "follow live" on the process view: it shows the engine where it stands now
+        process_view = fresh.locator(".gobpm-root[data-view=graph]").first
+        process_view.locator("[data-action=follow]").click()
+        fresh.wait_for_function(
+            "() => document.querySelector('.gobpm-root[data-view=graph] [data-role=moment]')"
+            ".textContent === 'live'", timeout=30_000)
+        wanted = notebook_state([f"at fact {expected[1]['seq']}"])[0]["tokens"]
+        deadline = time.monotonic() + 30
+        while True:  # the marks arrive after the moment
+            live = fresh.evaluate(DRAWN)[0]
+            now = sorted([element, badge_state] for element, badge_state, _ in live["tokens"])
+            if now == wanted or time.monotonic() > deadline:
+                break
+            fresh.wait_for_timeout(250)
+        assert now == wanted != tokens and live["button"] == "freeze here", (now, wanted)
+        fresh.locator(".jp-Cell:has(.gobpm-root[data-view=graph])").first.evaluate(
+            "cell => cell.scrollIntoView({block: 'start'})")
+        fresh.wait_for_timeout(300)
+        fresh.screenshot(path=str(OUTPUT / "live-view.png"))
+        process_view.locator("[data-action=freeze]").click()
+        fresh.wait_for_function(
+            "() => document.querySelector('.gobpm-root[data-view=graph] [data-role=moment]')"
+            f".textContent.startsWith('at fact {expected[1]['seq']} · ')", timeout=30_000)
+
+        # saved (default settings: no widget state): each frozen view is kept as its
+        # drawing; reopened with the kernel still running, then with a new kernel, the page
+        # shows every view's drawing and no error text
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
+        fresh.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model"
+                                ".dirty", timeout=30_000)
+        for restart in (False, True):
+            if restart:
+                for kernel in api(base, token, "/api/kernels") or []:
+                    api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
+            fresh.reload()
+            open_notebook(fresh, fresh.url)
+            fresh.wait_for_function(f"() => ({OUTPUTS})().filter(o => o.image).length === 2",
+                                    timeout=60_000)
+            fresh.wait_for_timeout(2000)  # the widget manager has restored what it can
+            outputs = fresh.evaluate(OUTPUTS)
+            assert len(outputs) == 2 and all(o["image"] for o in outputs), outputs
+            assert not any(error in o["text"] for o in outputs for error in ERROR_TEXTS)
+            assert not any(error in fresh.inner_text(".jp-NotebookPanel")
+                           for error in ERROR_TEXTS)
+        fresh.locator(".jp-OutputArea-output img").first.evaluate(
+            "img => img.scrollIntoView({block: 'center'})")
+        fresh.screenshot(path=str(OUTPUT / "saved-default-new-kernel.png"))
+    finally:
+        fresh.close()
+    assert dialogs == []
+
+
+def set_save_state(base: str, token: str, on: bool) -> None:
+    """Switch the widget manager's "Save Widget State Automatically" setting."""
+    req = urllib.request.Request(
+        f"{base}/lab/api/settings/{WIDGETS_PLUGIN}", method="PUT",
+        data=json.dumps({"raw": json.dumps({"saveState": on})}).encode(),
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10):
+        pass
+
+
+def test_saved_with_widget_state_the_views_draw_again_with_a_new_kernel(notebook, lab):
+    """With "Save Widget State Automatically" on, the narrative notebook run and saved holds
+    the shared module whole (its code, not ``{}``); reopened with a new kernel (the old one
+    shut down), every view draws again from the saved state, with its moment, and no output
+    shows an error text."""
+    page, dialogs = notebook
+    base, token = lab
+    set_save_state(base, token, True)
+    fresh = page.context.new_page()
+    try:
+        fresh.set_viewport_size({"width": 1280, "height": 800})
+        open_notebook(fresh, f"{base}/lab/workspaces/state/tree/{NARRATIVE}.ipynb?token={token}")
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        fresh.wait_for_function(
+            "() => document.querySelectorAll('.gobpm-root[data-view=graph] [data-role=moment]')"
+            ".length === 2", timeout=120_000)
+        fresh.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+            ".status === 'idle'", timeout=120_000)
+        moments = [d["moment"] for d in fresh.evaluate(DRAWN)]
+        fresh.evaluate("() => { window.jupyterapp.commands.execute('docmanager:save'); }")
+        fresh.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model"
+                                ".dirty", timeout=30_000)
+        saved = api(base, token, f"/api/contents/{NARRATIVE}.ipynb?content=1")
+        assert isinstance(saved, dict)
+        models = saved["content"]["metadata"]["widgets"][
+            "application/vnd.jupyter.widget-state+json"]
+        (shared,) = [m for m in models["state"].values() if "digest" in m["state"]]
+        (code,) = [b for b in shared.get("buffers", []) if b["path"] == ["code"]]
+        assert gzip.decompress(base64.b64decode(code["data"])) == \
+            (ROOT / "gobpm_nb" / "static" / "shared.js").read_bytes()
+        for kernel in api(base, token, "/api/kernels") or []:
+            api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
+        fresh.reload()
+        open_notebook(fresh, fresh.url)
+        fresh.wait_for_function(
+            "() => document.querySelectorAll('.gobpm-root[data-view=graph] svg').length >= 2",
+            timeout=90_000)
+        assert [d["moment"] for d in fresh.evaluate(DRAWN)] == moments
+        outputs = fresh.evaluate(OUTPUTS)
+        assert len(outputs) == 2 and all(o["view"] for o in outputs), outputs
+        assert not any(error in o["text"] for o in outputs for error in ERROR_TEXTS)
+        fresh.screenshot(path=str(OUTPUT / "saved-state-new-kernel.png"))
+    finally:
+        set_save_state(base, token, False)
+        fresh.close()
     assert dialogs == []

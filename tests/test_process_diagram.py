@@ -54,7 +54,7 @@ def test_a_process_built_in_python_is_drawn_with_its_own_ids():
     and the marks name its flows by their ids in that document (``Flow_a_b``)."""
     eng = bpm.Engine()
     inst = eng.start(claim(), data={"claim": "c-1"})
-    view = inst.process_view()
+    view = inst.process_view(live=True)
     root = etree.fromstring(view.bpmn.encode())
     process = root.find("bpmn:process", NS)
     ids = [n.get("id") for n in process if n.get("id") and not n.tag.endswith("sequenceFlow")]
@@ -74,7 +74,7 @@ def test_marks_after_advance_put_tokens_and_holds_on_their_shapes():
     correlation; the start event and the first flow are the path taken."""
     eng = bpm.Engine()
     inst = eng.start(claim(), data={"claim": "c-1"})
-    view = inst.process_view()
+    view = inst.process_view(live=True)
     eng.advance("PT1H")
     marks = entries(view.marks)
     assert list(marks) == ["received", "review", "late", "docs"]
@@ -99,7 +99,7 @@ def test_boundary_forks_are_marked_where_they_began():
     badge, its flow is taken, and the released task still holds its token."""
     eng = bpm.Engine()
     inst = eng.start(claim(), data={"claim": "c-1"})
-    view = inst.process_view()
+    view = inst.process_view(live=True)
     eng.advance("PT1H")
     eng.publish_message("documents", key="c-1")
     eng.advance("PT1H")
@@ -120,7 +120,7 @@ def test_an_imported_model_is_drawn_as_its_file_draws_it():
     eng = bpm.Engine()
     eng.deploy(bpm.Process.from_bpmn(source))  # it starts by its message start event
     inst = eng.instance(eng.publish_message("invoice-received-C.1.0"))
-    view = inst.process_view()
+    view = inst.process_view(live=True)
     eng.advance("PT1H")
     assert diagram(view.bpmn) == diagram(source)
     marks = entries(view.marks)
@@ -146,7 +146,7 @@ def test_ids_that_are_not_xml_names_fall_back_to_graphviz():
     p.end("done")
     p.flow("start here", "done")
     eng = bpm.Engine()
-    view = eng.start(p).process_view()
+    view = eng.start(p).process_view(live=True)
     assert (view.bpmn, view.marks) == ("", {})
     assert view.dot and view.legend == render.process_legend()
     view.close()
@@ -156,7 +156,7 @@ def test_the_diagram_is_sent_once_and_only_the_marks_change():
     """A live view builds and sends its BPMN document once; later commands change the marks."""
     eng = bpm.Engine()
     inst = eng.start(claim(), data={"claim": "c-1"})
-    view = inst.process_view()
+    view = inst.process_view(live=True)
     sent = []
     view.observe(lambda change: sent.append(change["name"]), names=["bpmn", "marks"])
     for _ in range(3):
@@ -194,9 +194,9 @@ def test_marks_are_the_same_across_hash_seeds(tmp_path):
         "import gobpm_nb as bpm\n"
         f"exec({_source(claim)!r})\n"
         "eng = bpm.Engine()\n"
-        "view = eng.start(claim(), data={'claim': 'c-1'}).process_view()\n"
+        "inst = eng.start(claim(), data={'claim': 'c-1'})\n"
         "eng.advance('PT1H'); eng.publish_message('documents', key='c-1'); eng.advance('P3D')\n"
-        "view.refresh()\n"
+        "view = inst.process_view()\n"
         "print(json.dumps([view.bpmn, view.marks], sort_keys=True))\n")
     outs = []
     for seed in ("1", "977"):

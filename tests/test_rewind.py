@@ -371,7 +371,7 @@ def test_a_widget_follows_rewinds_and_opens_on_a_branch():
     """A live dashboard shows the rewound state after a rewind; widgets open on a branch."""
     eng = play_mixed()
     inst = eng.instance("i2")
-    board, lin = eng.dashboard(), inst.lineage()
+    board, lin = eng.dashboard(), inst.lineage(live=True)
     try:
         eng.rewind(20)
         board.refresh()

@@ -91,7 +91,7 @@ def test_a_notebook_saved_with_three_widgets_grows_by_kilobytes_per_widget(tmp_p
     models = nb.metadata["widgets"][STATE_MIME]["state"]
     sizes = {mid: len(json.dumps(model)) for mid, model in models.items()}
     shared = [mid for mid, m in models.items() if "digest" in m["state"]]
-    views = [mid for mid, m in models.items() if m["state"].get("_esm")]
+    views = [mid for mid, m in models.items() if m["state"].get("_shared")]
     assert len(shared) == 1 and len(views) == 3, sorted(sizes.values())
     assert all(sizes[mid] < 40_000 for mid in views), [sizes[mid] for mid in views]
     payload = len(gzip.compress(SHARED_JS.read_bytes(), 9, mtime=0))

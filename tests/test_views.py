@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import inspect
 import json
 import os
@@ -78,7 +79,7 @@ def live():
     """An engine with one order instance and its three live widgets."""
     eng = bpm.Engine()
     inst = eng.start(order(), data={"order": "o-7"})
-    board, lin, pv = eng.dashboard(), inst.lineage(), inst.process_view()
+    board, lin, pv = eng.dashboard(), inst.lineage(live=True), inst.process_view(live=True)
     yield eng, inst, board, lin, pv
     for w in (board, lin, pv):
         w.close()
@@ -191,8 +192,9 @@ def test_traits_after_message_and_task(live):
     assert board.holds == [] and board.tasks == []
     assert proj.process_state(eng, "i1").tokens == ()
     assert traits(board) == dashboard_traits(eng, "i1")
-    assert repr(lin) == "LineageView('i1', tracks=5, state='completed', residency='finished')"
-    assert repr(pv) == "ProcessView('i1', process='order', tokens=0, holds=0)"
+    assert repr(lin) == "LineageView('i1', tracks=5, state='completed', residency='finished', " \
+        "moment='live')"
+    assert repr(pv) == "ProcessView('i1', process='order', tokens=0, holds=0, moment='live')"
 
 
 def test_facts_trait_is_the_log_tail(live):
@@ -474,21 +476,133 @@ def test_names_render_as_text_in_svg():
     assert "\\G newline (end)" in image
 
 
-def test_svg_fallback_follows_the_dot_program(monkeypatch):
-    """The static SVG is in the display bundle only where the dot program exists."""
+def test_a_view_carries_a_png_drawing_where_the_dot_program_exists(monkeypatch):
+    """The display bundle holds the widget, its text repr and, where the dot program exists,
+    a PNG of the same DOT (what a notebook that is not trusted shows) in tens of KB; no SVG
+    (no notebook front end shows it where it does not show the widget)."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    eng.advance("PT3H")
+    lin, pv = inst.lineage(), inst.process_view()
+    data, _meta = lin._repr_mimebundle_()
+    assert data["text/plain"] == "LineageView('i1', tracks=3, state='active', " \
+        f"residency='dehydrated', moment='at fact {len(eng.facts)} · 2026-01-01 03:00')"
+    assert "image/svg+xml" not in data
+    for view in (lin, pv):
+        bundle = view._repr_mimebundle_()[0]
+        if shutil.which("dot"):
+            image = base64.b64decode(bundle["image/png"])
+            assert image.startswith(b"\x89PNG\r\n\x1a\n") and 2_000 < len(image) < 50_000
+        else:
+            assert "image/png" not in bundle
+    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    assert render.png(lin.dot) is None
+    assert "image/png" not in lin._repr_mimebundle_()[0]
+    lin.close()
+    pv.close()
+
+
+def test_the_static_drawing_names_its_moment_as_text():
+    """The PNG of a frozen view says which moment it shows, one more line of the graph's
+    label, quoted like every other text (a hostile caption renders literally)."""
     eng = bpm.Engine()
     inst = eng.start(order(), data={"order": "o-7"})
     lin = inst.lineage()
-    data, _meta = lin._repr_mimebundle_()
-    assert data["text/plain"] == "LineageView('i1', tracks=1, state='active', residency='resident')"
+    hostile = 'at fact 1 · "x" \\N <b>'
+    head = lin.dot.splitlines()[1]
+    label = re.search(r'label=("(?:[^"\\]|\\.)*")', head).group(1)
+    marked = render.captioned(lin.dot, hostile)
+    assert marked == lin.dot.replace(label, label[:-1] + "\\n" + render.q(hostile)[1:], 1)
     if shutil.which("dot"):
-        assert data["image/svg+xml"].lstrip().startswith("<?xml")
-    else:
-        assert "image/svg+xml" not in data
-    monkeypatch.setattr(render.shutil, "which", lambda name: None)
-    assert render.svg(lin.dot) is None
-    assert "image/svg+xml" not in lin._repr_mimebundle_()[0]
+        assert "\\N &lt;b&gt;" in render.svg(marked) and "at fact 1" in render.svg(marked)
     lin.close()
+
+
+def test_a_view_shows_the_moment_it_was_made_and_stays_there():
+    """inst.lineage() and inst.process_view() show the engine as it was when they were made
+    (the header names the fact and the clock) and do not follow it afterwards; nothing of
+    theirs runs per fact."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    eng.advance("PT3H")
+    lin, pv = inst.lineage(), inst.process_view()
+    dots = (lin.dot, pv.dot, pv.marks)
+    moment = f"at fact {len(eng.facts)} · 2026-01-01 03:00"
+    assert (lin.moment, pv.moment, lin.live, pv.live) == (moment, moment, False, False)
+    assert not lin.following and not pv.following
+    eng.publish_message("paid", key="o-7")
+    eng.complete_task("i1:approve:1", {"ok": True})
+    eng.run()
+    flush_all()
+    lin.refresh()
+    assert (lin.dot, pv.dot, pv.marks) == dots and lin.moment == moment
+    assert "dehydrated" in lin.dot and inst.state == "completed"
+    lin.close()
+    pv.close()
+
+
+def test_follow_live_and_freeze_here_move_a_view_between_the_two():
+    """Setting ``live`` (what the header's button does) follows the engine from where it
+    stands; setting it back freezes the view at the engine's fact and clock then."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    eng.advance("PT3H")
+    lin = inst.lineage()
+    eng.publish_message("paid", key="o-7")
+    eng.run(until=eng.now)
+    lin.live = True  # "follow live"
+    assert lin.moment == "live" and lin.following
+    assert graph(lin.dot)[1][-1] == ("t2", "t4", "continuation")
+    eng.complete_task("i1:approve:1", {"ok": True})
+    eng.run()
+    lin.flush()
+    assert graph(lin.dot)[0] == proj_nodes(eng) and inst.state == "completed"
+    lin.live = False  # "freeze here"
+    assert lin.moment == f"at fact {len(eng.facts)} · 2026-01-01 03:00" and not lin.following
+    kept = lin.dot
+    eng.rewind(5)
+    lin.refresh()
+    assert lin.dot == kept  # a frozen view keeps its moment across a rewind
+    lin.follow()
+    assert lin.moment == "live" and lin.dot != kept  # following shows the rewound engine
+    assert graph(lin.dot)[0] == proj_nodes(eng)
+    lin.close()
+
+
+def proj_nodes(eng, iid="i1"):
+    return graph(lineage_dot(proj.lineage(eng, iid)))[0]
+
+
+def test_a_live_view_follows_the_engine_and_says_live():
+    """``live=True`` makes a view that follows the engine, its header saying so."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    pv = inst.process_view(live=True)
+    assert (pv.moment, pv.live, pv.following) == ("live", True, True)
+    eng.advance("PT3H")
+    pv.flush()
+    assert "● t1 dehydrated" in pv.dot
+    pv.live = False
+    assert pv.moment == f"at fact {len(eng.facts)} · 2026-01-01 03:00"
+    pv.close()
+
+
+def test_a_branch_view_says_branch_in_its_title():
+    """A view of an instance on a branch is titled as the branch's, not as the original's."""
+    eng = bpm.Engine()
+    inst = eng.start(order(), data={"order": "o-7"})
+    eng.advance("PT3H")
+    where = len(eng.facts)
+    what_if = eng.branch()
+    assert (eng.branched_at, what_if.branched_at) == (None, where)
+    original, branched = inst.lineage(), what_if.instance("i1").lineage()
+    assert original.title == "lineage of i1"
+    assert branched.title == f"lineage of i1 · branch from fact {where}"
+    assert repr(branched).endswith(f", branch_from={where})") and "branch" not in repr(original)
+    assert what_if.instance("i1").process_view().title == \
+        f"process view of i1 · branch from fact {where}"
+    original.close()
+    branched.close()
 
 
 def test_dot_sets_fonts_on_graph_nodes_and_edges(live):

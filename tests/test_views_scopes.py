@@ -405,7 +405,7 @@ def test_the_process_scope_hold_renders_in_the_holder_table():
     assert [(r["track"], r["node"]) for r in rows if r["kind"] == "message"] == [
         ("process", "nudge"), ("t1", "ask")]
     assert [h.track for h in proj.process_state(eng, inst.id).holds if h.node == "nudge"] == [""]
-    board, lineage, view = eng.dashboard(), inst.lineage(), inst.process_view()
+    board, lineage, view = eng.dashboard(), inst.lineage(live=True), inst.process_view(live=True)
     try:
         board._handle_custom_msg({"kind": "publish", "name": "nudge", "key": "o-1"}, [])
         assert board.error == ""

@@ -19,8 +19,13 @@ How updates flow:
   burst's last state waits for the next command past the interval, the cell's end (an
   IPython ``post_run_cell`` hook flushes every live widget) or ``refresh()``.
 
+A view can also be **frozen** (:meth:`_Live.freeze`): it keeps what it drew and stops
+following — no subscription, no command watch, no flush — so it stays the picture of one
+moment (:meth:`_Live.moment` names it: the fact the engine stood at and its clock).
+:meth:`_Live.follow` subscribes again and shows the engine as it is now.
+
 The engine holds each widget through its subscription until ``widget.close()``; running a
-notebook cell again closes the live widgets it made the last time it ran.
+notebook cell again closes the widgets it made the last time it ran (frozen ones too).
 """
 
 from __future__ import annotations
@@ -69,7 +74,10 @@ class _Live:
     _closed: bool
     _cell: str | None
 
-    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None) -> None:
+    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None,
+              live: bool = True) -> None:
+        """Follow ``engine`` (``tail``: the newest facts to keep; ``tracked``: the instance
+        whose path to track); ``live=False``: show it as it is now and stay there."""
         self._engine = engine
         self._cell = _current_cell()  # running that cell again closes this widget
         log = engine.facts if tail > 1 or tracked else ()
@@ -81,15 +89,64 @@ class _Live:
         self._quiet_until = 0.0
         self._coalescer = Coalescer(self._pushed, interval=INTERVAL)
         self._unsubscribe = None
+        self._unwatch = None
         self._closed = False
-        self._subscribe()
-        self._unwatch = engine.after_each_command(self._command_ended)
+        self._watch()
         self._burst: float | None = None
         self._previewed = False
         _LIVE.add(self)
         _install_cell_hook()
         self.refresh()
         self._last_sync = -math.inf  # the first command after this always shows its end
+        if not live:
+            self.freeze()
+
+    def _watch(self) -> None:
+        """Follow the engine: its facts and the end of each of its commands."""
+        self._subscribe()
+        if self._unwatch is None:
+            self._unwatch = self._engine.after_each_command(self._command_ended)
+
+    def _unwatch_all(self) -> None:
+        """Stop following the engine (nothing of this widget runs per fact or command)."""
+        unsubscribe, self._unsubscribe = getattr(self, "_unsubscribe", None), None
+        if unsubscribe is not None:
+            unsubscribe()
+        unwatch, self._unwatch = getattr(self, "_unwatch", None), None
+        if unwatch is not None:
+            unwatch()
+
+    @property
+    def following(self) -> bool:
+        """True while this widget follows the engine (False: frozen, or closed)."""
+        return self._unsubscribe is not None
+
+    def freeze(self) -> None:
+        """Show the engine as it is now and stay there: stop following it."""
+        if self._closed:
+            return
+        if self.following:
+            self.flush()
+            self._unwatch_all()
+        self._frozen_at(self._moment_of_engine())
+
+    def follow(self) -> None:
+        """Follow the engine again from where it stands now (what it missed while frozen
+        is read from its log)."""
+        if self._closed or self.following:
+            return
+        self._watch()
+        self._rebase()
+        self.refresh()
+        self._frozen_at(None)
+
+    def _moment_of_engine(self) -> str:
+        """Where the engine stands: ``at fact 42 · 2026-01-01 05:00``."""
+        position = self._engine.history_span()[1]
+        return f"at fact {position} · {self._engine.now:%Y-%m-%d %H:%M}"
+
+    def _frozen_at(self, moment: str | None) -> None:
+        """Say where this widget stands (None: it follows the engine); subclasses show it."""
 
     def _subscribe(self) -> None:
         """(Re)subscribe with a subscriber made for what this widget tracks now. It runs for
@@ -136,13 +193,15 @@ class _Live:
         self._tail.extend(log[-(self._tail.maxlen or 1):])
         if self._tracker is not None:
             self._tracker = PathTracker(self._tracker.instance, log)
-            self._subscribe()
+            if self.following:
+                self._subscribe()
 
     def _track(self, iid: str) -> PathTracker:
         """The path tracker of ``iid``, started from the log when ``iid`` is new to it."""
         if self._tracker is None or self._tracker.instance != iid:
             self._tracker = PathTracker(iid, self._engine.facts)
-            self._subscribe()
+            if self.following:
+                self._subscribe()
         return self._tracker
 
     # -- refreshing -----------------------------------------------------------------------
@@ -177,12 +236,14 @@ class _Live:
             self._quiet_until = t0 + BUDGET * (self._last_sync - t0)
 
     def refresh(self) -> None:
-        """Rebuild every trait from the engine now (exact: call it at a quiet point)."""
-        self._sync(final=True)
+        """Rebuild every trait from the engine now (exact: call it at a quiet point); a
+        frozen widget keeps its moment (``follow()`` first)."""
+        if self.following:
+            self._sync(final=True)
 
     def flush(self) -> None:
         """Rebuild now if the engine changed since the last rebuild (facts or clock)."""
-        if not self._closed and self._key() != self._synced:
+        if self.following and self._key() != self._synced:
             self._sync(final=True)
 
     def _command_ended(self) -> None:
@@ -196,14 +257,7 @@ class _Live:
 
     def _detach(self) -> None:
         self._closed = True
-        unsubscribe = getattr(self, "_unsubscribe", None)  # None when __init__ failed early
-        self._unsubscribe = None
-        if unsubscribe is not None:
-            unsubscribe()
-        unwatch = getattr(self, "_unwatch", None)
-        self._unwatch = None
-        if unwatch is not None:
-            unwatch()
+        self._unwatch_all()  # (nothing to undo when __init__ failed early)
         _LIVE.discard(self)
 
     def _update(self) -> None:

@@ -22,7 +22,7 @@ import gzip
 import hashlib
 import pathlib
 
-import ipywidgets
+import anywidget
 import traitlets as t
 
 SHARED_JS = pathlib.Path(__file__).parent.parent / "static" / "shared.js"
@@ -36,14 +36,20 @@ def payload() -> tuple[str, bytes]:
     return hashlib.sha256(code).hexdigest()[:16], gzip.compress(code, compresslevel=9, mtime=0)
 
 
-class SharedModule(ipywidgets.Widget):
-    """The shared front-end module of every gobpm_nb widget; it has no view of its own.
+class SharedModule(anywidget.AnyWidget):
+    """The shared front-end module of every gobpm_nb widget; it is never displayed.
 
-    Traits (synced; a plain ``@jupyter-widgets/base`` model, no front-end code of its own):
+    Traits (synced; an anywidget model with an empty module of its own):
         digest: str; what the browser keeps the imported module under.
         code:   bytes; ``shared.js`` compressed with gzip, sent as a binary buffer.
+
+    It is an anywidget model, not a plain ``@jupyter-widgets/base`` one, for the notebook
+    saved with its widget state: the plain model copies its state through JSON when the
+    page saves it, which writes a binary trait as ``{}`` (the shared module without its
+    code); anywidget's model saves it whole.
     """
 
+    _esm = "export default {};"
     digest = t.Unicode("").tag(sync=True)
     code = t.Bytes(b"").tag(sync=True)
 

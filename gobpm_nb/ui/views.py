@@ -22,6 +22,7 @@ Everything is shown as text: names, ids and data go through the DOT quoting of
 from __future__ import annotations
 
 import asyncio
+import base64
 import math
 from collections.abc import Callable
 from datetime import timedelta
@@ -34,10 +35,11 @@ from ..observe.projections import (
     instance_ids,
     lineage,
 )
-from ..render.dot import svg
+from ..render.dot import captioned, png
 from ..render.lineage import lineage_dot, lineage_legend
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
+from .saving import MARK
 from .status import (
     complete_line,
     idle_line,
@@ -54,7 +56,8 @@ from .widgets import Command, DashboardWidget, GraphWidget
 TICK = 0.1
 
 __all__ = ["INTERVAL", "TICK", "Dashboard", "LineageView", "ProcessView", "_after_cell",
-           "dashboard", "dashboard_traits", "flush_all", "lineage_view", "process_view"]
+           "dashboard", "dashboard_traits", "flush_all", "lineage_view", "process_view",
+           "with_png"]
 
 
 def _iid(instance: Any) -> str:
@@ -63,16 +66,55 @@ def _iid(instance: Any) -> str:
 
 
 class _InstanceGraph(_Live, GraphWidget):
-    """A live graph of one instance: its repr names the instance, its static fallback is SVG."""
+    """A graph of one instance: its repr names the instance and the moment shown, its static
+    fallback is a PNG.
+
+    Frozen by default: it shows the engine as it was when the view was made (the moment its
+    cell ran) and stays there; ``live=True`` (or ``follow()``, or the header's "follow
+    live") follows the engine, ``freeze()`` (or "freeze here") stops where it stands."""
 
     _iid: str
     _summary: str
 
+    def _start(self, engine: Any, iid: str, what: str, live: bool, **bind: Any) -> None:
+        self._iid = iid
+        self._summary = ""
+        where = engine.branched_at
+        self.title = f"{what} of {iid}" if where is None else \
+            f"{what} of {iid} · branch from fact {where}"
+        self.observe(self._on_live, names="live")
+        self._bind(engine, live=live, **bind)
+        if live:
+            self._frozen_at(None)
+
+    def _frozen_at(self, moment: str | None) -> None:
+        with self.hold_sync():
+            self.moment = "live" if moment is None else moment
+            self.live = moment is None
+
+    def _on_live(self, change: Any) -> None:
+        """The header's button (or ``view.live = ...``): follow or freeze."""
+        if change["new"] and not self.following:
+            self.follow()
+        elif not change["new"] and self.following:
+            self.freeze()
+
     def _repr_fields(self) -> list[str]:
-        return [repr(self._iid), self._summary]
+        fields = [repr(self._iid), self._summary, f"moment={self.moment!r}"]
+        where = self._engine.branched_at
+        return fields if where is None else [*fields, f"branch_from={where}"]
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return _with_svg(super()._repr_mimebundle_(**kwargs), self.dot)
+        """The widget, its text and a PNG whose label says the moment it shows."""
+        moment = self.moment if not self.following else \
+            f"live view, shown {self._moment_of_engine()}"
+        where = self._engine.branched_at
+        caption = moment if where is None else f"branch from fact {where} · {moment}"
+        bundle = with_png(super()._repr_mimebundle_(**kwargs), captioned(self.dot, caption))
+        if self.following:
+            return bundle
+        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return data, {**(meta or {}), MARK: {"frozen": True}}  # saved as its drawing: saving.py
 
     def close(self) -> None:
         self._detach()
@@ -80,15 +122,13 @@ class _InstanceGraph(_Live, GraphWidget):
 
 
 class LineageView(_InstanceGraph):
-    """Every track of one instance as a graph of parent links, kept live."""
+    """Every track of one instance as a graph of parent links (frozen unless ``live``)."""
 
-    def __init__(self, engine: Any, instance: Any) -> None:
+    def __init__(self, engine: Any, instance: Any, live: bool = False) -> None:
         iid = _iid(instance)
         engine.instance(iid)  # an unknown id fails here, with the engine's message
-        super().__init__(title=f"lineage of {iid}", legend=lineage_legend())
-        self._iid = iid
-        self._summary = ""
-        self._bind(engine)
+        super().__init__(legend=lineage_legend())
+        self._start(engine, iid, "lineage", live)
 
     def _update(self) -> None:
         view = lineage(self._engine, self._iid)
@@ -104,16 +144,14 @@ class LineageView(_InstanceGraph):
 class ProcessView(_InstanceGraph):
     """The process of one instance in BPMN notation (its file's diagram, or the exporter's
     layout) with tokens, armed holds, forks and the path taken on it; in Graphviz where no
-    diagram can be had."""
+    diagram can be had (frozen unless ``live``)."""
 
-    def __init__(self, engine: Any, instance: Any) -> None:
+    def __init__(self, engine: Any, instance: Any, live: bool = False) -> None:
         iid = _iid(instance)
         engine.instance(iid)
-        super().__init__(title=f"process view of {iid}")
-        self._iid = iid
-        self._summary = ""
+        super().__init__()
         self._drawings = Drawings()
-        self._bind(engine, tracked=iid)
+        self._start(engine, iid, "process view", live, tracked=iid)
 
     def _update(self) -> None:
         picture = process_picture(self._engine, self._iid, self._track(self._iid),
@@ -350,7 +388,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
 
     # -- display ----------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return _with_svg(super()._repr_mimebundle_(**kwargs), self.lineage_dot)
+        return with_png(super()._repr_mimebundle_(**kwargs), self.lineage_dot)
 
     def close(self) -> None:
         self._pause({"kind": "pause"})
@@ -360,29 +398,35 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
         super().close()
 
 
-def _with_svg(bundle: Any, dot: str) -> Any:
-    """Add the static SVG of ``dot`` to a display bundle (``data`` or ``(data, metadata)``)
-    where the ``dot`` program exists, for viewers without a live kernel."""
+def with_png(bundle: Any, dot: str) -> Any:
+    """Add the static drawing of ``dot`` (a PNG, :func:`gobpm_nb.render.dot.png`) to a
+    display bundle (``data`` or ``(data, metadata)``) where the ``dot`` program exists.
+
+    A notebook shows it wherever the widget cannot be drawn and the front end will not run
+    the widget: JupyterLab, Notebook 7 and VS Code show a PNG in a notebook that is not
+    trusted (an SVG they do not), beside the ``text/plain`` repr nbval compares."""
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     if isinstance(data, dict) and dot:
         try:
-            image = svg(dot)
+            image = png(dot)
         except Exception:  # a static fallback must never break display
             image = None
         if image:
-            data["image/svg+xml"] = image
+            data["image/png"] = base64.b64encode(image).decode("ascii")
     return bundle
 
 
 # -- the public constructors ------------------------------------------------------------------
-def lineage_view(engine: Any, instance: Any) -> LineageView:
-    """A live lineage graph of one instance (an id or an ``Instance``)."""
-    return LineageView(engine, instance)
+def lineage_view(engine: Any, instance: Any, live: bool = False) -> LineageView:
+    """The lineage graph of one instance (an id or an ``Instance``) as it is now, frozen
+    there; ``live=True``: following the engine."""
+    return LineageView(engine, instance, live)
 
 
-def process_view(engine: Any, instance: Any) -> ProcessView:
-    """A live process view of one instance: tokens, armed holds, path taken."""
-    return ProcessView(engine, instance)
+def process_view(engine: Any, instance: Any, live: bool = False) -> ProcessView:
+    """The process view of one instance (tokens, armed holds, path taken) as it is now,
+    frozen there; ``live=True``: following the engine."""
+    return ProcessView(engine, instance, live)
 
 
 def dashboard(engine: Any) -> Dashboard:

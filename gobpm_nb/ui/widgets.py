@@ -91,6 +91,11 @@ class GraphWidget(_Widget):
         marks:  dict, default ``{}``; what to draw on the diagram's shapes
                 (:func:`gobpm_nb.render.marks.process_marks`).
         legend: list of ``[label, colour]`` pairs, default ``[]``; drawn as swatches below.
+        moment: str, default ``""``; which moment the graph shows, in the header beside the
+                title: ``"live"`` (it follows its engine) or ``"at fact 42 · 2026-01-01
+                05:00"`` (frozen there); ``""`` shows no header line.
+        live:   bool, default ``False``; two-way: True while the graph follows its engine.
+                The header's "follow live" / "freeze here" button sets it.
     """
 
     view = t.Unicode("graph", read_only=True).tag(sync=True)
@@ -99,6 +104,8 @@ class GraphWidget(_Widget):
     bpmn = t.Unicode("").tag(sync=True)
     marks = t.Dict(default_value={}).tag(sync=True)
     legend = t.List(t.List(t.Unicode(), minlen=2, maxlen=2), default_value=[]).tag(sync=True)
+    moment = t.Unicode("").tag(sync=True)
+    live = t.Bool(False).tag(sync=True)
 
     def _repr_fields(self) -> list[str]:
         return [f"title={self.title!r}"]

@@ -104,8 +104,12 @@ print(inst)
 show_tracks(inst)
 
 # %% [markdown]
-# The lineage view below is live: it follows the instance while you step the cells after it
-# (in a notebook opened without a kernel you see its last static drawing instead).
+# The lineage view below shows the instance as this cell leaves it — one track, `t1`, ready
+# at the start — and stays on that moment, whatever the cells after it do: its header names
+# the fact and the virtual time it shows. Its **follow live** button makes it follow the
+# engine while you step the cells below (**freeze here** stops it again), and
+# `inst.lineage(live=True)` makes a view that follows from the start. (A notebook opened
+# without a kernel shows the drawing stored with each view.)
 
 # %%
 inst.lineage()

@@ -13,8 +13,6 @@
 # > [Boundary fork](../docs/semantics.md#boundary-fork) — what the deadline does to the task.
 
 # %%
-import ipywidgets
-
 import gobpm_nb as bpm
 
 
@@ -129,12 +127,12 @@ print("facts identical to the first run:", list(eng.facts) == original)
 show_history(eng)
 
 # %% [markdown]
-# ## The two lineages side by side
+# ## The two lineages, one above the other
 #
-# Left, the original: the deadline fired, the boundary forked `t2` over Alice's track `t1`
-# (cancelled) and ended at `escalated`. Right, the branch: Alice's completion continued her
-# track to `approved`.
+# First the original: the deadline fired, the boundary forked `t2` over Alice's track `t1`
+# (cancelled) and ended at `escalated`. Then the branch (its title says so): Alice's
+# completion continued her track to `approved`.
 
 # %%
 print("original:", end_of(inst), "| branch:", end_of(what_if))
-ipywidgets.HBox([inst.lineage(), what_if.lineage()])
+display(inst.lineage(), what_if.lineage())

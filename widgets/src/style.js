@@ -32,6 +32,12 @@ export const CSS = `
   font-weight: 600; margin: 0 0 4px;
 }
 .gobpm-title { font-size: 14px; }
+.gobpm-graph-header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; margin: 0 0 4px; }
+.gobpm-graph-header .gobpm-title { margin: 0; }
+.gobpm-moment { display: inline-flex; align-items: baseline; gap: 8px; color: var(--gobpm-muted); font-size: 12px; }
+.gobpm-moment[data-live=true] .gobpm-moment-text { color: var(--gobpm-accent); font-weight: 600; }
+.gobpm-moment[data-live=true] .gobpm-moment-text::before { content: "● "; }
+.gobpm-moment-button { font-size: 12px; padding: 1px 8px; }
 .gobpm-graph { border: 1px solid var(--gobpm-border); border-radius: 6px; padding: 6px 8px; background: var(--gobpm-bg); min-width: 0; }
 .gobpm-graph-view .gobpm-graph { border: 0; padding: 0; }
 .gobpm-graph-canvas { overflow: auto; }

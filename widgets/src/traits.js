@@ -10,7 +10,7 @@
  */
 
 /**
- * The SharedModule widget (a plain @jupyter-widgets/base model; no view).
+ * The SharedModule widget (an anywidget model with an empty module of its own; never shown).
  * @typedef {object} SharedModuleTraits
  * @property {string} digest
  * @property {DataView|ArrayBuffer} code   shared.js, gzip-compressed (a binary buffer)
@@ -48,6 +48,9 @@
  * @property {string} bpmn              a BPMN 2.0 document with its diagram, or ""
  * @property {Marks|{}} marks           the engine's state on that diagram
  * @property {Array<[string, string]>} legend  [label, CSS colour] pairs
+ * @property {string} moment            "live", "at fact 42 · 2026-01-01 05:00" (frozen
+ *                                      there) or "" (no header line)
+ * @property {boolean} live             two-way: true while the graph follows its engine
  */
 
 /**
