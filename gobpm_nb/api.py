@@ -29,6 +29,7 @@ from .model import Definition, Process
 from .model.timers import add
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
+from .persist.stores import check_store, read_store
 from .rewind import Rewound, span_of
 from .rewind import branch as branch_at
 from .rewind import commands as commands_of
@@ -38,25 +39,8 @@ from .when import instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 OPTIONS = ("min_dehydrate_wait", "wake_retry_backoff", "dehydrate", "keep_facts")
-STORE_METHODS = ("put", "get", "delete", "record", "journal", "set_meta", "meta", "ids")
 log = logging.getLogger("gobpm_nb")
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _check_store(store: Any) -> None:
-    missing = [m for m in STORE_METHODS if not callable(getattr(store, m, None))]
-    if missing or not hasattr(store, "durable"):
-        raise EngineError(f"store {store!r} is not a checkpoint store (it lacks "
-                          f"{', '.join(missing) or 'durable'})")
-
-
-def _read_store(store: Any) -> tuple[list[str], dict[str, str]]:
-    """The store's instance ids and meta; EngineError naming the store if it cannot say."""
-    try:
-        return list(store.ids()), dict(store.meta())
-    except Exception as exc:
-        raise EngineError(f"store {store!r} cannot be read ({type(exc).__name__}: {exc})"
-                          ) from None
 
 
 def command(fn: F) -> F:
@@ -87,8 +71,8 @@ class Engine:
                  min_dehydrate_wait: Any = "PT1H", wake_retry_backoff: Any = "PT15S",
                  dehydrate: bool = True, keep_facts: int | None = 100_000):
         store = store if store is not None else MemoryStore()
-        _check_store(store)
-        ids, meta = _read_store(store)
+        check_store(store)
+        ids, meta = read_store(store)
         if ids or meta:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
@@ -125,7 +109,7 @@ class Engine:
         and re-arms at its recorded deadline (an overdue timer fires once); tasks keep their
         ids; triggers accepted but not yet checkpointed are delivered once. Instances whose
         process version is not among ``processes`` stay dehydrated until it is deployed."""
-        _check_store(store)
+        check_store(store)
         if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
                 not all(isinstance(p, Process) for p in processes):
             raise EngineError(f"processes must be a list of Process, got {processes!r}")
@@ -133,7 +117,7 @@ class Engine:
         if unknown:
             raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
                               "the clock resumes where the store recorded it")
-        _, meta = _read_store(store)
+        _, meta = read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
         eng = cls.__new__(cls)
         settings = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
@@ -230,7 +214,7 @@ class Engine:
         stands at ``until``). Returns the number of events run. Without ``until``, raises
         EngineError when an unbounded cycle timer is armed, or when only retries of failing
         wakes are left (they would go on for ever)."""
-        kernel, core = self._core.kernel, self._core
+        core = self._core
         core.journal.group()
         if until is None:
             endless = core.unbounded_cycles()
@@ -239,6 +223,11 @@ class Engine:
                 raise EngineError(f"run() would never end: the unbounded cycle timer {h.node!r} "
                                   f"of instance {h.instance!r} is armed; give run(until=...)")
             return self._run_out()
+        return self._run_until(until)
+
+    def _run_until(self, until: Any) -> int:
+        """Run every event due up to ``until``, then stand the clock there."""
+        kernel = self._core.kernel
         limit = to_us(instant(until, "until"))
         if limit < kernel.now:
             raise EngineError(f"run(until={until!r}) is before the clock ({self.now.isoformat()}"
@@ -274,7 +263,8 @@ class Engine:
         except (OverflowError, ValueError):
             raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
                               "the calendar's range") from None
-        return Engine.run.__wrapped__(self, until)  # type: ignore[attr-defined]  # run's body
+        self._core.journal.group()
+        return self._run_until(until)
 
     # -- instances ------------------------------------------------------------------------
     @command

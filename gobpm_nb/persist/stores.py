@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import EngineError, StoreError
 
 #: Writing a row over its key: an upsert updates the row in place where INSERT OR REPLACE
 #: deletes and inserts it (measurably dearer per commit); upserts need SQLite 3.24.
@@ -325,3 +325,23 @@ class SQLiteStore:
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0])
+
+
+STORE_METHODS = ("put", "get", "delete", "record", "journal", "set_meta", "meta", "ids")
+
+
+def check_store(store: Any) -> None:
+    """EngineError naming the store when it lacks a method a checkpoint store has."""
+    missing = [m for m in STORE_METHODS if not callable(getattr(store, m, None))]
+    if missing or not hasattr(store, "durable"):
+        raise EngineError(f"store {store!r} is not a checkpoint store (it lacks "
+                          f"{', '.join(missing) or 'durable'})")
+
+
+def read_store(store: Any) -> tuple[list[str], dict[str, str]]:
+    """The store's instance ids and meta; EngineError naming the store if it cannot say."""
+    try:
+        return list(store.ids()), dict(store.meta())
+    except Exception as exc:
+        raise EngineError(f"store {store!r} cannot be read ({type(exc).__name__}: {exc})"
+                          ) from None
