@@ -319,6 +319,7 @@ def test_an_item_that_throws_after_a_restart_cancels_the_whole_activity(tmp_path
     inst = eng.start(p, {"xs": [1, 2, 3], "bad": 2})
     eng.run()
     assert inst.residency == "dehydrated"
+    eng.store.close()  # the engine stops here, its store lets go of the file
     del eng
     eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[p])
     inst = eng.instance(inst.id)

@@ -111,7 +111,8 @@ def writer_lock(path: str) -> int | None:
     except OSError:
         os.close(fd)
         raise StoreError(f"SQLiteStore {path!r} is open in another store (one writer at a "
-                         "time): close that store, or let its process end, first") from None
+                         "time): close that store first (store.close(); an engine's store is "
+                         "eng.store), or let its process end") from None
     return fd
 
 
