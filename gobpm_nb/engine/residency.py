@@ -227,6 +227,8 @@ class Residency:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
         withdrawn at once, so nothing else can fire for that wait."""
         core = self.core
+        if trigger.kind != "timer" and core.kernel.current is None:
+            run.outside()  # a user's call (no event runs): a new count of node entries
         if hold.site.wait_kind == NODE:
             tr = run.tracks[hold.track]
             if len(run.holds) == 1:  # the common case: it is alone, nothing else to withdraw

@@ -30,12 +30,15 @@ BUSY = frozenset({"ready", "running"})
 
 
 class Incident(Exception):
-    """The instance cannot go on: the message names the element and the cause."""
+    """The instance cannot go on: the message names the element and the cause; ``details``
+    (names and counts) go into the ``incident`` fact beside the cause."""
 
-    def __init__(self, node: str, cause: str, error: str | None = None):
+    def __init__(self, node: str, cause: str, error: str | None = None,
+                 details: dict[str, Any] | None = None):
         self.node = node
         self.cause = cause
         self.error = error
+        self.details = details
         super().__init__(f"{node}: {cause}")
 
 
@@ -74,6 +77,7 @@ class RunHost(Protocol):
     inbox: dict[str, Task]
     jobs: dict[str, Job]
     tape: Tape  # what user callables answered (recorded live, served to a replay)
+    max_entries: int  # node entries an instance may make at one virtual instant (``entering``)
 
     @property
     def behaviour(self) -> Any:
@@ -137,7 +141,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown")
+                 "root", "at", "parent", "thrown", "entries", "instant", "looping")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -167,6 +171,11 @@ class Run:
         self.parent: tuple[str, str] | None = None
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
+        #: Node entries at the virtual time ``instant`` since the last call from outside
+        #: (``entering``); past the bound, the nodes entered since (``looping``).
+        self.entries = 0
+        self.instant = -1
+        self.looping: list[str] | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -208,6 +217,39 @@ class Run:
         enter its node again (the ``track_state`` fact says so)."""
         state, tr.state = tr.state, "waiting"
         self.set_state(tr, "ready", {"state": "ready", "was": state})
+
+    def entering(self, tr: Track) -> None:
+        """A track enters its node: a ``node_entered`` fact, and one more entry counted.
+        More entries at one virtual instant than the engine's ``max_entries`` (with no call
+        from outside between them: ``outside``) is a loop with no wait; once a node comes
+        round again, the loop is known and the track fails with an incident naming its
+        nodes."""
+        core = self.core
+        core.emit("node_entered", self.id, tr.id, tr.node, None)
+        now = core.kernel.now
+        if now != self.instant:
+            self.instant, self.entries, self.looping = now, 1, None
+            return
+        self.entries += 1
+        limit = core.max_entries
+        if self.entries <= limit:
+            return
+        seen = self.looping
+        if seen is None:
+            self.looping = seen = []
+        if tr.node not in seen:
+            seen.append(tr.node)
+            return
+        loop = seen[seen.index(tr.node):]
+        raise Incident(tr.node, f"entered more than {limit} nodes at one virtual instant "
+                                f"(max_entries_per_instant): a loop with no wait through "
+                                f"{', '.join(map(repr, loop))}",
+                       details={"loop": loop, "limit": limit})
+
+    def outside(self) -> None:
+        """A trigger from a call from outside the engine reached the instance: what it
+        entered before at this instant was not one loop (``entering``)."""
+        self.entries, self.looping = 0, None
 
     def live_tracks(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.state not in TERMINAL]
@@ -350,9 +392,11 @@ class Run:
                 self.stop_track(tr, "cancelled", "cancelled")
             self.finish("terminated", tr)
             return
-        details = {"cause": exc.cause}
+        details: dict[str, Any] = {"cause": exc.cause}
         if exc.error:
             details["error"] = exc.error
+        if exc.details:
+            details.update(exc.details)
         self.emit("incident", tr.id, exc.node, details)
         if tr.state not in TERMINAL:
             self.stop_track(tr, "failed", "withdrawn")

@@ -83,7 +83,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
         if parked:
             trigger = first
         else:
-            emit("node_entered", iid, tr.id, tr.node, None)
+            run.entering(tr)
         node = nodes[tr.node]
         if trigger is None:
             result = enter[node.kind](run, tr, node)
@@ -122,7 +122,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             else:
                 yield PASS
                 run.at = tr
-            emit("node_entered", iid, tr.id, tr.node, None)
+            run.entering(tr)
             node = nodes[tr.node]
             result = enter[node.kind](run, tr, node)
     except Incident as exc:
