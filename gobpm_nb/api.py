@@ -39,7 +39,7 @@ from .when import instant, span
 DEFAULT_START = "2026-01-01T00:00:00Z"
 #: The engine's options, and what ``Engine.recover`` takes when one is not given.
 DEFAULTS = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S", "dehydrate": True,
-            "keep_facts": 100_000, "max_entries_per_instant": 10_000, "max_call_depth": 100}
+            "keep_facts": 100_000, "max_steps_without_wait": 10_000, "max_call_depth": 100}
 STORE_METHODS = ("put", "get", "delete", "record", "journal", "set_meta", "meta", "ids")
 log = logging.getLogger("gobpm_nb")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -88,7 +88,7 @@ class Engine:
     def __init__(self, store: Any = None, start: str | datetime = DEFAULT_START, *,
                  min_dehydrate_wait: Any = "PT1H", wake_retry_backoff: Any = "PT15S",
                  dehydrate: bool = True, keep_facts: int | None = 100_000,
-                 max_entries_per_instant: int = 10_000, max_call_depth: int = 100):
+                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
         store = store if store is not None else MemoryStore()
         _check_store(store)
         ids, meta = _read_store(store)
@@ -96,7 +96,7 @@ class Engine:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
         self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts,
-                   max_entries_per_instant=max_entries_per_instant, max_call_depth=max_call_depth)
+                   max_steps_without_wait=max_steps_without_wait, max_call_depth=max_call_depth)
         self._history.start(self._core, self._log.seq, store)
 
     def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,

@@ -2,7 +2,7 @@
 at all (the default flow; an exclusive gateway's first flow without a condition; an inclusive
 gateway's every flow without one) that leads back to the gateway through nodes none of which
 waits. An instance that takes it loops at one virtual instant until the engine stops it
-(``Engine(max_entries_per_instant=...)``, an incident naming the loop).
+(``Engine(max_steps_without_wait=...)``, an incident naming the loop).
 
 Nodes that do not wait: script tasks (a plain ``<task>`` reads as one), service tasks with a
 Python function, exclusive gateways, parallel and inclusive splits (one incoming flow), throw
@@ -46,7 +46,7 @@ def note_spins(ctx: Context, proc: etree._Element) -> None:
                             f"{flow.id!r} leads back to it through {through} and nothing "
                             "on the way waits: an instance that takes it loops at one "
                             "virtual instant until the engine stops it with an incident "
-                            "(max_entries_per_instant)")
+                            "(max_steps_without_wait)")
 
 
 def _always(defn: Definition, g: el.ExclusiveGateway | el.InclusiveGateway

@@ -55,6 +55,8 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
                             "call", (run.id, tr.id))
     except EngineError as exc:
         raise Incident(node.id, f"could not start process {node.process!r}: {exc}") from None
+    for first in core.runs[child].tracks.values():  # type: ignore[attr-defined]
+        first.steps = tr.steps  # the child's start goes on from the caller's steps
     tr.wait = w = CallWait(node.id, child)
     w.hold(core.holders, run.id, tr.id)
     arm_boundaries(run, tr, node)
@@ -124,6 +126,7 @@ def returned(core: Core, child: Run) -> bool:
         values = copy.deepcopy(data if outputs is None else
                                {f: data[f] for f in outputs if f in data})
         trigger = Trigger("call", hold.node, NODE, hold.track, values, child.id)
+    trigger.steps = child.steps  # the caller goes on from the steps the child ended with
     try:
         core.journal.record([(hold.instance, trigger)])
     except EngineError:

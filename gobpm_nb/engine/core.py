@@ -40,14 +40,14 @@ class Core(Hub):
 
     def __init__(self, *, now: int, facts: Any, dehydrate: bool, min_dehydrate_wait: int,
                  wake_retry_backoff: int, store: Store, codec: Codec,
-                 max_entries_per_instant: int = 10_000, max_call_depth: int = 100):
-        for name, bound in (("max_entries_per_instant", max_entries_per_instant),
+                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
+        for name, bound in (("max_steps_without_wait", max_steps_without_wait),
                             ("max_call_depth", max_call_depth)):
             if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
                 raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
         self.kernel = Kernel(now)
-        #: Node entries an instance may make at one virtual instant (``Run.entering``).
-        self.max_entries = max_entries_per_instant
+        #: Nodes a track may enter without its lineage waiting (``Run.entering``).
+        self.max_steps = max_steps_without_wait
         #: How deep call activities may nest (``calls.check_depth``).
         self.max_call_depth = max_call_depth
         #: What user callables answered and which store calls failed (see ``tape``).

@@ -126,7 +126,9 @@ def complete(run: Run, tr: Track, node: el.Element) -> None:
         run.stop_track(other, "cancelled", "cancelled")
     w.fired = True
     assert body.coro is not None
-    run.core.kernel.resume(body.coro, Trigger("many", node.id, NODE, body.id))
+    trigger = Trigger("many", node.id, NODE, body.id)
+    trigger.steps = tr.steps  # the body goes on from the last inner instance's steps
+    run.core.kernel.resume(body.coro, trigger)
 
 
 def finish(run: Run, tr: Track, node: el.Element, outputs: list[Any] | None) -> Result:

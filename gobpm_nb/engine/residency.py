@@ -227,8 +227,6 @@ class Residency:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
         withdrawn at once, so nothing else can fire for that wait."""
         core = self.core
-        if trigger.kind != "timer" and core.kernel.current is None:
-            run.outside()  # a user's call (no event runs): a new count of node entries
         if hold.site.wait_kind == NODE:
             tr = run.tracks[hold.track]
             if len(run.holds) == 1:  # the common case: it is alone, nothing else to withdraw
@@ -415,6 +413,7 @@ class Residency:
             trigger.ref = hold.task
         child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
         child.locals = tr.locals  # an inner instance's continuation is that inner instance
+        child.steps = trigger.steps  # a wait fired: 0 (``Run.entering``)
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 

@@ -77,7 +77,7 @@ class RunHost(Protocol):
     inbox: dict[str, Task]
     jobs: dict[str, Job]
     tape: Tape  # what user callables answered (recorded live, served to a replay)
-    max_entries: int  # node entries an instance may make at one virtual instant (``entering``)
+    max_steps: int  # nodes a track may enter without its lineage waiting (``entering``)
 
     @property
     def behaviour(self) -> Any:
@@ -141,7 +141,7 @@ class Run:
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown", "entries", "instant", "looping")
+                 "root", "at", "parent", "thrown", "steps", "looping")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -171,10 +171,9 @@ class Run:
         self.parent: tuple[str, str] | None = None
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
-        #: Node entries at the virtual time ``instant`` since the last call from outside
-        #: (``entering``); past the bound, the nodes entered since (``looping``).
-        self.entries = 0
-        self.instant = -1
+        #: The count of steps without a wait of the track that ended the instance (for its
+        #: caller); the nodes entered by tracks past the bound (``entering``).
+        self.steps = 0
         self.looping: list[str] | None = None
 
     # -- facts and track states -----------------------------------------------------------
@@ -197,9 +196,13 @@ class Run:
                   via: str | None = None, quiet: bool = False,
                   scope: str | None = None) -> Track:
         """A new ready track inside ``scope`` (the track running its subprocess; None: the
-        process); ``quiet``: its ``track_state`` fact comes later (``announce``)."""
+        process); ``quiet``: its ``track_state`` fact comes later (``announce``). It goes on
+        from the fewest steps without a wait among its parents (``entering``)."""
         self.seq["track"] += 1
         tr = Track(sys.intern(f"t{self.seq['track']}"), node, parents, origin, via)
+        if parents:
+            tracks = self.tracks
+            tr.steps = min(tracks[p].steps if p in tracks else 0 for p in parents)
         if scope is not None:
             tr.scope = scope
         self.tracks[tr.id] = tr
@@ -219,37 +222,32 @@ class Run:
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
     def entering(self, tr: Track) -> None:
-        """A track enters its node: a ``node_entered`` fact, and one more entry counted.
-        More entries at one virtual instant than the engine's ``max_entries`` (with no call
-        from outside between them: ``outside``) is a loop with no wait; once a node comes
-        round again, the loop is known and the track fails with an incident naming its
-        nodes."""
+        """A track enters its node: a ``node_entered`` fact, and one more step without a
+        wait on its lineage. A track goes on from its parent's count (a fork, a boundary
+        the parent raised, an inner instance; at a join, the fewest among those it merges);
+        a wait that fires starts it again at 0. More steps than the engine's ``max_steps``
+        is a loop with no wait: once a node comes round again among the nodes tracks past
+        the bound enter, the track fails with an incident naming the loop."""
         core = self.core
         core.emit("node_entered", self.id, tr.id, tr.node, None)
-        now = core.kernel.now
-        if now != self.instant:
-            self.instant, self.entries, self.looping = now, 1, None
-            return
-        self.entries += 1
-        limit = core.max_entries
-        if self.entries <= limit:
-            return
+        tr.steps = steps = tr.steps + 1
+        if steps > core.max_steps:
+            self.runaway(tr)
+
+    def runaway(self, tr: Track) -> None:
+        """A track past the bound enters its node (``entering``)."""
         seen = self.looping
         if seen is None:
             self.looping = seen = []
         if tr.node not in seen:
             seen.append(tr.node)
             return
+        limit = self.core.max_steps
         loop = seen[seen.index(tr.node):]
-        raise Incident(tr.node, f"entered more than {limit} nodes at one virtual instant "
-                                f"(max_entries_per_instant): a loop with no wait through "
+        raise Incident(tr.node, f"entered more than {limit} nodes without a wait "
+                                f"(max_steps_without_wait): a loop with no wait through "
                                 f"{', '.join(map(repr, loop))}",
                        details={"loop": loop, "limit": limit})
-
-    def outside(self) -> None:
-        """A trigger from a call from outside the engine reached the instance: what it
-        entered before at this instant was not one loop (``entering``)."""
-        self.entries, self.looping = 0, None
 
     def live_tracks(self) -> list[Track]:
         return [t for t in self.tracks.values() if t.state not in TERMINAL]
@@ -265,9 +263,10 @@ class Run:
         """The live tracks directly inside ``scope`` (None: the process)."""
         return [t for t in self.tracks.values() if t.scope == scope and t.state not in TERMINAL]
 
-    def close_scope(self, scope: str) -> bool:
-        """The last track inside a subprocess has ended: the track running it goes on (a
-        ``scope`` trigger). False while another track inside is live."""
+    def close_scope(self, scope: str, last: Track) -> bool:
+        """The last track inside a subprocess (``last``) has ended: the track running it goes
+        on (a ``scope`` trigger, with ``last``'s steps). False while another track inside is
+        live."""
         host = self.tracks[scope]
         w = host.wait
         if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired:
@@ -277,7 +276,9 @@ class Run:
                 return False
         w.fired = True
         assert host.coro is not None
-        self.core.kernel.resume(host.coro, Trigger("scope", host.node, NODE, host.id))
+        trigger = Trigger("scope", host.node, NODE, host.id)
+        trigger.steps = last.steps
+        self.core.kernel.resume(host.coro, trigger)
         return True
 
     def has_conditions(self) -> bool:
@@ -351,10 +352,10 @@ class Run:
         instance may take a quiet point now (not when a terminate end is about to end it)."""
         self.set_state(tr, state)
         tr.coro = None
-        if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope):
+        if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope, tr):
             return
         if not self.live_tracks() and self.state == ACTIVE:
-            self.finish("completed")
+            self.finish("completed", tr)
         elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
 
@@ -363,6 +364,8 @@ class Run:
                detail: dict[str, Any] | None = None) -> None:
         """End the instance: every live track is stopped, then the loop."""
         ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
+        if tr is not None:
+            self.steps = tr.steps  # what its caller goes on from (``calls.returned``)
         for other in self.live_tracks():
             if other is not tr:
                 self.stop_track(other, ending, "withdrawn")

@@ -93,6 +93,7 @@ def open_event(run: Run, hid: str, sid: str, trigger: Trigger) -> None:
         del host.boundaries[sid]  # spent: it was not armed again when its trigger came
     scope = hid if hid != ROOT else None
     sub = run.new_track(start.within or "", (hid,) if scope else (), "event", scope=scope)
+    sub.steps = trigger.steps  # its wait fired (0), or the raising track's (``catch``)
     spawn(run, sub, trigger)
 
 
@@ -129,7 +130,9 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
             for sid in run.defn.event_starts.get(host.node, ()):
                 if sid in host.boundaries and catches(run.defn.nodes[sid], kind, code):
                     run.emit(f"{kind}_caught", tr.id, tr.node, {kind: code, "start": sid})
-                    open_event(run, host.id, sid, Trigger(kind, sid, BOUNDARY, host.id))
+                    raised = Trigger(kind, sid, BOUNDARY, host.id)
+                    raised.steps = tr.steps
+                    open_event(run, host.id, sid, raised)
                     return True
         if scope is None:
             return False
