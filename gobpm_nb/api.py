@@ -19,8 +19,9 @@ from .engine.checkpoint import capture
 from .engine.checkpoint import read as read_checkpoint
 from .engine.checkpoint import views as track_views
 from .engine.core import Core
+from .engine.finished import Finished
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
-from .engine.run import Finished, Run
+from .engine.run import Run
 from .errors import EngineError, GobpmError, StoreError
 from .history import Command, History
 from .instance import Instance
@@ -38,7 +39,9 @@ from .rewind import rewind as rewind_to
 from .when import instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
-OPTIONS = ("min_dehydrate_wait", "wake_retry_backoff", "dehydrate", "keep_facts")
+#: The engine's options, and what ``Engine.recover`` takes when one is not given.
+DEFAULTS = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S", "dehydrate": True,
+            "keep_facts": 100_000, "max_steps_without_wait": 10_000, "max_call_depth": 100}
 log = logging.getLogger("gobpm_nb")
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,18 +72,20 @@ class Engine:
 
     def __init__(self, store: Any = None, start: str | datetime = DEFAULT_START, *,
                  min_dehydrate_wait: Any = "PT1H", wake_retry_backoff: Any = "PT15S",
-                 dehydrate: bool = True, keep_facts: int | None = 100_000):
+                 dehydrate: bool = True, keep_facts: int | None = 100_000,
+                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
         store = store if store is not None else MemoryStore()
         check_store(store)
         ids, meta = read_store(store)
         if ids or meta:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
-        self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts)
+        self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts,
+                   max_steps_without_wait=max_steps_without_wait, max_call_depth=max_call_depth)
         self._history.start(self._core, self._log.seq, store)
 
     def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,
-              dehydrate: Any, keep_facts: Any) -> None:
+              dehydrate: Any, keep_facts: Any, **bounds: Any) -> None:
         begin = instant(start, "start")
         min_wait = span(min_dehydrate_wait, "min_dehydrate_wait")
         backoff = span(wake_retry_backoff, "wake_retry_backoff")
@@ -100,7 +105,7 @@ class Engine:
         self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
                           min_dehydrate_wait=min_wait // timedelta(microseconds=1),
                           wake_retry_backoff=backoff // timedelta(microseconds=1),
-                          store=store, codec=codec)
+                          store=store, codec=codec, **bounds)
 
     @classmethod
     def recover(cls, store: Any, processes: Iterable[Process] = (), **options: Any) -> Engine:
@@ -113,16 +118,14 @@ class Engine:
         if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
                 not all(isinstance(p, Process) for p in processes):
             raise EngineError(f"processes must be a list of Process, got {processes!r}")
-        unknown = sorted(set(options) - set(OPTIONS))
+        unknown = sorted(set(options) - set(DEFAULTS))
         if unknown:
             raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
         eng = cls.__new__(cls)
-        settings = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
-                    "dehydrate": True, "keep_facts": 100_000} | options
-        eng._open(store, start, **settings)
+        eng._open(store, start, **(DEFAULTS | options))
         core = eng._core
         core.load_registry(meta)
         core.journal.load(meta)

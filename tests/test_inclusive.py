@@ -164,3 +164,109 @@ def test_an_inclusive_default_must_be_an_outgoing_target():
     p.flow("s", "g", "e")
     with pytest.raises(bpm.ModelError, match="default 'nowhere'"):
         p.definition()
+
+
+def parallel_then_inclusive_join():
+    """start -> parallel fork -> user tasks a, b -> inclusive join -> end."""
+    p = bpm.Process("pj")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.user_task("a")
+    p.user_task("b")
+    p.inclusive_gateway("join")
+    p.end("end")
+    p.flow("s", "fork")
+    p.flow("fork", "a", "join")
+    p.flow("fork", "b", "join")
+    p.flow("join", "end")
+    return p
+
+
+def entered(eng, node):
+    return [f.node for f in eng.facts if f.kind == "node_entered" and f.node == node]
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_sibling_tasks_completed_back_to_back_pass_the_inclusive_join_once(dehydrate):
+    """Issue 21 #3: a track that left its task and stands at the join, not yet parked there,
+    still holds the join: completing both tasks before ``run()`` enters ``end`` once."""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(parallel_then_inclusive_join())
+    eng.run()
+    for task in eng.tasks():
+        eng.complete_task(task.id)
+    eng.run()
+    assert inst.state == "completed"
+    assert entered(eng, "end") == ["end"]
+    assert [t.state for t in inst.tracks].count("merged") == 2
+
+
+def nested_inclusive():
+    """start -> inclusive split -> (a -> inner split -> c, d -> inner join) and b -> outer
+    join -> end: four user tasks, two nested inclusive fork/join pairs."""
+    p = bpm.Process("nested")
+    p.start("s")
+    p.inclusive_gateway("split")
+    p.user_task("a")
+    p.inclusive_gateway("inner_split")
+    p.user_task("c")
+    p.user_task("d")
+    p.inclusive_gateway("inner_join")
+    p.user_task("b")
+    p.inclusive_gateway("join")
+    p.end("end")
+    p.flow("s", "split")
+    p.flow("split", "a", "inner_split")
+    p.flow("inner_split", "c", "inner_join")
+    p.flow("inner_split", "d", "inner_join")
+    p.flow("inner_join", "join")
+    p.flow("split", "b", "join")
+    p.flow("join", "end")
+    return p
+
+
+def orders(names, before):
+    """Every order of ``names`` in which each name comes after the names ``before`` it."""
+    if not names:
+        yield []
+        return
+    for n in names:
+        if all(m not in names for m in before.get(n, ())):
+            for rest in orders([m for m in names if m != n], before):
+                yield [n, *rest]
+
+
+def complete_in(order, dehydrate, run_between):
+    """Complete the tasks of one ``nested_inclusive`` instance in ``order``: back to back
+    (``run()`` only when the next task is not open yet), or with ``run()`` between each."""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(nested_inclusive())
+    eng.run()
+    for node in order:
+        open_ = [t.id for t in eng.tasks() if t.node == node]
+        if not open_:
+            eng.run()
+            open_ = [t.id for t in eng.tasks() if t.node == node]
+        eng.complete_task(open_[0])
+        if run_between:
+            eng.run()
+    eng.run()
+    nodes = [f.node for f in eng.facts if f.kind == "node_left"]  # its node completions
+    completed = [f.node for f in eng.facts if f.kind == "task_completed"]
+    return inst, sorted(nodes), completed
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_every_completion_order_of_nested_inclusive_joins_ends_once(dehydrate):
+    """Issue 21 #3 as a property: in every order the four tasks can be completed, back to
+    back or with ``run()`` between, the instance ends once with the same node completions."""
+    every = list(orders(["a", "b", "c", "d"], {"c": ["a"], "d": ["a"]}))
+    assert len(every) == 8
+    for order in every:
+        inst, nodes, completed = complete_in(order, dehydrate, run_between=False)
+        assert inst.state == "completed", order
+        assert nodes.count("end") == nodes.count("join") == 1, order
+        assert [t for t in inst.tracks if t.state in ("ready", "running", "waiting")] == []
+        stepwise = complete_in(order, dehydrate, run_between=True)
+        assert stepwise[0].state == "completed"
+        assert (nodes, completed) == stepwise[1:], order

@@ -28,6 +28,7 @@ from .loops import read_loop
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
+from .spins import note_spins
 from .vendor import assignee, implementation, job_topic, not_run
 
 EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
@@ -86,6 +87,7 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
             read_element(ctx, node)
     _check_flow_scopes(ctx, p)
     check_process(ctx, proc)
+    note_spins(ctx, proc)
     return p
 
 

@@ -16,8 +16,9 @@ from ..model import elements as el
 from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
 from .compute import check, key_of, outgoing, timer_wait
+from .incident import Incident, clean
 from .records import Track, Trigger
-from .run import Incident, Run, clean, join_key
+from .run import Run, join_key
 from .tape import Opaque
 from .tracks import PARK, spawn
 from .values import json_copy

@@ -80,6 +80,8 @@ def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) 
     if b.interrupting and tr.state not in TERMINAL:
         run.stop_track(tr, "cancelled", "cancelled")
     child = run.new_track(b.id, (tr.id,), "boundary", scope=tr.scope)
+    if trigger is not None:  # its wait fired; else an error or escalation ``tr`` raised
+        child.steps = trigger.steps
     spawn(run, child, trigger or Trigger("boundary", b.id, BOUNDARY, tr.id))
 
 

@@ -19,8 +19,9 @@ from ..errors import EngineError
 from ..model import elements as el
 from .boundaries import arm_boundaries
 from .compute import outgoing
+from .incident import Incident
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Run
 from .scopes import throw
 from .tracks import PARK
 from .vocabulary import NODE
@@ -41,6 +42,7 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
                                 "deployed")
     if not defn.start:
         raise Incident(node.id, f"process {node.process!r} has no plain start event to call")
+    check_depth(run, node)
     data = run.seen()
     if node.inputs is None:
         values = copy.deepcopy(data)
@@ -54,10 +56,43 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
                             "call", (run.id, tr.id))
     except EngineError as exc:
         raise Incident(node.id, f"could not start process {node.process!r}: {exc}") from None
+    for first in core.runs[child].tracks.values():  # type: ignore[attr-defined]
+        first.steps = tr.steps  # the child's start goes on from the caller's steps
     tr.wait = w = CallWait(node.id, child)
     w.hold(core.holders, run.id, tr.id)
     arm_boundaries(run, tr, node)
     return PARK
+
+
+def check_depth(run: Run, node: el.CallActivity) -> None:
+    """A call that would nest deeper than the engine's ``max_call_depth`` is an incident
+    naming the chain of processes, from the first caller to the one it would call."""
+    core: Core = run.core  # type: ignore[assignment]  # the host is the engine core
+    limit = core.max_call_depth
+    chain = [run.defn.id]
+    rec: Any = run
+    while rec.parent is not None and len(chain) <= limit:
+        rec = core.runs.get(rec.parent[0])
+        if rec is None:
+            break
+        chain.append(rec.defn.id if rec.defn is not None else rec.id)
+    if len(chain) <= limit:
+        return
+    chain = [*reversed(chain), node.process]
+    raise Incident(node.id, f"calls {node.process!r} deeper than {limit} calls "
+                            f"(max_call_depth): {shorten(chain)}",
+                   details={"chain": chain, "limit": limit})
+
+
+def shorten(chain: list[str]) -> str:
+    """A chain of process ids as text, a run of one id said once with its count."""
+    runs: list[list[Any]] = []
+    for pid in chain:
+        if runs and runs[-1][0] == pid:
+            runs[-1][1] += 1
+        else:
+            runs.append([pid, 1])
+    return " -> ".join(repr(p) if n == 1 else f"{p!r} x{n}" for p, n in runs)
 
 
 def fire_call(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
@@ -92,6 +127,7 @@ def returned(core: Core, child: Run) -> bool:
         values = copy.deepcopy(data if outputs is None else
                                {f: data[f] for f in outputs if f in data})
         trigger = Trigger("call", hold.node, NODE, hold.track, values, child.id)
+    trigger.steps = child.steps  # the caller goes on from the steps the child ended with
     try:
         core.journal.record([(hold.instance, trigger)])
     except EngineError:

@@ -33,7 +33,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..kernel import Deadline, Trap
-from .run import Finished, Run
+from .finished import Finished
+from .run import Run
 from .tracks import loop_body, track_body
 
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ from ..kernel import to_datetime, to_us
 from ..model import elements as el
 from ..model.timers import Cycle, add
 from .holders import correlation
-from .run import Incident, Run
+from .incident import Incident
+from .run import Run
 from .waits import TimerWait
 
 ONE_US = timedelta(microseconds=1)

@@ -18,6 +18,7 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from . import behaviour, calls
 from .checkpoint import capture
+from .finished import Finished
 from .holders import DEPLOYED, Hold, Holders, TimerHold, expectation
 from .hub import Hub
 from .journal import Codec, Journal, Store
@@ -25,7 +26,7 @@ from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .released import Released
 from .residency import Residency
-from .run import Finished, Run
+from .run import Run
 from .starts import Starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
@@ -39,8 +40,17 @@ class Core(Hub):
     behaviour = behaviour
 
     def __init__(self, *, now: int, facts: Any, dehydrate: bool, min_dehydrate_wait: int,
-                 wake_retry_backoff: int, store: Store, codec: Codec):
+                 wake_retry_backoff: int, store: Store, codec: Codec,
+                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
+        for name, bound in (("max_steps_without_wait", max_steps_without_wait),
+                            ("max_call_depth", max_call_depth)):
+            if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
+                raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
         self.kernel = Kernel(now)
+        #: Nodes a track may enter without its lineage waiting (``Run.entering``).
+        self.max_steps = max_steps_without_wait
+        #: How deep call activities may nest (``calls.check_depth``).
+        self.max_call_depth = max_call_depth
         #: What user callables answered and which store calls failed (see ``tape``).
         self.tape = Tape()
         self.store: Store = TapedStore(store, self.tape)

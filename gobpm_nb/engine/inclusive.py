@@ -4,7 +4,9 @@ The join fires when some incoming flow has a token and no live token of its scop
 still reach an incoming flow that has none: a token can reach an incoming flow when its
 node is in the definition's ``reach`` of that flow (paths within the scope, not through the
 gateway, along flows, from an activity to its boundaries and from a link throw to its
-catch). A token inside
+catch). A token on an incoming flow counts as arrived only once its track has entered the
+gateway and parked there; until then (it left its node and enters the gateway in an event
+of its own) it is still upstream, and the join waits for it. A token inside
 a subprocess counts through the track running the subprocess. Arrivals park like a parallel
 join's; waiting joins are settled when a track arrives and at every quiet point, in the
 order of the definition's nodes.
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 from ..model import elements as el
 from .compute import check
+from .incident import Incident
 from .records import Track, Trigger
-from .run import Incident, Run, join_key, join_parts
+from .run import BUSY, Run, join_key, join_parts
 from .tracks import spawn
 from .vocabulary import TERMINAL
 from .waits import JoinWait
@@ -60,18 +63,22 @@ def fire(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
 
 def ready(run: Run, key: str) -> bool:
     """Whether the join ``key`` may fire: a token has arrived, and no other live token of
-    its scope can still reach it."""
+    its scope can still reach it — neither from a node upstream of an incoming flow that has
+    no token parked, nor on its way along an incoming flow, not yet parked (module
+    docstring)."""
     arrived = run.joins.get(key)
     if not arrived or not any(arrived.values()):
         return False
     node, scope = join_parts(key)
     reach = run.defn.reach[node]
     blocked = set().union(*(nodes for f, nodes in reach.items() if not arrived.get(f)))
-    if not blocked:
-        return True
     for t in run.tracks.values():
-        if t.scope == scope and t.state not in TERMINAL and t.node in blocked:
+        if t.scope != scope or t.state in TERMINAL:
+            continue
+        if t.node in blocked:
             return False
+        if t.node == node and t.state in BUSY and t.via in reach:
+            return False  # on its way in: it enters the gateway in its next event
     return True
 
 

@@ -19,8 +19,9 @@ from typing import Any
 from ..model import elements as el
 from .boundaries import arm_boundaries
 from .compute import outgoing
+from .incident import Incident
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Run
 from .tracks import PARK, spawn
 from .vocabulary import NODE, TERMINAL
 from .waits import ManyWait
@@ -125,7 +126,9 @@ def complete(run: Run, tr: Track, node: el.Element) -> None:
     run.stop_all(run.members(body.id), "cancelled", "cancelled")
     w.fired = True
     assert body.coro is not None
-    run.core.kernel.resume(body.coro, Trigger("many", node.id, NODE, body.id))
+    trigger = Trigger("many", node.id, NODE, body.id)
+    trigger.steps = tr.steps  # the body goes on from the last inner instance's steps
+    run.core.kernel.resume(body.coro, trigger)
 
 
 def finish(run: Run, tr: Track, node: el.Element, outputs: list[Any] | None) -> Result:

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import Definition
 from .compute import ONE_US
+from .incident import Incident
 from .records import Track
-from .run import Incident, Run
+from .run import Run
 from .scopes import enter_end
 from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .waits import TimerWait

@@ -83,7 +83,7 @@ class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
     __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait",
-                 "boundaries", "scope", "locals")
+                 "boundaries", "scope", "locals", "steps")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -104,6 +104,8 @@ class Track:
         #: An inner instance of a multi-instance activity: what it alone sees (its item,
         #: ``loopCounter``, and what it wrote when its outputs are collected); else None.
         self.locals: dict[str, Any] | None = None
+        #: Nodes entered since its lineage last waited (``Run.entering``); not checkpointed.
+        self.steps = 0
 
     def view(self) -> TrackView:
         return TrackView(self.id, self.node, self.state, self.parents, self.origin)
@@ -115,11 +117,15 @@ class Track:
 class Trigger:
     """What woke a wait: its kind, where it fires and, for messages and tasks, a payload."""
 
-    __slots__ = ("kind", "node", "wait_kind", "payload", "track", "ref")
+    __slots__ = ("kind", "node", "wait_kind", "payload", "track", "ref", "steps")
 
     def __init__(self, kind: str, node: str, wait_kind: str, track: str,
                  payload: dict[str, Any] | None = None, ref: str | None = None):
         self.ref = ref  # the task or job id a completion belongs to
+        #: The count of steps without a wait the track it resumes goes on from: 0 for a
+        #: wait that fired (a timer, a message, a task...); the count of the track that ended
+        #: a subprocess, a multi-instance activity or a called instance (``Run.entering``).
+        self.steps = 0
         self.kind = kind
         self.node = node
         self.wait_kind = wait_kind

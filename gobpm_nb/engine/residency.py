@@ -410,6 +410,7 @@ class Residency:
             trigger.ref = hold.task
         child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
         child.locals = tr.locals  # an inner instance's continuation is that inner instance
+        child.steps = trigger.steps  # a wait fired: 0 (``Run.entering``)
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 

@@ -9,7 +9,6 @@ needs of the engine it gets through ``RunHost``; it never imports the engine.
 from __future__ import annotations
 
 import copy
-import json
 import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,9 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..model import Definition
 from ..model import elements as el
 from .holders import Hold, Holders
-from .recent import Recent
-from .records import Job, Task, Track, TrackView, Trigger
-from .values import json_copy
+from .incident import Incident, clean
+from .records import Job, Task, Track, Trigger
 from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
@@ -27,30 +25,6 @@ if TYPE_CHECKING:
     from .tape import Tape
 
 BUSY = frozenset({"ready", "running"})
-
-
-class Incident(Exception):
-    """The instance cannot go on: the message names the element and the cause."""
-
-    def __init__(self, node: str, cause: str, error: str | None = None):
-        self.node = node
-        self.cause = cause
-        self.error = error
-        super().__init__(f"{node}: {cause}")
-
-
-def clean(values: Any, node: str) -> dict[str, Any] | None:
-    """What a merge takes from ``values`` (task outputs, a payload, what a script returned):
-    None when there is nothing, else a JSON copy; anything else is an incident at ``node``."""
-    if not values:
-        return None
-    if not isinstance(values, dict):
-        raise Incident(node, f"returned {type(values).__name__}, not a dict")
-    try:
-        copied: dict[str, Any] = json_copy(values, "data")
-    except ValueError as exc:
-        raise Incident(node, f"returned data that is not JSON: {exc}") from None
-    return copied
 
 
 def join_key(node: str, scope: str | None) -> str:
@@ -74,6 +48,7 @@ class RunHost(Protocol):
     inbox: dict[str, Task]
     jobs: dict[str, Job]
     tape: Tape  # what user callables answered (recorded live, served to a replay)
+    max_steps: int  # nodes a track may enter without its lineage waiting (``entering``)
 
     @property
     def behaviour(self) -> Any:
@@ -92,45 +67,6 @@ class RunHost(Protocol):
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int: ...
 
 
-#: The text of each path taken lately (a path is a few dozen bytes).
-_PATHS = Recent(lambda tracks: sys.intern(json.dumps(tracks, separators=(",", ":"))), 1024)
-
-
-def tracks_text(tracks: tuple[tuple[Any, ...], ...]) -> str:
-    """The JSON text of an ended instance's tracks, the same text object for the same
-    tracks (most instances of a process take one of a few paths; encoding is the cost)."""
-    text: str = _PATHS[tracks]
-    return text
-
-
-class Finished:
-    """An ended instance, summarized: who it is, how it ended, its final data and the last
-    view of each of its tracks. No coroutine, hold, mailbox or join stays with it."""
-
-    __slots__ = ("id", "defn", "state", "data", "_tracks", "parent")
-    residency = FINISHED
-    stored = False
-    holds: tuple[Hold, ...] = ()
-
-    def __init__(self, run: Run):
-        self.id = run.id
-        self.defn = run.defn
-        self.parent = run.parent
-        self.state = run.state
-        self.data = run.data or None
-        #: Its tracks as one JSON text: a few dozen bytes where views would cost hundreds,
-        #: and one text shared by every instance that took the same path.
-        self._tracks = tracks_text(tuple([(t.id, t.node, t.state, t.parents, t.origin)
-                                          for t in run.tracks.values()]))
-
-    def data_copy(self) -> dict[str, Any]:
-        return copy.deepcopy(self.data) if self.data is not None else {}
-
-    def tracks(self) -> list[TrackView]:
-        """The last view of each of its tracks, in the order they were made."""
-        return [TrackView(i, n, s, tuple(p), o) for i, n, s, p, o in json.loads(self._tracks)]
-
-
 class Run:
     """A resident instance: live tracks, data, joins, mailbox and loop (and, for a moment,
     a finished one: the engine keeps its summary, ``Finished``, once it has ended)."""
@@ -138,7 +74,7 @@ class Run:
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade")
+                 "cascade", "steps", "looping")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -174,6 +110,10 @@ class Run:
         self.inside: dict[str, dict[str, Track]] = {}
         #: While tracks are stopped together (``stop_all``): the holds of each, by track.
         self.cascade: dict[str, list[Hold]] | None = None
+        #: The count of steps without a wait of the track that ended the instance (for its
+        #: caller); the nodes entered by tracks past the bound (``entering``).
+        self.steps = 0
+        self.looping: list[str] | None = None
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -218,9 +158,13 @@ class Run:
                   via: str | None = None, quiet: bool = False,
                   scope: str | None = None) -> Track:
         """A new ready track inside ``scope`` (the track running its subprocess; None: the
-        process); ``quiet``: its ``track_state`` fact comes later (``announce``)."""
+        process); ``quiet``: its ``track_state`` fact comes later (``announce``). It goes on
+        from the fewest steps without a wait among its parents (``entering``)."""
         self.seq["track"] += 1
         tr = Track(sys.intern(f"t{self.seq['track']}"), node, parents, origin, via)
+        if parents:
+            tracks = self.tracks
+            tr.steps = min(tracks[p].steps if p in tracks else 0 for p in parents)
         if scope is not None:
             tr.scope = scope
         self.tracks[tr.id] = tr
@@ -240,6 +184,34 @@ class Run:
         state, tr.state = tr.state, "waiting"
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
+    def entering(self, tr: Track) -> None:
+        """A track enters its node: a ``node_entered`` fact, and one more step without a
+        wait on its lineage. A track goes on from its parent's count (a fork, a boundary
+        the parent raised, an inner instance; at a join, the fewest among those it merges);
+        a wait that fires starts it again at 0. More steps than the engine's ``max_steps``
+        is a loop with no wait: once a node comes round again among the nodes tracks past
+        the bound enter, the track fails with an incident naming the loop."""
+        core = self.core
+        core.emit("node_entered", self.id, tr.id, tr.node, None)
+        tr.steps = steps = tr.steps + 1
+        if steps > core.max_steps:
+            self.runaway(tr)
+
+    def runaway(self, tr: Track) -> None:
+        """A track past the bound enters its node (``entering``)."""
+        seen = self.looping
+        if seen is None:
+            self.looping = seen = []
+        if tr.node not in seen:
+            seen.append(tr.node)
+            return
+        limit = self.core.max_steps
+        loop = seen[seen.index(tr.node):]
+        raise Incident(tr.node, f"entered more than {limit} nodes without a wait "
+                                f"(max_steps_without_wait): a loop with no wait through "
+                                f"{', '.join(map(repr, loop))}",
+                       details={"loop": loop, "limit": limit})
+
     def live_tracks(self) -> list[Track]:
         return list(self.live.values())
 
@@ -256,9 +228,10 @@ class Run:
             return list(self.inside.get(scope, {}).values())
         return [t for t in self.live.values() if t.scope is None]
 
-    def close_scope(self, scope: str) -> bool:
-        """The last track inside a subprocess has ended: the track running it goes on (a
-        ``scope`` trigger). False while another track inside is live."""
+    def close_scope(self, scope: str, last: Track) -> bool:
+        """The last track inside a subprocess (``last``) has ended: the track running it goes
+        on (a ``scope`` trigger, with ``last``'s steps). False while another track inside is
+        live."""
         host = self.tracks[scope]
         w = host.wait
         if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired or \
@@ -266,7 +239,9 @@ class Run:
             return False
         w.fired = True
         assert host.coro is not None
-        self.core.kernel.resume(host.coro, Trigger("scope", host.node, NODE, host.id))
+        trigger = Trigger("scope", host.node, NODE, host.id)
+        trigger.steps = last.steps
+        self.core.kernel.resume(host.coro, trigger)
         return True
 
     def has_conditions(self) -> bool:
@@ -379,10 +354,10 @@ class Run:
         instance may take a quiet point now (not when a terminate end is about to end it)."""
         self.set_state(tr, state)
         tr.coro = None
-        if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope):
+        if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope, tr):
             return
         if not self.live and self.state == ACTIVE:
-            self.finish("completed")
+            self.finish("completed", tr)
         elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
 
@@ -391,6 +366,8 @@ class Run:
                detail: dict[str, Any] | None = None) -> None:
         """End the instance: every live track is stopped, then the loop."""
         ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
+        if tr is not None:
+            self.steps = tr.steps  # what its caller goes on from (``calls.returned``)
         self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
         if self.root is not None:  # the process's event subprocesses can start no more
@@ -418,9 +395,11 @@ class Run:
                 self.stop_track(tr, "cancelled", "cancelled")
             self.finish("terminated", tr)
             return
-        details = {"cause": exc.cause}
+        details: dict[str, Any] = {"cause": exc.cause}
         if exc.error:
             details["error"] = exc.error
+        if exc.details:
+            details.update(exc.details)
         self.emit("incident", tr.id, exc.node, details)
         if tr.state not in TERMINAL:
             self.stop_track(tr, "failed", "withdrawn")

@@ -22,8 +22,9 @@ from ..model import elements as el
 from . import many
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
 from .compute import outgoing
+from .incident import Incident
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Run
 from .tracks import PARK, spawn
 from .vocabulary import BOUNDARY, ROOT, TERMINAL
 from .waits import ScopeWait
@@ -99,6 +100,7 @@ def open_event(run: Run, hid: str, sid: str, trigger: Trigger) -> None:
         del host.boundaries[sid]  # spent: it was not armed again when its trigger came
     scope = hid if hid != ROOT else None
     sub = run.new_track(start.within or "", (hid,) if scope else (), "event", scope=scope)
+    sub.steps = trigger.steps  # its wait fired (0), or the raising track's (``catch``)
     spawn(run, sub, trigger)
 
 
@@ -134,7 +136,9 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
             for sid in run.defn.event_starts.get(host.node, ()):
                 if sid in host.boundaries and catches(run.defn.nodes[sid], kind, code):
                     run.emit(f"{kind}_caught", tr.id, tr.node, {kind: code, "start": sid})
-                    open_event(run, host.id, sid, Trigger(kind, sid, BOUNDARY, host.id))
+                    raised = Trigger(kind, sid, BOUNDARY, host.id)
+                    raised.steps = tr.steps
+                    open_event(run, host.id, sid, raised)
                     return True
         if scope is None:
             return False

@@ -16,8 +16,9 @@ from collections.abc import Callable, Generator, Mapping
 from typing import Any, Protocol
 
 from ..kernel import PASS, SUSPEND, Trap
+from .incident import Incident
 from .records import Track, Trigger
-from .run import Incident, Run
+from .run import Run
 from .vocabulary import RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
@@ -81,9 +82,9 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
     try:
         move(tr, RUNNING)
         if parked:
-            trigger = first
+            trigger = woke(tr, first)
         else:
-            emit("node_entered", iid, tr.id, tr.node, None)
+            run.entering(tr)
         node = nodes[tr.node]
         if trigger is None:
             result = enter[node.kind](run, tr, node)
@@ -101,13 +102,13 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                     run.core.on_quiet(run)
                 if run.residency != RESIDENT:
                     return  # the instance dehydrated at this quiet point
-                got = yield SUSPEND
+                got = woke(tr, (yield SUSPEND))
                 run.at = tr
                 move(tr, RUNNING)
                 node = nodes[tr.node]
                 within = got.kind == "timer"
                 result = fire[node.kind](run, tr, node, got)
-                got = None
+                del got  # hold no trigger while parked: it would outlive its use
                 if result is not PARK:
                     tr.wait = None
             if result is None:
@@ -122,7 +123,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             else:
                 yield PASS
                 run.at = tr
-            emit("node_entered", iid, tr.id, tr.node, None)
+            run.entering(tr)
             node = nodes[tr.node]
             result = enter[node.kind](run, tr, node)
     except Incident as exc:
@@ -130,6 +131,13 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
     except Exception as exc:  # not an incident by design: the instance fails, never strands
         log.exception("instance %s, track %s at %r raised", run.id, tr.id, tr.node)
         run.fail(tr, Incident(tr.node, f"{type(exc).__name__}: {exc}"))
+
+
+def woke(tr: Track, trigger: Trigger) -> Trigger:
+    """A parked track's trigger came: it goes on from the trigger's steps without a wait (0
+    for a wait that fired; ``Run.entering``)."""
+    tr.steps = trigger.steps
+    return trigger
 
 
 def loop_body(run: Run) -> Generator[Trap, Any, None]:
