@@ -15,6 +15,7 @@ from lxml import etree
 
 import gobpm_nb as bpm
 from gobpm_nb.bpmn.drawing import drawing
+from gobpm_nb.bpmn.names import BPMN as BPMN_NS
 from gobpm_nb.render import dot as render
 from gobpm_nb.render.marks import bpmn_legend
 from gobpm_nb.ui import dashboard_traits
@@ -127,6 +128,23 @@ def test_an_imported_model_is_drawn_as_its_file_draws_it():
     assert badge_texts(marks["assignApprover"], "hold") == ["☺ i1:assignApprover:1"]
     assert view.marks["flows"] == ["SequenceFlow_1"]
     view.close()
+
+
+def test_a_process_outside_the_collaboration_of_its_diagram_is_still_drawn():
+    """MIWG B.1.0 draws a collaboration of two pools; its first process (the one with no
+    errors) is in no pool but its shapes are on the same plane. Its drawing names it in the
+    collaboration (a participant with no pool shape), so the viewer draws its shapes; a
+    process a pool already names is left as the file has it."""
+    model = bpm.load_bpmn(MIWG_DIR / "B.1.0.bpmn")
+    pid = "Process_ba16239e-181e-4b9f-bc5b-0bb2ee973450"
+    made = drawing(model.process(pid).definition())
+    assert made is not None and made.source == "file"
+    root = etree.fromstring(made.xml.encode("utf-8"))
+    refs = [p.get("processRef") for p in root.iter(f"{{{BPMN_NS}}}participant")]
+    assert refs == [pid, "WFP-6-1", "WFP-6-2"]
+    assert set(diagram(made.xml)[0]) >= set(model.process(pid).definition().nodes)
+    c10 = bpm.load_bpmn(MIWG_DIR / "C.1.0.bpmn")
+    assert drawing(c10.process().definition()).xml == c10.to_bpmn()
 
 
 def test_an_imported_file_without_a_diagram_gets_the_exporters_layout():
