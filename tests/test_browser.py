@@ -159,6 +159,18 @@ B10_CELLS = [
     f'first = pools.start(bpm.load_bpmn("{B10.name}").process("{B10_PROCESS}"))\n'
     "first.process_view()",
 ]
+# The claim's file with the shapes of its user task and that task's boundary cut out: the
+# instance's token and holds stand where the diagram draws nothing.
+UNDRAWN_CELLS = [
+    "import re\n"
+    "cut = re.sub(r'<bpmndi:BPMNShape [^>]*bpmnElement=\"(review_claim|review_late)\"'\n"
+    "             r'.*?</bpmndi:BPMNShape>', '', xml, flags=re.S)\n"
+    "lost = bpm.Engine()\n"
+    "stray = lost.start(bpm.Process.from_bpmn(cut), data={'claim': 'c-2', 'amount': 2500})\n"
+    "lost.advance('PT1H')\n"
+    "stray.process_view()",
+]
+UNDRAWN_VIEW = f"{GRAPH_VIEW}:has([data-role=graph-bpmn-undrawn]:not([hidden]))"
 # The import report of C.1.0 as a notebook shows it (its _repr_html_).
 REPORT_CELLS = [f'bpm.load_bpmn("{MIWG.name}").report']
 NOTEBOOK = "dashboard.ipynb"
@@ -233,7 +245,8 @@ def lab(tmp_path_factory):
     OUTPUT.mkdir(parents=True, exist_ok=True)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src)
-                for src in CELLS + EXPORT_CELLS + MIWG_CELLS + B10_CELLS + REPORT_CELLS]
+                for src in CELLS + EXPORT_CELLS + MIWG_CELLS + B10_CELLS + REPORT_CELLS
+                + UNDRAWN_CELLS]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, tmp_path / NOTEBOOK)
@@ -554,6 +567,20 @@ def test_a_process_outside_its_files_pools_is_drawn_with_its_token(notebook):
     assert_watermarks_visible(page, B10_VIEW)
     assert dialogs == []
     page.locator(B10_VIEW).screenshot(path=str(OUTPUT / "process-view-b10.png"))
+
+
+def test_a_token_where_the_diagram_draws_nothing_is_listed_under_the_view(notebook):
+    """The claim's file without the shapes of its user task and that task's timer: the view
+    draws the rest and lists the token and the holds it cannot place, by element id."""
+    page, dialogs = notebook
+    page.wait_for_selector(UNDRAWN_VIEW, timeout=90_000)
+    notice = page.locator(f"{UNDRAWN_VIEW} [data-role=graph-bpmn-undrawn]")
+    assert notice.get_attribute("data-ids") == "review_claim review_late"
+    text = notice.text_content()
+    assert text.startswith("Not on this diagram") and "review_claim (1 ☺ i1:review_claim:1)" \
+        in text and "review_late (◷ 2026-01-03T00:00:00Z)" in text, text
+    assert "claim_received" in shapes_in(page, UNDRAWN_VIEW)
+    assert dialogs == []
 
 
 def test_the_import_report_shows_as_a_table_per_process(notebook):

@@ -173,8 +173,11 @@ export class BpmnPane {
       this.touched = false;
       this.message.hidden = true;
       this.minScale = this.readableScale();
-      this.applyMarks();
+      // fitted first: badges are placed at the zoom they are shown at (they keep a minimum
+      // size); a readable view is fitted again around the instance's marks
       this.fit(false);
+      this.applyMarks();
+      if (this.minLabelPx) this.fit(false);
     } catch (error) {
       if (this.destroyed) return;
       const text = (error && error.message) || String(error);
@@ -341,7 +344,7 @@ export class BpmnPane {
         this.shown.set(id, entry);
         changed = true;
       } else if (entry.badges.length > 0 || entry.classes.some((c) => FOCUS.includes(c))) {
-        missing.push(entry);
+        missing.push([id, entry]);
       }
     }
     if (changed) this.placeBadges();
@@ -365,15 +368,15 @@ export class BpmnPane {
 
   /** Marks the diagram has no shape for (a token where nothing is drawn): say so. */
   showUndrawn(missing) {
-    const words = missing.map((entry) => {
+    const words = missing.map(([id, entry]) => {
       const texts = entry.badges.map((b) => asText(b.text)).filter(Boolean).join(" ");
-      return texts ? `${entry.id} (${texts})` : entry.id;
+      return texts ? `${id} (${texts})` : id;
     });
     this.undrawn.textContent = words.length
       ? `Not on this diagram (no shape drawn for it): ${words.join("; ")}`
       : "";
     this.undrawn.hidden = words.length === 0;
-    this.undrawn.dataset.ids = missing.map((entry) => entry.id).join(" ");
+    this.undrawn.dataset.ids = missing.map(([id]) => id).join(" ");
   }
 
   /** Draw one element's classes and tooltip; false when the diagram has no such element. */
