@@ -703,6 +703,15 @@ def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
         (OUTPUT / "order-to-cash-sizes.json").write_text(json.dumps(
             {"process": seen, "lineage": lineage}, indent=1))
         fresh.click(f"{O2C_VIEW} [data-action=tab-process]")
+        # the picker labels each order and its filter keeps the matching ones (the order
+        # shown stays first)
+        fresh.fill(f"{O2C_VIEW} [data-role=instance-filter]", "SO-301")
+        options = fresh.eval_on_selector_all(f"{O2C_VIEW} [data-role=instance-select] option",
+                                             "os => os.map(o => o.textContent)")
+        assert options[0] == f"{O2C_ORDER} · order_to_cash v1 · active (dehydrated)", options
+        assert len(options) == 11 and all(o.startswith("SO-301") for o in options[1:]), options
+        assert fresh.text_content(f"{O2C_VIEW} [data-role=instance-count]") == "10 of 36"
+        fresh.fill(f"{O2C_VIEW} [data-role=instance-filter]", "")
 
         # the kernel restarts: the dashboard left on the page cannot reach an engine any more
         fresh.evaluate("() => { window.jupyterapp.commands.execute('kernelmenu:restart'); }")

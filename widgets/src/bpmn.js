@@ -401,8 +401,8 @@ export class BpmnPane {
   /**
    * One overlay of badges per marked element, placed where it covers no label and no other
    * badge group: above a shape's top-left corner (rows further up, then below it, when that
-   * place is taken); under a boundary event, below every label of its host's boundaries (rows
-   * further down when taken). Boxes are in diagram units; badges scale with the diagram
+   * place is taken); under a boundary event, below every label of its host's boundaries,
+   * starting under the event or else ending under it (rows further down when both are taken). Boxes are in diagram units; badges scale with the diagram
    * (never below BADGE_MIN_SCALE), so at a smaller zoom they count larger.
    */
   placeBadges() {
@@ -445,8 +445,12 @@ export class BpmnPane {
       for (const b of host ? host.attachers || [] : [element]) {
         bottom = Math.max(bottom, b.y + b.height, b.label ? b.label.y + b.label.height : 0);
       }
-      const x = element.x + element.width / 2 - 9;
-      for (let k = 0; k < 2 * BADGE_TRIES; k += 1) out.push({ x, y: bottom + 3 + k * step, ...size });
+      // each row: starting under the event, else ending under it
+      const starts = element.x + element.width / 2 - 9;
+      const ends = element.x + element.width / 2 + 9 - size.width;
+      for (let k = 0; k < 2 * BADGE_TRIES; k += 1) {
+        out.push({ x: starts, y: bottom + 3 + k * step, ...size }, { x: ends, y: bottom + 3 + k * step, ...size });
+      }
       return out;
     }
     const above = element.y - 4 - size.height;
