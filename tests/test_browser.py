@@ -552,14 +552,28 @@ def test_an_imported_miwg_model_renders_in_bpmn_notation(notebook):
     keep(OUTPUT / MIWG_SHOT.name, MIWG_SHOT)
 
 
+# For each BPMN id: is its shape the topmost thing at the centre of its box?
+ON_TOP = """([scope, ids]) => ids.map(id => {
+  const g = document.querySelector(`${scope} g.djs-element[data-element-id="${id}"]`);
+  const r = g.querySelector('.djs-visual').getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return Boolean(at && at.closest('g.djs-element') === g);
+})"""
+
+
 def test_a_process_outside_its_files_pools_is_drawn_with_its_token(notebook):
     """MIWG B.1.0's first process belongs to no pool of the file's collaboration: its view
-    draws its own three shapes from the file's diagram, the new instance's token on its
-    start event, and no notice of marks left undrawn."""
+    draws its own three shapes from the file's diagram, over the pools (the file draws them
+    inside an expanded call activity), the new instance's token on its start event, and no
+    notice of marks left undrawn."""
     page, dialogs = notebook
     page.wait_for_selector(f"{B10_VIEW} .gobpm-marks[data-element-id='{B10_START}']",
                            timeout=90_000)
     assert B10_NODES <= set(shapes_in(page, B10_VIEW))
+    # drawn over the pools (the file puts them inside an expanded call activity): on top
+    page.locator(B10_VIEW).scroll_into_view_if_needed()
+    on_top = page.evaluate(ON_TOP, [B10_VIEW, sorted(B10_NODES)])
+    assert on_top == [True] * 3, on_top
     start = marks_on(page, B10_VIEW, B10_START)
     assert start["badges"] == [["token", "ready", "1"]], start
     assert "gobpm-token" in start["classes"], start

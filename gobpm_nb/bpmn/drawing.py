@@ -70,8 +70,9 @@ def join_collaboration(tree: etree._ElementTree, pid: str) -> bool:
     """Make a diagram of a collaboration draw process ``pid`` too: a viewer draws only the
     processes of its participants, so a process of the file that no participant names (its
     shapes are in the diagram all the same: MIWG B.1.0's first process) gets a participant
-    of its own, with no pool shape (its shapes then lie on the diagram's plane). True when
-    the tree changed."""
+    of its own, with no pool shape, after the pools (its shapes then lie on the diagram's
+    plane, drawn over the pools' shapes: B.1.0 draws them inside an expanded call activity,
+    whose fill would hide them). True when the tree changed."""
     root = tree.getroot()
     drawn = {plane.get("bpmnElement") for plane in root.iter(f"{{{BPMNDI}}}BPMNPlane")}
     for collaboration in children(root, BPMN, "collaboration"):
@@ -82,9 +83,9 @@ def join_collaboration(tree: etree._ElementTree, pid: str) -> bool:
             return False
         participant = etree.Element(f"{{{BPMN}}}participant",
                                     id=f"gobpm_participant_{pid}", processRef=pid)
-        first = next(iter(children(collaboration, BPMN, "participant")), None)
-        if first is not None:
-            first.addprevious(participant)
+        pools = children(collaboration, BPMN, "participant")
+        if pools:  # after the pools: its shapes are drawn over theirs, never under a fill
+            pools[-1].addnext(participant)
         else:
             collaboration.insert(0, participant)
         return True
