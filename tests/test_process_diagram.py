@@ -15,6 +15,9 @@ from lxml import etree
 
 import gobpm_nb as bpm
 from gobpm_nb.bpmn.drawing import drawing
+from gobpm_nb.bpmn.names import BPMN as BPMN_NS
+from gobpm_nb.bpmn.names import BPMNDI as BPMNDI_NS
+from gobpm_nb.bpmn.names import DC as DC_NS
 from gobpm_nb.render import dot as render
 from gobpm_nb.render.marks import bpmn_legend
 from gobpm_nb.ui import dashboard_traits
@@ -129,6 +132,23 @@ def test_an_imported_model_is_drawn_as_its_file_draws_it():
     view.close()
 
 
+def test_a_process_outside_the_collaboration_of_its_diagram_is_still_drawn():
+    """MIWG B.1.0 draws a collaboration of two pools; its first process (the one with no
+    errors) is in no pool but its shapes are on the same plane. Its drawing names it in the
+    collaboration (a participant with no pool shape), so the viewer draws its shapes; a
+    process a pool already names is left as the file has it."""
+    model = bpm.load_bpmn(MIWG_DIR / "B.1.0.bpmn")
+    pid = "Process_ba16239e-181e-4b9f-bc5b-0bb2ee973450"
+    made = drawing(model.process(pid).definition())
+    assert made is not None and made.source == "file"
+    root = etree.fromstring(made.xml.encode("utf-8"))
+    refs = [p.get("processRef") for p in root.iter(f"{{{BPMN_NS}}}participant")]
+    assert refs == ["WFP-6-1", "WFP-6-2", pid]  # drawn last: over the pools' fills
+    assert set(diagram(made.xml)[0]) >= set(model.process(pid).definition().nodes)
+    c10 = bpm.load_bpmn(MIWG_DIR / "C.1.0.bpmn")
+    assert drawing(c10.process().definition()).xml == c10.to_bpmn()
+
+
 def test_an_imported_file_without_a_diagram_gets_the_exporters_layout():
     """A file that draws nothing is laid out like a process built in Python."""
     p = bpm.Process.from_bpmn(claim().to_bpmn().split("<bpmndi:BPMNDiagram")[0]
@@ -211,3 +231,33 @@ def test_marks_are_the_same_across_hash_seeds(tmp_path):
 
 def _source(fn):
     return f"XSS = {XSS!r}\n" + textwrap.dedent(inspect.getsource(fn))
+
+
+def test_names_of_neighbouring_boundary_events_do_not_overlap():
+    """Two timers on one task sit 44 px apart, closer than a name is wide: the exporter gives
+    their names boxes side by side (the right one's starts at its event's left edge, the left
+    one's ends at its event's right edge), in the row under the events."""
+    p = bpm.Process("pay")
+    p.start("s")
+    p.receive_task("await_payment", message="payment", key="order")
+    p.timer_boundary("payment_reminder", attached_to="await_payment", duration="P7D",
+                     interrupting=False)
+    p.timer_boundary("payment_lapsed", attached_to="await_payment", duration="P30D")
+    p.end("paid")
+    p.end("reminded")
+    p.end("lapsed")
+    p.flow("s", "await_payment", "paid")
+    p.flow("payment_reminder", "reminded")
+    p.flow("payment_lapsed", "lapsed")
+    root = etree.fromstring(p.validate().to_bpmn().encode("utf-8"))
+    shapes = {s.get("bpmnElement"): s for s in root.iter(f"{{{BPMNDI_NS}}}BPMNShape")}
+
+    def box(shape, path):
+        b = shape.find(path)
+        return [float(b.get(k)) for k in ("x", "y", "width", "height")]
+
+    label = f"{{{BPMNDI_NS}}}BPMNLabel/{{{DC_NS}}}Bounds"
+    right, left = box(shapes["payment_reminder"], label), box(shapes["payment_lapsed"], label)
+    event = box(shapes["payment_lapsed"], f"{{{DC_NS}}}Bounds")
+    assert left[0] + left[2] <= right[0], (left, right)
+    assert left[1] == right[1] >= event[1] + event[3], (left, right, event)

@@ -190,3 +190,16 @@ def test_start_events_that_cannot_start_instances_are_refused():
     assert "error_start 'err' is in the process itself" in text
     assert "signal_start 'soft' starts instances: it cannot be non-interrupting" in text
     assert "message_start 'keyed' starts instances: a correlation key has no use" in text
+
+
+def test_starting_a_message_started_process_names_the_message_and_the_call():
+    """MIWG C.1.0's invoice process starts only by its message start event: eng.start says
+    which message to publish, as the call to type."""
+    from bpmn_shapes import MIWG_DIR
+
+    eng = bpm.Engine()
+    with pytest.raises(bpm.EngineError) as info:
+        eng.start(bpm.Process.from_bpmn(MIWG_DIR / "C.1.0.bpmn"))
+    assert "message start 'StartEvent_1': eng.publish_message('invoice-received-C.1.0', " \
+        "payload={...})" in str(info.value)
+    assert eng.instances() == []

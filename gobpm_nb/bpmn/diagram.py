@@ -50,9 +50,10 @@ def new_diagram(root: etree._Element, p: Process, flow_ids: dict[str, str],
     plane = etree.SubElement(diagram, di(BPMNDI, "BPMNPlane"), id=fresh(f"BPMNPlane_{p.id}"),
                              bpmnElement=p.id)
     drawn = process_layout(p, flow_ids)
+    places = label_places(p.elements)
     for e in p.elements:  # shapes before edges, as modelers write them
         if e.id in drawn.bounds:
-            plane.append(_shape(e, drawn.bounds[e.id], fresh))
+            plane.append(_shape(e, drawn.bounds[e.id], fresh, places.get(e.id)))
     for f in p.flows:
         fid = flow_ids.get(f.id, f.id)
         if fid in drawn.waypoints:
@@ -76,10 +77,11 @@ def add_to_diagram(root: etree._Element, p: Process, elements: list[el.Element],
             bounds[e.id] = (x, y - top + bottom + 60, w, h)
     place_boundaries(bounds, [(e.id, e.attached_to) for e in elements
                               if isinstance(e, el.Boundary)])
+    places = label_places(elements)
     at = next((i for i, c in enumerate(plane) if local(c) == "BPMNEdge"), len(plane))
     for e in elements:  # shapes before edges, as modelers write them
         if e.id in bounds:
-            plane.insert(at, _shape(e, bounds[e.id], fresh))
+            plane.insert(at, _shape(e, bounds[e.id], fresh, places.get(e.id)))
             at += 1
     boundary = {e.id for e in p.elements if isinstance(e, el.Boundary)}
     for f in flows:
@@ -111,7 +113,38 @@ def _plane_of(root: etree._Element, p: Process
     return best, bounds
 
 
-def _shape(e: el.Element, box: Box, fresh: Fresh) -> etree._Element:
+def label_places(elements: list[el.Element]) -> dict[str, tuple[int, int]]:
+    """Each boundary event -> (its place on its host, how many its host has); 0 is the first,
+    drawn rightmost (:func:`.layout.place_boundaries`)."""
+    index: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for e in elements:
+        if isinstance(e, el.Boundary):
+            index[e.id] = count.get(e.attached_to, 0)
+            count[e.attached_to] = index[e.id] + 1
+    return {e.id: (index[e.id], count[e.attached_to]) for e in elements
+            if isinstance(e, el.Boundary)}
+
+
+LABEL_W, LABEL_H, LABEL_ROW = 90, 14, 16  # a boundary event's name box, and between rows
+
+
+def label_box(box: Box, place: tuple[int, int]) -> Box | None:
+    """Where the name of a boundary event goes when its host has more than one: neighbours
+    sit 44 px apart, closer than a name is wide, so the rightmost one's name starts at its
+    event's left edge and the others' names end at their event's right edge (one row down
+    for each one after the second). None: the viewer's own place (under the event)."""
+    k, n = place
+    if n < 2:
+        return None
+    x, y, w, h = box
+    if k == 0:
+        return (x, y + h + 4, LABEL_W, LABEL_H)
+    return (x + w - LABEL_W, y + h + 4 + (k - 1) * LABEL_ROW, LABEL_W, LABEL_H)
+
+
+def _shape(e: el.Element, box: Box, fresh: Fresh,
+           place: tuple[int, int] | None = None) -> etree._Element:
     shape = etree.Element(di(BPMNDI, "BPMNShape"), id=fresh(f"{e.id}_di"), bpmnElement=e.id)
     if isinstance(e, el.ExclusiveGateway):
         shape.set("isMarkerVisible", "true")
@@ -120,6 +153,12 @@ def _shape(e: el.Element, box: Box, fresh: Fresh) -> etree._Element:
     x, y, w, h = box
     etree.SubElement(shape, di(DC, "Bounds"), x=str(x), y=str(y), width=str(w),
                      height=str(h))
+    named = label_box(box, place) if place is not None else None
+    if named is not None:
+        label = etree.SubElement(shape, di(BPMNDI, "BPMNLabel"))
+        lx, ly, lw, lh = named
+        etree.SubElement(label, di(DC, "Bounds"), x=str(lx), y=str(ly), width=str(lw),
+                         height=str(lh))
     return shape
 
 

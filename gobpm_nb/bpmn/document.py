@@ -12,6 +12,7 @@ from ..errors import ModelError
 from ..model import Process
 from .notes import Note
 from .reader import read_document
+from .report import Report, names_and_pools
 from .source import parse
 from .writer import add_changes
 
@@ -58,8 +59,12 @@ class BpmnModel:
         return cls(parse(source))
 
     @property
-    def report(self) -> list[Note]:
-        return self._notes.report()
+    def report(self) -> Report:
+        """Every note by line: a list of ``Note`` that prints grouped by process, with the
+        elements' names (and shows as a table in a notebook)."""
+        names, pools = names_and_pools(self.tree)
+        return Report(self._notes.pairs(), processes=list(self.processes),
+                      executable=self.executable, names=names, pools=pools)
 
     def errors(self, id: str) -> list[Note]:
         """The error notes that concern process ``id`` (its own, and the document's)."""

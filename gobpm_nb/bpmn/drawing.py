@@ -48,6 +48,8 @@ def drawing(definition: Any) -> Drawing | None:
         xml = origin.model.to_bpmn()
         tree = parse(xml)
         if draws(tree, definition):
+            if join_collaboration(tree, definition.id):
+                xml = serialize(tree)
             return Drawing(xml, flow_ids(tree, definition), "file")
     try:
         tree = new_document(Process.of(definition))
@@ -62,6 +64,32 @@ def draws(tree: etree._ElementTree, definition: Any) -> bool:
     nodes = definition.nodes
     return any(shape.get("bpmnElement") in nodes
                for shape in tree.getroot().iter(f"{{{BPMNDI}}}BPMNShape"))
+
+
+def join_collaboration(tree: etree._ElementTree, pid: str) -> bool:
+    """Make a diagram of a collaboration draw process ``pid`` too: a viewer draws only the
+    processes of its participants, so a process of the file that no participant names (its
+    shapes are in the diagram all the same: MIWG B.1.0's first process) gets a participant
+    of its own, with no pool shape, after the pools (its shapes then lie on the diagram's
+    plane, drawn over the pools' shapes: B.1.0 draws them inside an expanded call activity,
+    whose fill would hide them). True when the tree changed."""
+    root = tree.getroot()
+    drawn = {plane.get("bpmnElement") for plane in root.iter(f"{{{BPMNDI}}}BPMNPlane")}
+    for collaboration in children(root, BPMN, "collaboration"):
+        if collaboration.get("id") not in drawn:
+            continue
+        named = {p.get("processRef") for p in children(collaboration, BPMN, "participant")}
+        if pid in named:
+            return False
+        participant = etree.Element(f"{{{BPMN}}}participant",
+                                    id=f"gobpm_participant_{pid}", processRef=pid)
+        pools = children(collaboration, BPMN, "participant")
+        if pools:  # after the pools: its shapes are drawn over theirs, never under a fill
+            pools[-1].addnext(participant)
+        else:
+            collaboration.insert(0, participant)
+        return True
+    return False
 
 
 def _process(tree: etree._ElementTree, pid: str) -> etree._Element | None:

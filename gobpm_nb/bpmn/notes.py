@@ -82,6 +82,10 @@ class Notes:
         """Every note, by source line (document notes without a line first), stable."""
         return [n for n, _ in self._sorted()]
 
+    def pairs(self) -> list[tuple[Note, str | None]]:
+        """Every note with the process it concerns (None: the document), as ``report``."""
+        return self._sorted()
+
     def errors_of(self, process: str) -> list[Note]:
         """The error notes that concern ``process`` (its own and the document's), by line."""
         return [n for n, p in self._sorted()

@@ -27,7 +27,7 @@ from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .released import Released
 from .residency import Residency
 from .run import Run
-from .starts import Starts
+from .starts import Starts, how_it_starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
@@ -160,9 +160,9 @@ class Core(Hub):
         """The deployed version of a process graph that starts at a plain start event."""
         defn = self.deploy(graph)
         if not defn.start:
-            raise EngineError(f"process {defn.id!r} has no plain start event: it starts by "
-                              f"its start events {list(defn.instance_starts)!r} (a message, "
-                              "a signal or a timer)")
+            raise EngineError(f"process {defn.id!r} has no plain start event, so "
+                              f"eng.start() cannot start it; it is deployed, and starts by "
+                              f"{how_it_starts(defn)}")
         return defn
 
     def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,

@@ -153,3 +153,24 @@ def _key(defn: Definition, sid: str) -> str:
 
 
 __all__ = ["START", "Starts"]
+
+
+def how_it_starts(defn: Definition) -> str:
+    """What starts instances of ``defn`` when it has no plain start event, one call per start
+    event: ``eng.publish_message('invoice-received', payload={...})`` for a message start,
+    ``eng.broadcast_signal(...)`` for a signal start, the clock for a timer start."""
+    ways = []
+    for sid in defn.instance_starts:
+        node = defn.nodes[sid]
+        if isinstance(node, el.MessageStart):
+            ways.append(f"message start {sid!r}: eng.publish_message({node.message!r}, "
+                        "payload={...})")
+        elif isinstance(node, el.SignalStart):
+            ways.append(f"signal start {sid!r}: eng.broadcast_signal({node.signal!r}, "
+                        "payload={...})")
+        elif isinstance(node, el.TimerStart) and node.timer is not None:
+            ways.append(f"timer start {sid!r} ({node.timer.kind} {node.timer.text}): it "
+                        "starts one when the clock gets there (eng.advance or eng.run)")
+        else:
+            ways.append(f"start event {sid!r} ({node.kind})")
+    return "; ".join(ways)

@@ -393,12 +393,33 @@ def offered_ids(ids: Sequence[str], selected: str, limit: int = INSTANCE_ROWS) -
     return offered
 
 
-def choose(ids: Sequence[str], selected: str, known: Any = None) -> str:
+def choose(ids: Sequence[str], selected: str, known: Any = None,
+           state_of: Any = None) -> str:
     """The instance the dashboard shows: ``selected`` when it exists, else the first one
+    started that is still active (``state_of(id)`` gives its state), else the first one
     started, else ``""``. ``known`` (a container of ids) speeds up the membership test."""
     if selected and selected in (ids if known is None else known):
         return selected
+    if state_of is not None:
+        active = next((i for i in ids if state_of(i) == "active"), None)
+        if active is not None:
+            return active
     return ids[0] if ids else ""
+
+
+def instance_rows(engine: Any, ids: Sequence[str]) -> list[dict[str, str]]:
+    """What the instance picker says about each offered id: ``{id, process, state,
+    residency, label}``; the label reads ``"SO-3001 · order_to_cash v1 · active
+    (dehydrated)"`` (the business key given to ``start`` is the id)."""
+    rows = []
+    for iid in ids:
+        view = engine.describe_instance(iid)
+        process = f"{view.process} v{view.version}" if view.process else "?"
+        where = f" ({view.residency})" if view.state == "active" else ""
+        rows.append({"id": iid, "process": process, "state": view.state,
+                     "residency": view.residency,
+                     "label": f"{iid} · {process} · {view.state}{where}"})
+    return rows
 
 
 class DashboardState(NamedTuple):
@@ -412,6 +433,7 @@ class DashboardState(NamedTuple):
     fact_page: dict[str, Any]  # what the table says about that page (see fact_page)
     instances: list[str]
     selected: str
+    instance_rows: list[dict[str, str]]  # the picker's label of each of ``instances``
 
 
 def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | None = None,
@@ -425,7 +447,9 @@ def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | N
     log = engine.facts if facts is None else facts
     stats = engine.stats() if stats is None else stats
     all_ids = instance_ids(engine) if ids is None else ids
-    chosen = choose(all_ids, selected, known)
+    chosen = choose(all_ids, selected, known,
+                    lambda iid: engine.describe_instance(iid).state)
+    offered = offered_ids(all_ids, chosen)
     page = fact_page(log, query or FactQuery(), kept=kept, emitted=int(stats["facts"]))
     return DashboardState(
         clock=when(engine.now) or "",
@@ -434,6 +458,7 @@ def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | N
         holds=[hold_row(h).as_dict() for h in engine.holders()[:HOLD_ROWS]],
         facts=page.rows,
         fact_page=page.info,
-        instances=offered_ids(all_ids, chosen),
+        instances=offered,
         selected=chosen,
+        instance_rows=instance_rows(engine, offered),
     )

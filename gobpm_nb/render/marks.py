@@ -136,7 +136,7 @@ def process_marks(view: ProcessState, flows: Mapping[str, str]) -> dict[str, Any
     words = RESIDENCY_LOOKS.get(view.residency, ("", "", "", view.residency))[3]
     process = f"{view.process} v{view.version}" if view.process else "?"
     return {"status": f"{process} · {view.instance} · {view.state} — {words}",
-            "residency": view.residency,
+            "instance": view.instance, "residency": view.residency,
             "elements": elements, "flows": taken, "colours": colours()}
 
 

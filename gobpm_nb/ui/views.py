@@ -224,6 +224,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
                 self.facts = state.facts
                 self.fact_page = state.fact_page
                 self.instances = state.instances
+                self.instance_rows = state.instance_rows
                 self.selected = state.selected
                 self.lineage_dot = lineage_text
                 self.process_dot, self.process_bpmn, self.process_marks = panel(picture)
@@ -242,7 +243,10 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
     def _then_refresh(self, fn: Callable[[Command], object]) -> Callable[[Command], object]:
         def handler(command: Command) -> object:
             try:
-                return fn(command)
+                done = fn(command)
+                if command.get("kind") != "publish":  # the notice is of the last command only
+                    self.publish_notice = {}
+                return done
             finally:
                 self.refresh()
 
@@ -447,7 +451,7 @@ def dashboard_traits(engine: Any, selected: str = "", query: FactQuery | None = 
     process_text, process_bpmn, process_marks = panel(picture)
     return {"clock": state.clock, "counters": state.counters, "tasks": state.tasks,
             "holds": state.holds, "facts": state.facts, "fact_page": state.fact_page,
-            "instances": state.instances,
+            "instances": state.instances, "instance_rows": state.instance_rows,
             "selected": state.selected, "lineage_dot": lineage_text,
             "process_dot": process_text, "process_bpmn": process_bpmn,
             "process_marks": process_marks}

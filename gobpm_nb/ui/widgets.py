@@ -134,6 +134,8 @@ class DashboardWidget(_Widget):
         publish_notice: dict, default ``{}``; ``{text, level}`` about the last published
                      message (``level`` ``"warning"`` when it reached nobody).
         instances:   list of instance ids, default ``[]``.
+        instance_rows: list of ``{id, process, state, residency, label}``, default ``[]``;
+                     the instance picker's label (and filter) for each of ``instances``.
         selected:    str, default ``""``; two-way, set by the instance select.
         lineage_dot: str, default ``""``; DOT of the selected instance's lineage.
         process_dot: str, default ``""``; DOT of its process view (drawn when
@@ -161,6 +163,7 @@ class DashboardWidget(_Widget):
     last_step = t.Unicode("").tag(sync=True)
     publish_notice = t.Dict(default_value={}).tag(sync=True)
     instances = t.List(t.Unicode(), default_value=[]).tag(sync=True)
+    instance_rows = t.List(t.Dict(), default_value=[]).tag(sync=True)
     selected = t.Unicode("").tag(sync=True)
     lineage_dot = t.Unicode("").tag(sync=True)
     process_dot = t.Unicode("").tag(sync=True)

@@ -42,13 +42,6 @@ import gobpm_nb as bpm
 ORDER_FILE = "data/order-approval.bpmn"  # relative to notebooks/, where the kernel runs
 
 
-def show_report(model):
-    for note in model.report:
-        line = "-" if note.line is None else note.line  # a note about the whole document
-        print(f"{note.severity:7} line {line:>4}  {note.tag:14} {note.element}")
-        print(f"{'':13}{note.message}")
-
-
 def show_holders(eng):
     for h in eng.holders():
         deadline = f"{h.deadline:%m-%d %H:%M}" if h.deadline else "-"
@@ -93,15 +86,17 @@ excerpt(source, '<bpmn:message id="Message_payment"', 5)
 # ## Loading it: the processes and the report
 #
 # `bpm.load_bpmn` takes a path, bytes or XML text. It reads every process of the file and
-# collects the **report**: one note per problem, sorted by source line. This file has one
-# warning: the script task carries a FEEL expression (`=quantity * unitPrice`), and the
+# collects the **report**: one note per problem, sorted by source line — a list of `Note`s
+# that prints grouped by process (executable or not, runs or not), each with the element's
+# name beside its id, its line and a hint (displayed as the last value of a cell, it is a
+# table). This file has one warning: the script task carries a FEEL expression (`=quantity * unitPrice`), and the
 # engine does not run expressions from a file — until it gets a Python function, the task
 # passes the data through unchanged.
 
 # %%
 model = bpm.load_bpmn(ORDER_FILE)
 print(model)
-show_report(model)
+print(model.report)
 
 # %% [markdown]
 # `model.process()` is the executable process, as a `Process` — the same object the builder
@@ -139,7 +134,7 @@ for flow in order.flows:
 # %%
 miwg = bpm.load_bpmn("../tests/data/miwg/C.3.0.bpmn")
 print(miwg)
-show_report(miwg)
+print(miwg.report)
 try:
     miwg.process()
 except bpm.ModelError as exc:

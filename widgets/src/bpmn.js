@@ -11,7 +11,7 @@
 // keeps a margin below the diagram, and the badges lie under it (it has z-index 100).
 import NavigatedViewer from "bpmn-js/lib/NavigatedViewer";
 
-import { h } from "./dom.js";
+import { asText, h } from "./dom.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const OVERLAY_TYPE = "gobpm";
@@ -29,8 +29,26 @@ const MIN_HEIGHT = 200;
 // Badges never shrink below this scale when the diagram is zoomed out to fit (11 px text
 // stays at least about 9 px); zoomed in they grow with it.
 const BADGE_MIN_SCALE = 0.8;
-// Screen pixels (at scale 1) between two rows of boundary badges under one host.
-const BADGE_ROW = 18;
+// Diagram units kept between a badge and a label or another badge, and how many places a
+// badge group tries (rows further out) before it takes its first choice anyway.
+const BADGE_GAP = 2;
+const BADGE_TRIES = 8;
+// Marks that say where an instance stands: a readable view centres on them.
+const FOCUS = ["gobpm-token", "gobpm-held", "gobpm-fork"];
+
+/** Do two boxes {x, y, width, height} overlap (gap: space wanted between them)? */
+export function boxesMeet(a, b, gap = 0) {
+  return a.x < b.x + b.width + gap && b.x < a.x + a.width + gap &&
+    a.y < b.y + b.height + gap && b.y < a.y + a.height + gap;
+}
+
+/**
+ * The first of `candidates` (boxes) that meets none of `taken`; the first candidate when
+ * every one does.
+ */
+export function firstFree(candidates, taken, gap = BADGE_GAP) {
+  return candidates.find((c) => !taken.some((t) => boxesMeet(c, t, gap))) || candidates[0];
+}
 
 /** The marks of one element, with a key that changes when anything drawn changes. */
 function entriesOf(marks) {
@@ -77,24 +95,36 @@ export class BpmnPane {
    * onFail(message, xml): the diagram could not be drawn (the caller shows a fallback).
    * maxHeight: the tallest the canvas grows (px) to show a tall diagram unscaled.
    * header: false when the caller places this.status and this.toolbar itself.
+   * minLabelPx: when set, no label is ever drawn smaller than this on screen (px): the
+   *   canvas keeps maxHeight, the view never zooms out below that size, and Fit shows the
+   *   instance's tokens and holds (the whole diagram when it fits at that size).
    */
-  constructor({ role, onFail = () => {}, maxHeight = 560, header = true }) {
+  constructor({ role, onFail = () => {}, maxHeight = 560, header = true, minLabelPx = null }) {
     this.onFail = onFail;
     this.maxHeight = Math.max(MIN_HEIGHT, maxHeight);
+    this.minLabelPx = minLabelPx;
+    this.minScale = 0; // the smallest zoom that keeps labels at minLabelPx (set on import)
+    this.focus = ""; // the instance the marks are of: a new one is fitted again
     this.status = h("div", { class: "gobpm-bpmn-status", "data-role": `${role}-status` });
     const zoom = (factor) => () => this.zoomBy(factor);
     this.toolbar = h("div", { class: "gobpm-bpmn-tools" }, [
-      h("button", { type: "button", class: "gobpm-button gobpm-bpmn-fit", "data-action": "fit", title: "fit the diagram", onclick: () => this.fit(true) }, ["Fit"]),
+      h("button", { type: "button", class: "gobpm-button gobpm-bpmn-fit", "data-action": "fit", title: minLabelPx ? "show the instance's tokens and holds at a readable size" : "fit the diagram", onclick: () => this.fit(true) }, ["Fit"]),
       h("button", { type: "button", class: "gobpm-button", "data-action": "zoom-in", title: "zoom in", "aria-label": "zoom in", onclick: zoom(1.25) }, ["+"]),
       h("button", { type: "button", class: "gobpm-button", "data-action": "zoom-out", title: "zoom out", "aria-label": "zoom out", onclick: zoom(0.8) }, ["−"]),
     ]);
     this.canvas = h("div", { class: "gobpm-bpmn-canvas", "data-role": `${role}-canvas` });
     this.message = h("div", { class: "gobpm-graph-message", "data-role": `${role}-message`, hidden: true });
+    // marks on elements the diagram has no shape for: listed, never silently dropped
+    this.undrawn = h("div", { class: "gobpm-notice", "data-level": "warning", "data-role": `${role}-undrawn`, hidden: true });
+    this.measurer = h("div", { class: "gobpm-bpmn-measure", "aria-hidden": "true" });
     this.el = h("div", { class: "gobpm-bpmn", "data-role": role }, [
       header ? h("div", { class: "gobpm-bpmn-header" }, [this.status, this.toolbar]) : null,
       this.canvas,
+      this.undrawn,
       this.message,
+      this.measurer,
     ]);
+    if (minLabelPx) this.canvas.style.height = `${this.maxHeight}px`;
     this.viewer = null;
     this.xml = null; // the document on screen (or being imported)
     this.pendingXml = null;
@@ -135,14 +165,19 @@ export class BpmnPane {
     try {
       if (this.viewer === null) {
         this.viewer = new NavigatedViewer({ container: this.canvas, zoomScroll: { enabled: false } });
+        this.viewer.on("canvas.viewbox.changed", () => this.keepReadable());
       }
       await this.viewer.importXML(xml);
       if (this.destroyed) return;
       this.ready = true;
       this.touched = false;
       this.message.hidden = true;
+      this.minScale = this.readableScale();
+      // fitted first: badges are placed at the zoom they are shown at (they keep a minimum
+      // size); a readable view is fitted again around the instance's marks
       this.fit(false);
       this.applyMarks();
+      if (this.minLabelPx) this.fit(false);
     } catch (error) {
       if (this.destroyed) return;
       const text = (error && error.message) || String(error);
@@ -168,12 +203,41 @@ export class BpmnPane {
     if (!this.ready) return;
     const canvas = this.viewer.get("canvas");
     this.touched = true;
-    canvas.zoom(Math.min(4, Math.max(0.2, canvas.zoom() * factor)), "auto");
+    canvas.zoom(Math.min(4, Math.max(0.2, this.minScale, canvas.zoom() * factor)), "auto");
+  }
+
+  /** The zoom at which the diagram's smallest label is minLabelPx on screen (0: no floor). */
+  readableScale() {
+    if (!this.minLabelPx) return 0;
+    let smallest = Infinity;
+    for (const text of this.canvas.querySelectorAll(".djs-visual text")) {
+      const size = parseFloat(getComputedStyle(text).fontSize);
+      if (size > 0 && text.textContent.trim()) smallest = Math.min(smallest, size);
+    }
+    return Number.isFinite(smallest) ? this.minLabelPx / smallest : 1;
+  }
+
+  /** Zoomed out below the readable floor (the mouse wheel): back to the floor. */
+  keepReadable() {
+    if (!this.ready || !this.minScale || this.clamping) return;
+    const canvas = this.viewer.get("canvas");
+    if (canvas.zoom() >= this.minScale - 1e-6) return;
+    this.clamping = true;
+    try {
+      canvas.zoom(this.minScale, "auto");
+    } finally {
+      this.clamping = false;
+    }
   }
 
   /** Size the canvas to the diagram's shape, then fit it with room for badges and watermark. */
   fit(always) {
     if (!this.ready || (this.touched && !always)) return;
+    if (this.minLabelPx) {
+      this.fitReadable();
+      if (always) this.touched = false;
+      return;
+    }
     const canvas = this.viewer.get("canvas");
     const width = this.canvas.clientWidth;
     if (width === 0) return; // not laid out yet: the ResizeObserver calls again
@@ -202,6 +266,59 @@ export class BpmnPane {
     if (always) this.touched = false;
   }
 
+  /**
+   * Show the whole diagram when it fits at a readable zoom; else the box around the
+   * instance's tokens, holds and forks (the path it took when it has none), centred, at the
+   * largest zoom up to 1 that shows it, never below the readable floor.
+   */
+  fitReadable() {
+    const canvas = this.viewer.get("canvas");
+    const width = this.canvas.clientWidth;
+    const height = this.canvas.clientHeight;
+    const inner = canvas.viewbox().inner;
+    if (width === 0 || height === 0 || !inner || !(inner.width > 0) || !(inner.height > 0)) return;
+    const availWidth = width - MARGIN.left - MARGIN.right;
+    const availHeight = height - MARGIN.top - MARGIN.bottom;
+    const fits = (box) => Math.min(1, availWidth / box.width, availHeight / box.height);
+    let box = inner;
+    if (fits(inner) < this.minScale) box = this.focusBox() || inner;
+    const scale = Math.max(this.minScale, fits(box));
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const w = width / scale;
+    const h = height / scale;
+    // centred on the box, but never past the diagram's own edges where it is larger
+    const clampTo = (centre, size, lo, span, before, after) => {
+      const start = centre - size / 2;
+      if (span + (before + after) / scale <= size) return lo - (size - span) / 2;
+      return Math.min(Math.max(start, lo - before / scale), lo + span + after / scale - size);
+    };
+    canvas.viewbox({
+      x: clampTo(cx, w, inner.x, inner.width, MARGIN.left, MARGIN.right),
+      y: clampTo(cy, h, inner.y, inner.height, MARGIN.top, MARGIN.bottom),
+      width: w,
+      height: h,
+    });
+  }
+
+  /** The box around the shapes that carry the instance's tokens, holds or forks. */
+  focusBox() {
+    const registry = this.viewer.get("elementRegistry");
+    let focus = [];
+    for (const [id, entry] of this.shown) {
+      if (entry.classes.some((c) => FOCUS.includes(c))) focus.push(id);
+    }
+    if (focus.length === 0) focus = [...this.shown.keys()];
+    const boxes = focus.map((id) => registry.get(id)).filter((e) => e && !e.waypoints)
+      .map((e) => ({ x: e.x, y: e.y, width: e.width, height: e.height }));
+    if (boxes.length === 0) return null;
+    const x = Math.min(...boxes.map((b) => b.x));
+    const y = Math.min(...boxes.map((b) => b.y));
+    const right = Math.max(...boxes.map((b) => b.x + b.width));
+    const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+    return { x, y, width: right - x, height: bottom - y };
+  }
+
   resized() {
     if (!this.ready || this.canvas.clientWidth === 0) return;
     this.viewer.get("canvas").resized();
@@ -212,16 +329,26 @@ export class BpmnPane {
     if (!this.ready) return;
     const marks = this.marks;
     const wanted = entriesOf(marks);
-    this.place(wanted);
+    let changed = false;
     for (const [id, shown] of this.shown) {
       const next = wanted.get(id);
       if (next && next.key === shown.key) continue;
       this.clear(id, shown);
       this.shown.delete(id);
+      changed = true;
     }
+    const missing = [];
     for (const [id, entry] of wanted) {
-      if (!this.shown.has(id) && this.draw(id, entry)) this.shown.set(id, entry);
+      if (this.shown.has(id)) continue;
+      if (this.draw(id, entry)) {
+        this.shown.set(id, entry);
+        changed = true;
+      } else if (entry.badges.length > 0 || entry.classes.some((c) => FOCUS.includes(c))) {
+        missing.push([id, entry]);
+      }
     }
+    if (changed) this.placeBadges();
+    this.showUndrawn(missing);
     this.status.textContent = typeof marks.status === "string" ? marks.status : "";
     this.status.hidden = !this.status.textContent;
     this.el.dataset.residency = typeof marks.residency === "string" ? marks.residency : "";
@@ -231,9 +358,28 @@ export class BpmnPane {
       const value = colours[name];
       if (typeof value === "string" && COLOUR.test(value)) this.el.style.setProperty(`--gobpm-${name}`, value);
     }
+    const focus = typeof marks.instance === "string" ? marks.instance : "";
+    if (focus !== this.focus) {
+      this.focus = focus;
+      this.touched = false; // another instance: show where it stands
+      if (this.minLabelPx) this.fit(false);
+    }
   }
 
-  /** Draw one element's marks; false when the diagram has no such element. */
+  /** Marks the diagram has no shape for (a token where nothing is drawn): say so. */
+  showUndrawn(missing) {
+    const words = missing.map(([id, entry]) => {
+      const texts = entry.badges.map((b) => asText(b.text)).filter(Boolean).join(" ");
+      return texts ? `${id} (${texts})` : id;
+    });
+    this.undrawn.textContent = words.length
+      ? `Not on this diagram (no shape drawn for it): ${words.join("; ")}`
+      : "";
+    this.undrawn.hidden = words.length === 0;
+    this.undrawn.dataset.ids = missing.map(([id]) => id).join(" ");
+  }
+
+  /** Draw one element's classes and tooltip; false when the diagram has no such element. */
   draw(id, entry) {
     const registry = this.viewer.get("elementRegistry");
     const element = registry.get(id);
@@ -249,51 +395,93 @@ export class BpmnPane {
         gfx.prepend(title);
       }
     }
-    if (entry.badges.length > 0) {
-      const below = entry.position !== undefined;
-      const group = h("div", { class: `gobpm-marks ${below ? "gobpm-marks-below" : "gobpm-marks-above"}` }, entry.badges.map(badge));
-      group.dataset.elementId = id;
-      if (entry.tip) group.title = entry.tip;
-      // rows of boundary badges are apart in the badges' own pixels: they scale with them
-      if (below && entry.row) group.style.marginTop = `${entry.row * BADGE_ROW}px`;
-      const position = below ? entry.position : { top: -4, left: 0 };
-      const scale = { min: BADGE_MIN_SCALE };
-      this.viewer.get("overlays").add(element, OVERLAY_TYPE, { position, html: group, scale });
-    }
     return true;
   }
 
   /**
-   * Where the badges of boundary events go: below every name of their host's boundaries,
-   * one row per marked boundary (left to right), starting under the boundary itself, so no
-   * badge hides a name or another badge and each starts below its own event. Other
-   * elements carry their badges above their top-left corner. Badges keep a readable size
-   * when the diagram is zoomed out (BADGE_MIN_SCALE), so the rows are set apart in the
-   * badges' own pixels, which scale with them.
+   * One overlay of badges per marked element, placed where it covers no label and no other
+   * badge group: above a shape's top-left corner (rows further up, then below it, when that
+   * place is taken); under a boundary event, below every label of its host's boundaries,
+   * starting under the event or else ending under it (rows further down when both are taken). Boxes are in diagram units; badges scale with the diagram
+   * (never below BADGE_MIN_SCALE), so at a smaller zoom they count larger.
    */
-  place(wanted) {
+  placeBadges() {
+    const overlays = this.viewer.get("overlays");
     const registry = this.viewer.get("elementRegistry");
-    const hosts = new Map();
-    for (const [id, entry] of wanted) {
+    overlays.remove({ type: OVERLAY_TYPE });
+    const zoom = this.viewer.get("canvas").zoom();
+    const grow = zoom > 0 && zoom < BADGE_MIN_SCALE ? BADGE_MIN_SCALE / zoom : 1;
+    const taken = this.labelBoxes();
+    const groups = [];
+    for (const [id, entry] of this.shown) {
       const element = registry.get(id);
-      if (!element || element.type !== "bpmn:BoundaryEvent" || entry.badges.length === 0) continue;
-      const host = element.host || element;
-      if (!hosts.has(host)) hosts.set(host, []);
-      hosts.get(host).push([element, entry]);
+      if (!element || entry.badges.length === 0) continue;
+      const group = h("div", { class: "gobpm-marks" }, entry.badges.map(badge));
+      group.dataset.elementId = id;
+      if (entry.tip) group.title = entry.tip;
+      this.measurer.append(group);
+      const size = { width: group.offsetWidth * grow, height: group.offsetHeight * grow };
+      group.remove();
+      groups.push({ element, group, size, boundary: element.type === "bpmn:BoundaryEvent" });
     }
-    for (const [host, marked] of hosts) {
-      let bottom = 0;
-      for (const b of host.attachers || [host]) {
-        const label = b.label;
-        bottom = Math.max(bottom, b.y + b.height, label ? label.y + label.height : 0);
+    // tokens and holds of nodes first, then boundaries left to right
+    groups.sort((a, b) => a.boundary - b.boundary || a.element.x - b.element.x || a.element.y - b.element.y);
+    for (const { element, group, size, boundary } of groups) {
+      const box = firstFree(this.candidates(element, size, boundary), taken);
+      taken.push(box);
+      group.classList.add(boundary ? "gobpm-marks-below" : "gobpm-marks-above");
+      const position = { top: box.y - element.y, left: box.x - element.x };
+      overlays.add(element, OVERLAY_TYPE, { position, html: group, scale: { min: BADGE_MIN_SCALE } });
+    }
+  }
+
+  /** The places a badge group of `size` may take for `element`, best first. */
+  candidates(element, size, boundary) {
+    const step = size.height + BADGE_GAP;
+    const out = [];
+    if (boundary) {
+      let bottom = element.y + element.height;
+      const host = element.host;
+      for (const b of host ? host.attachers || [] : [element]) {
+        bottom = Math.max(bottom, b.y + b.height, b.label ? b.label.y + b.label.height : 0);
       }
-      marked.sort((a, b) => a[0].x - b[0].x || (a[0].id < b[0].id ? -1 : 1));
-      marked.forEach(([element, entry], row) => {
-        entry.position = { top: bottom - element.y + 3, left: element.width / 2 - 9 };
-        entry.row = row;
-        entry.key += `|${entry.position.top},${entry.position.left},${row}`;
-      });
+      // each row: starting under the event, else ending under it
+      const starts = element.x + element.width / 2 - 9;
+      const ends = element.x + element.width / 2 + 9 - size.width;
+      for (let k = 0; k < 2 * BADGE_TRIES; k += 1) {
+        out.push({ x: starts, y: bottom + 3 + k * step, ...size }, { x: ends, y: bottom + 3 + k * step, ...size });
+      }
+      return out;
     }
+    const above = element.y - 4 - size.height;
+    const below = Math.max(element.y + element.height, element.label ? element.label.y + element.label.height : 0) + 4;
+    for (let k = 0; k < BADGE_TRIES; k += 1) out.push({ x: element.x, y: above - k * step, ...size });
+    for (let k = 0; k < BADGE_TRIES; k += 1) out.push({ x: element.x, y: below + k * step, ...size });
+    return out;
+  }
+
+  /** The box of every label drawn (a shape's name inside it, or beside it), diagram units. */
+  labelBoxes() {
+    const registry = this.viewer.get("elementRegistry");
+    const boxes = [];
+    for (const element of registry.getAll()) {
+      if (element.waypoints || element.x === undefined) continue;
+      const gfx = registry.getGraphics(element);
+      if (!gfx) continue;
+      for (const text of gfx.querySelectorAll(":scope > .djs-visual text")) {
+        if (!text.textContent.trim() || text.hasAttribute("transform")) continue;
+        let bb;
+        try {
+          bb = text.getBBox();
+        } catch {
+          continue;
+        }
+        if (bb.width > 0 && bb.height > 0) {
+          boxes.push({ x: element.x + bb.x, y: element.y + bb.y, width: bb.width, height: bb.height });
+        }
+      }
+    }
+    return boxes;
   }
 
   clear(id, entry) {
@@ -302,7 +490,6 @@ export class BpmnPane {
     if (!element) return;
     const canvas = this.viewer.get("canvas");
     for (const cls of entry.classes) canvas.removeMarker(element, cls);
-    this.viewer.get("overlays").remove({ element, type: OVERLAY_TYPE });
     const gfx = registry.getGraphics(element);
     if (gfx) for (const title of gfx.querySelectorAll(":scope > title.gobpm-tip")) title.remove();
   }

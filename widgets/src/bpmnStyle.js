@@ -32,7 +32,8 @@ const MARKS_CSS = `
   display: flex; flex-wrap: wrap; gap: 2px; width: max-content; max-width: 260px;
   font: 11px/1.2 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; pointer-events: auto;
 }
-.gobpm-marks-above { transform: translateY(-100%); }
+.gobpm-bpmn { position: relative; }
+.gobpm-bpmn-measure { position: absolute; left: 0; top: 0; width: 0; height: 0; overflow: hidden; visibility: hidden; pointer-events: none; }
 .gobpm-marks-below { flex-wrap: nowrap; }
 .gobpm-badge {
   display: inline-block; padding: 0 5px; border: 1.5px solid #868e96; border-radius: 9px;

@@ -12,9 +12,11 @@ const SPEEDS = [
   [86400, "86400× (1 day/s)"],
 ];
 const ALL = "\u0000all"; // filter value no id can take
-// The process canvas's tallest (px): what a 1280x800 screen leaves it beside the other rows
-// (the history slider's row included).
-const PROCESS_HEIGHT = 276;
+// The height (px) of the process canvas and of the lineage tab: what a 1280x800 screen leaves
+// them beside the other rows (the history slider's and the forms' rows included).
+const PROCESS_HEIGHT = 350;
+// No label, badge or lineage text of the dashboard is drawn smaller than this (px on screen).
+const READABLE_PX = 11;
 const HORIZON_HELP =
   "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
   "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
@@ -35,6 +37,9 @@ export function sendTo(model, message, change = null) {
       for (const [name, value] of Object.entries(change)) model.set(name, value);
       model.save_changes();
     }
+    // the bar shows what the newest command did: an earlier error (also one set in this page
+    // only, which Python's "" would not overwrite) goes; Python sets the new one if it fails
+    if (model.get("error")) model.set("error", "");
     model.send(message);
     return true;
   } catch (error) {
@@ -271,7 +276,7 @@ function publishForm(model, offs) {
     notice.hidden = !text;
   };
   showNotice();
-  offs.push(watch(model, "publish_notice", showNotice));
+  offs.push(watch(model, "publish_notice", showNotice), watch(model, "last_step", () => { error.hidden = true; }));
   const submit = () => {
     const [value, problem] = parseObject(payload.value, "payload");
     const message = name.value.trim();
@@ -321,7 +326,7 @@ function completeForm(model, offs) {
     sendTo(model, { kind: "complete", task: ids.get(task.value), outputs: value });
   };
   showTasks();
-  offs.push(watch(model, "tasks", showTasks));
+  offs.push(watch(model, "tasks", showTasks), watch(model, "last_step", () => { error.hidden = true; }));
   return h("form", { class: "gobpm-form gobpm-complete", "data-role": "complete-form", onsubmit: (e) => { e.preventDefault(); submit(); } }, [
     h("div", { class: "gobpm-form-fields" }, [
       field("task", task, "gobpm-wide-field"),
@@ -454,45 +459,81 @@ function factTimeline(model, offs) {
   ]);
 }
 
+/** The picker's choices: [id, label] of every row whose label holds `filter` (any case). */
+export function pickerChoices(ids, rows, filter) {
+  const labels = new Map();
+  for (const row of Array.isArray(rows) ? rows : []) {
+    if (row && typeof row === "object" && typeof row.id === "string") labels.set(row.id, asText(row.label || row.id));
+  }
+  const wanted = filter.trim().toLowerCase();
+  return ids.map((id) => [id, labels.get(String(id)) || String(id)])
+    .filter(([, label]) => !wanted || label.toLowerCase().includes(wanted));
+}
+
+// The instance picker: each instance labelled with its id (the business key given to start),
+// process and state; the filter field keeps the choices whose label holds its text
+// ("active", "SO-30", "dehydrated").
 function instancePicker(model, offs) {
-  const picker = h("select", { class: "gobpm-select", "data-role": "instance-select", "data-action": "select", "aria-label": "instance" });
+  const picker = h("select", { class: "gobpm-select gobpm-instance-select", "data-role": "instance-select", "data-action": "select", "aria-label": "instance" });
+  const filter = h("input", { type: "search", class: "gobpm-input gobpm-instance-filter", "data-role": "instance-filter", placeholder: "filter: active, SO-30…", size: "14", "aria-label": "filter the instances by id, process or state" });
+  const count = h("span", { class: "gobpm-muted", "data-role": "instance-count" });
   let ids = new Map();
   const show = () => {
     const instances = trait(model, "instances", []);
     const selected = trait(model, "selected", "");
-    ids = new Map();
-    const pairs = [];
-    for (const id of Array.isArray(instances) ? instances : []) {
-      ids.set(String(id), id);
-      pairs.push([id, id]);
+    const all = Array.isArray(instances) ? instances.map(String) : [];
+    const pairs = pickerChoices(all, trait(model, "instance_rows", []), filter.value);
+    ids = new Map(pairs.map(([id]) => [id, id]));
+    if (!ids.has(String(selected))) {
+      const label = pickerChoices(all, trait(model, "instance_rows", []), "").find(([id]) => id === selected);
+      if (label) pairs.unshift(label); // the shown instance stays in the list, filtered or not
+      else pairs.unshift(["", all.length ? "choose an instance" : "no instances"]);
     }
-    if (!ids.has(String(selected))) pairs.unshift(["", instances.length ? "choose an instance" : "no instances"]);
     fillSelect(picker, pairs, selected);
-    picker.disabled = ids.size === 0;
+    picker.disabled = all.length === 0;
+    count.textContent = filter.value.trim() ? `${ids.size} of ${all.length}` : `${all.length}`;
   };
   picker.addEventListener("change", () => {
-    if (!ids.has(picker.value)) return;
+    if (!ids.has(picker.value) || picker.value === trait(model, "selected", "")) return;
     const instance = ids.get(picker.value);
     sendTo(model, { kind: "select", instance }, { selected: instance });
   });
+  filter.addEventListener("input", show);
   show();
-  offs.push(watch(model, ["instances", "selected"], show));
-  return h("div", { class: "gobpm-row gobpm-instance" }, [h("span", { class: "gobpm-section-title", text: "Instance" }), picker]);
+  offs.push(watch(model, ["instances", "instance_rows", "selected"], show));
+  return h("div", { class: "gobpm-row gobpm-instance" }, [h("span", { class: "gobpm-section-title", text: "Instance" }), filter, picker, count]);
 }
 
-// The selected instance's process (BPMN, full width; Graphviz where there is no diagram),
-// then its lineage (Graphviz).
+// The selected instance's process (BPMN; Graphviz where there is no diagram) and its lineage
+// (Graphviz), one tab each over the full width: at a 1280x800 screen both draw their labels at
+// READABLE_PX or larger (the process scrolls and zooms around the instance's tokens, the
+// lineage scrolls when it is larger than its tab).
 function graphs(model, offs) {
-  const lineage = new GraphPane({ role: "lineage", title: "Lineage" });
-  const process = new ProcessPane({ role: "process", title: "Process", maxHeight: PROCESS_HEIGHT });
-  process.el.classList.add("gobpm-graph", "gobpm-wide");
+  const lineage = new GraphPane({ role: "lineage" });
+  const process = new ProcessPane({ role: "process", maxHeight: PROCESS_HEIGHT, minLabelPx: READABLE_PX });
+  lineage.canvas.style.height = `${PROCESS_HEIGHT}px`;
+  const panel = h("div", { class: "gobpm-graph gobpm-wide gobpm-tabbed", "data-role": "graphs", "data-tab": "process" }, [process.el, lineage.el]);
+  const tabs = {};
+  const choose = (name) => {
+    panel.dataset.tab = name;
+    for (const [key, tab] of Object.entries(tabs)) tab.setAttribute("aria-selected", String(key === name));
+    if (name === "process") process.bpmn.resized();
+  };
+  for (const [name, label] of [["process", "Process"], ["lineage", "Lineage"]]) {
+    tabs[name] = h("button", { type: "button", class: "gobpm-tab", role: "tab", "data-action": `tab-${name}`, onclick: () => choose(name) }, [label]);
+  }
+  process.header.prepend(h("span", { class: "gobpm-tabs", role: "tablist" }, Object.values(tabs)));
+  process.header.hidden = false;
+  choose("process");
   const showLineage = () => lineage.update(trait(model, "lineage_dot", ""));
-  const showProcess = () =>
+  const showProcess = () => {
     process.update({
       bpmn: trait(model, "process_bpmn", ""),
       marks: trait(model, "process_marks", {}),
       dot: trait(model, "process_dot", ""),
     });
+    process.header.hidden = false; // the tabs live in it
+  };
   showLineage();
   showProcess();
   offs.push(
@@ -501,7 +542,7 @@ function graphs(model, offs) {
     () => lineage.destroy(),
     () => process.destroy(),
   );
-  return h("div", { class: "gobpm-graphs" }, [process.el, lineage.el]);
+  return h("div", { class: "gobpm-graphs" }, [panel]);
 }
 
 export function renderDashboard(model, root, renderChild = null) {

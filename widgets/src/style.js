@@ -47,21 +47,28 @@ export const CSS = `
 .gobpm-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 6px; color: var(--gobpm-muted); font-size: 12px; }
 .gobpm-legend-item { display: inline-flex; align-items: center; gap: 5px; }
 .gobpm-swatch { width: 11px; height: 11px; border-radius: 2px; border: 1px solid rgba(0,0,0,.25); display: inline-block; }
-/* The dashboard is one grid sized for a 1280x800 screen: full-width rows, except the lineage
-   (left) beside the forms (right) under the full-width process panel; .gobpm-graphs only
-   groups the two panes. The tables fold away. Narrow outputs get one column. */
+/* The dashboard is one column of full-width rows sized for a 1280x800 screen: the process
+   and the lineage share one tabbed panel, the two forms sit side by side under it, the
+   tables fold away. Narrow outputs put the forms under each other. */
 .gobpm-root[data-view="dashboard"] { container: gobpm-dashboard / inline-size; }
-.gobpm-dashboard { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); gap: 6px; align-items: start; }
-.gobpm-dashboard > * { grid-column: 1 / -1; }
-.gobpm-dashboard > .gobpm-graphs { display: contents; }
-.gobpm-graphs > * { grid-column: 1; }
-.gobpm-graphs > .gobpm-wide { grid-column: 1 / -1; }
-.gobpm-dashboard > .gobpm-forms { grid-column: 2; }
-.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas { max-height: 130px; }
-.gobpm-graphs > :not(.gobpm-wide) .gobpm-graph-canvas svg { max-height: 126px; }
+.gobpm-dashboard { display: flex; flex-direction: column; gap: 6px; }
+.gobpm-dashboard > .gobpm-forms { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 6px; }
 @container gobpm-dashboard (max-width: 720px) {
-  .gobpm-dashboard > .gobpm-forms, .gobpm-graphs > * { grid-column: 1 / -1; }
+  .gobpm-dashboard > .gobpm-forms { grid-template-columns: minmax(0, 1fr); }
 }
+.gobpm-tabs { display: inline-flex; gap: 2px; }
+.gobpm-tab {
+  font: inherit; font-weight: 600; color: var(--gobpm-muted); background: none; cursor: pointer;
+  border: 1px solid transparent; border-radius: 4px; padding: 1px 10px; min-height: 24px;
+}
+.gobpm-tab[aria-selected="true"] { color: var(--gobpm-fg); border-color: var(--gobpm-border); background: var(--gobpm-bg2); }
+.gobpm-tabbed[data-tab="lineage"] > .gobpm-process > :not(.gobpm-bpmn-header),
+.gobpm-tabbed[data-tab="lineage"] .gobpm-bpmn-status,
+.gobpm-tabbed[data-tab="lineage"] .gobpm-bpmn-tools,
+.gobpm-tabbed[data-tab="process"] > [data-role="lineage"] { display: none !important; }
+.gobpm-tabbed [data-role="lineage"] .gobpm-graph-canvas { overflow: auto; border: 1px solid var(--gobpm-border); border-radius: 4px; margin-top: 4px; }
+.gobpm-tabbed [data-role="lineage"] .gobpm-graph-canvas svg { max-width: none; }
+.gobpm-tabbed [data-role="lineage"] { border: 0; padding: 0; }
 .gobpm-last-step {
   padding: 3px 8px; border-left: 3px solid var(--gobpm-accent); background: var(--gobpm-bg2);
   border-radius: 0 4px 4px 0; font-size: 12px; white-space: normal; overflow-wrap: anywhere;
@@ -108,6 +115,8 @@ export const CSS = `
 .gobpm-counter-value { font-weight: 600; font-variant-numeric: tabular-nums; }
 .gobpm-counter-label { color: var(--gobpm-muted); font-size: 12px; }
 .gobpm-instance .gobpm-section-title { margin: 0; }
+.gobpm-instance-select { max-width: 34em; }
+.gobpm-instance-filter { width: 11em; }
 .gobpm-forms { display: flex; flex-direction: column; gap: 6px; min-width: 0; }
 .gobpm-form-fields { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 4px 6px; }
 .gobpm-form-fields > .gobpm-field { flex: 1 1 90px; min-width: 0; }

@@ -129,6 +129,8 @@
  * @property {string} last_step                what the last Step / Run / Advance did
  * @property {{text?: string, level?: "ok"|"warning"}} publish_notice  the last message's fate
  * @property {string[]} instances
+ * @property {{id: string, process: string, state: string, residency: string, label: string}[]} instance_rows
+ *   the picker's label of each of `instances`
  * @property {string} selected                 two-way: set by the instance select
  * @property {string} lineage_dot
  * @property {string} process_dot                Graphviz; drawn when process_bpmn is ""
