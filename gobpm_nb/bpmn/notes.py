@@ -66,6 +66,7 @@ class Notes:
         tag = label(named) if named is not None else label(node)
         element = named.get("id") if named is not None else None
         name = named.get("name") if named is not None else None
+        name = " ".join(name.split()) if name else None  # a name on one line, as drawn
         note = Note(severity, element, tag, node.sourceline, message, name, process)
         self.items.append((note, process))
 
