@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ..kernel import PASS, SUSPEND, Trap
 from .records import Track, Trigger
 from .run import Incident, Run
-from .vocabulary import RESIDENT, RUNNING, WAITING
+from .vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
 log = logging.getLogger("gobpm_nb")
@@ -110,7 +110,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 got = None
                 if result is not PARK:
                     tr.wait = None
-            if result is None:
+            if result is None or run.state != ACTIVE:  # ended, or its caller ended it
                 return
             if len(result) > 1:
                 leave(run, tr, result)
