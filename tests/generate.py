@@ -47,10 +47,11 @@ ERRORS = ["ea", "eb"]
 ESCALATIONS = ["xa", "xb"]
 DEPTH = int(os.environ.get("TRANSPARENCY_DEPTH", "2"))  # scopes below the process
 
-# Known engine bugs being fixed in other branches; each name switches off one shape the
-# generator would otherwise draw, so that this file stays green meanwhile. EMPTY THIS SET as
-# the fixes merge (each has a strict-xfail reproducer in test_transparency.py that starts
-# passing, and failing as XPASS, when its fix lands).
+# Known engine bugs (the lead's numbers; B and C found here). Each name switches off the
+# narrowest thing that shows it — a crash point, a check of ``sound``, a store — never a
+# shape the generator draws, so that these tests stay green until the fix merges. REMOVE A
+# NAME when its fix merges: its strict-xfail reproducer in test_transparency.py
+# (test_what_the_generator_found*) then XPASSes, which fails the run as a reminder.
 KNOWN_BUGS: set[str] = {
     # finding 2: a crash right after start() loses the process's event-subprocess starts;
     # the crash way then does not crash right after a start
