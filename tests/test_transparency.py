@@ -28,7 +28,18 @@ from pathlib import Path
 
 import pytest
 from flaky import Flaky, bounded
-from generate import KNOWN_BUGS, adder, block, build, describe, event, pair, processes, setter
+from generate import (
+    KNOWN_BUGS,
+    adder,
+    apart,
+    block,
+    build,
+    describe,
+    event,
+    pair,
+    processes,
+    setter,
+)
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
@@ -306,6 +317,8 @@ def six_ways(tree, schedule, point, db_dir, known=KNOWN_BUGS):
     with no_engine_errors():
         ref, eng = play(proc, called, schedule, dehydrate=False)
         sound(eng, drawn, known)
+        if "mi_error_boundary" in drawn.shapes & known:
+            return  # finding 1 strands the instance; what rescues it differs (KNOWN_BUGS)
         on, _ = play(proc, called, schedule)
         same("dehydration on", on, ref)
         released, eng = play(proc, called, schedule, min_dehydrate_wait="PT0S")
@@ -442,20 +455,21 @@ def test_two_triggers_at_one_instant_are_transparent(case):
     explain(proc, called, schedule)
     off, eng = play(proc, called, schedule, dehydrate=False)
     sound(eng, drawn)
+    if "mi_error_boundary" in drawn.shapes & KNOWN_BUGS:
+        return  # finding 1 (KNOWN_BUGS)
     on, eng = play(proc, called, schedule)
     same("dehydration on", on, off)
     assert stranded(eng) == []
 
 
-def flaky_run(tree, schedule, plan, sqlite, path, tally, known=KNOWN_BUGS):
+def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
     """The drawn process without dehydration, and on a store failing as ``plan`` says
     (a SQLite one at ``path`` when ``sqlite``), both settling over PT7S after each action:
-    the same outcome, nothing stranded, no wake pending."""
-    drawn = build(tree)
+    the same outcome, nothing stranded, no wake pending. Its instances do not touch each
+    other (``apart``; unless ``touching``): a retried wake may delay one by seconds."""
+    drawn = build(tree if touching else apart(tree))
     proc, called = drawn.proc, drawn.called
     explain(proc, called, schedule)
-    if "call_store_failure" in known and called:
-        sqlite = False  # finding C: see KNOWN_BUGS
     off = bpm.Engine(dehydrate=False)
     for _, command in commands(proc, called, schedule, "PT7S", by_instance=True):
         command(off)
@@ -501,6 +515,7 @@ def test_flaky_store_is_transparent(db_dir):
 @pytest.mark.xfail(strict=True, reason="finding C: a call activity whose child's first "
                    "checkpoint the store refuses fails its caller with an incident")
 def test_what_the_generator_found_on_a_flaky_store(db_dir):
-    """The shrunk example of finding C, with no bug excused."""
+    """The shrunk example of finding C (found before the flaky-store test kept its
+    instances apart; a test of its own once fixed)."""
     flaky_run(([("call", ([("link",)], []), [])], []), [], [False] * 4 + [True], True,
-              db_dir / "found.db", Counter(), known=frozenset())
+              db_dir / "found.db", Counter(), touching=True)
