@@ -146,6 +146,44 @@ def test_a_child_terminated_by_its_interrupted_call_still_names_its_caller(tmp_p
     assert eng.holders() == [] and eng.tasks() == []
 
 
+@pytest.mark.parametrize("throw", ["signal", "message"])
+def test_a_child_whose_throw_interrupts_its_call_activity_ends_terminated_not_failed(throw):
+    """The child throws what its caller's interrupting boundary on the call activity
+    catches: the boundary terminates the child in the middle of the throw, and the child
+    goes no further (it used to enter its next node, a timer, on the finished instance:
+    an AttributeError, an incident and instance_failed after its instance_completed)."""
+    c = bpm.Process("thrower")
+    c.start("s")
+    if throw == "signal":
+        c.signal_throw("send", signal="stop")
+    else:
+        c.message_throw("send", message="stop", key="k")
+    c.timer_catch("wait", duration="PT10M")
+    c.end("e")
+    c.flow("s", "send", "wait", "e")
+    p = bpm.Process("caller")
+    p.start("s")
+    p.call_activity("call", process="thrower")
+    if throw == "signal":
+        p.signal_boundary("stopped", attached_to="call", signal="stop")
+    else:
+        p.message_boundary("stopped", attached_to="call", message="stop", key="k")
+    p.end("e")
+    p.end("handled")
+    p.flow("s", "call", "e")
+    p.flow("stopped", "handled")
+    eng = bpm.Engine()
+    eng.deploy(c)
+    parent = eng.start(p, {"k": 7})
+    eng.run()
+    (child,) = [i for i in eng.instances() if i.id != parent.id]
+    assert (parent.state, child.state) == ("completed", "terminated")
+    ends = [(f.kind, f.instance) for f in eng.facts
+            if f.kind in ("instance_completed", "instance_failed", "incident")]
+    assert ends == [("instance_completed", child.id), ("instance_completed", parent.id)]
+    assert eng.holders() == [] and eng.stats()["coroutines"] == 0
+
+
 def test_a_call_to_a_process_that_is_not_deployed_is_an_incident():
     eng = bpm.Engine()
     parent = eng.start(parent_process(), {"amount": 1})

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from conftest import snapshot
+from generate import build, processes
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_transparency import Builder, action, apply, begin, block
+from test_transparency import commands, schedules
 
 import gobpm_nb as bpm
 from gobpm_nb import history as journal
@@ -392,24 +393,22 @@ EXAMPLES = int(os.environ.get("REWIND_EXAMPLES", "200"))
 
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(blocks=st.lists(block, min_size=1, max_size=4), schedule=st.lists(action, max_size=8),
+@given(tree=processes, schedule=schedules,
        points=st.lists(st.floats(0, 1), min_size=1, max_size=3), manual=st.booleans(),
        spacing=st.sampled_from([15, 5_000]))
-def test_rewind_anywhere_in_random_scenarios_then_replay(blocks, schedule, points, manual,
+def test_rewind_anywhere_in_random_scenarios_then_replay(tree, schedule, points, manual,
                                                          spacing):
-    """Random processes (test_transparency's generator: timers, messages, signals, user tasks
-    with boundaries, parallel blocks, races, scripts) under random schedules: rewinding to
+    """Random processes (tests/generate.py: every element the engine runs, scopes, calls,
+    many instances) under random schedules: rewinding to
     random facts keeps the facts before them, and replaying the rest (replay(), or by hand
     with the interrupted command finished first) gives every fact and the final state again."""
-    proc = Builder(blocks).p.validate()
+    proc, called, *_ = build(tree)
     saved = journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST
     journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST = spacing, 0 if spacing < 100 else 8
     try:
         eng = bpm.Engine(keep_facts=None)
-        begin(eng, proc)
-        for n, act in enumerate(schedule):
-            apply(eng, act, n)
-        eng.advance("P3D")
+        for _, command in commands(proc, called, schedule):
+            command(eng)
         full, final = lines(eng), state(eng)
         for x in points:
             n = round(x * len(full))

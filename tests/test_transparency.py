@@ -1,85 +1,63 @@
 """Dehydration is transparent (DESIGN.md §4, invariant 13): for random processes and random
-schedules of triggers, the observable outcome — node completions in order, final data, end
-states — is the same with dehydration on and off, across a crash and Engine.recover, across a
-crash after every step, and on a store that fails at random (invariant 10)."""
+schedules of triggers, the observable outcome — node completions in order per instance,
+final data, end state, the calling instance — is the same in six ways of running them:
+
+1. without dehydration (the reference),
+2. with dehydration (``min_dehydrate_wait`` PT1H: short timers stay resident),
+3. with every timer releasing (``min_dehydrate_wait`` PT0S),
+4. on a SQLite store,
+5. on a SQLite store with a crash and ``Engine.recover`` after every public command (each
+   deploy and start included),
+6. run 3 rewound to a random fact and replayed (``rewind`` then ``replay()``): the same facts,
+   byte for byte, and the same outcome.
+
+Also on a store that fails at random (invariant 10), and with two triggers at one instant.
+``tests/generate.py`` draws the processes (what it covers is in its docstring); a failure
+prints the shrunk process element by element, the schedule, and the instances whose
+outcomes differ. ``TRANSPARENCY_EXAMPLES`` (default 300) sets the examples per property."""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import logging
 import os
+import tempfile
 from collections import Counter
+from pathlib import Path
 
+import pytest
 from flaky import Flaky, bounded
-from hypothesis import HealthCheck, given, settings
+from generate import (
+    adder,
+    apart,
+    block,
+    build,
+    describe,
+    event,
+    pair,
+    processes,
+    setter,
+)
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 import gobpm_nb as bpm
 
-DURATIONS = ["PT10M", "PT2H", "P1D"]
-MESSAGES = ["ma", "mb"]
-SIGNALS = ["sa", "sb"]
 EXAMPLES = int(os.environ.get("TRANSPARENCY_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])
 START = {"total": 0, "x": 0}  # each instance also gets its correlation value k
 
-simple = st.one_of(
-    st.tuples(st.just("timer"), st.sampled_from(DURATIONS)),
-    st.tuples(st.just("message"), st.sampled_from(MESSAGES)),
-    st.tuples(st.just("signal"), st.sampled_from(SIGNALS)),
-    st.tuples(st.just("receive"), st.sampled_from(MESSAGES)),
-    st.tuples(st.just("script"), st.integers(1, 3)),
-    st.tuples(st.just("cond"), st.integers(1, 4)),
-    st.tuples(st.just("user"), st.one_of(
-        st.none(),
-        st.tuples(st.just("timer"), st.sampled_from(DURATIONS), st.booleans()),
-        st.tuples(st.just("cycle"), st.sampled_from(["R2/PT2H", "R3/PT20M"]), st.just(False)),
-        st.tuples(st.just("message"), st.sampled_from(MESSAGES), st.booleans()),
-        st.tuples(st.just("signal"), st.sampled_from(SIGNALS), st.booleans()))),
-)
-# Two triggers for one released instance at one instant: a parallel block whose branches are
-# a user task with a boundary on X and a catch of the same X followed by two scripts, the
-# second setting x = 1, which an exclusive gateway behind the boundary reads.
-# ("pair", (kind, X), interrupting, catch branch first)
-pair = st.tuples(st.just("pair"), st.one_of(
-    st.tuples(st.just("signal"), st.sampled_from(SIGNALS)),
-    st.tuples(st.just("message"), st.sampled_from(MESSAGES)),
-    st.tuples(st.just("timer"), st.sampled_from(DURATIONS))), st.booleans(), st.booleans())
-branch = st.lists(simple, min_size=1, max_size=3)
-guard = st.one_of(  # a boundary on a subprocess, or the start of an event subprocess in it
-    st.none(),
-    st.tuples(st.just("timer"), st.sampled_from(DURATIONS), st.booleans()),
-    st.tuples(st.just("message"), st.sampled_from(MESSAGES), st.booleans()),
-    st.tuples(st.just("signal"), st.sampled_from(SIGNALS), st.booleans()))
-# ("sub", inside, boundary on it, event subprocess in it); ("or", [(threshold, branch)...])
-scoped = st.tuples(st.just("sub"), branch, guard, guard)
-inclusive = st.tuples(st.just("or"), st.lists(st.tuples(st.integers(0, 4), branch),
-                                               min_size=2, max_size=3))
-# ("many", inner block, sequential, cardinality, ends early after the first completes)
-many = st.tuples(st.just("many"), st.one_of(
-    st.tuples(st.just("user"), st.none()),
-    st.tuples(st.just("receive"), st.sampled_from(MESSAGES)),
-    st.tuples(st.just("sub"), st.lists(st.tuples(st.just("timer"), st.sampled_from(DURATIONS)),
-                                       min_size=1, max_size=2), st.none(), st.none())),
-    st.booleans(), st.integers(1, 3), st.booleans())
-block = st.one_of(
-    scoped, scoped, inclusive, many,
-    simple,  # seven kinds of simple block (one_of flattens)
-    *(pair.map(tuple) for _ in range(3)),  # pairs often: ~45% of processes have one
-    st.tuples(st.just("parallel"), st.lists(branch, min_size=2, max_size=3)),
-    st.tuples(st.just("xor"), st.integers(0, 4), st.tuples(branch, branch)),
-    st.tuples(st.just("race"), st.lists(st.one_of(
-        st.tuples(st.just("timer"), st.sampled_from(DURATIONS)),
-        st.tuples(st.just("message"), st.sampled_from(MESSAGES)),
-        st.tuples(st.just("signal"), st.sampled_from(SIGNALS))),
-        min_size=2, max_size=3, unique_by=lambda a: a[1])),
-)
 action = st.one_of(
     st.tuples(st.just("advance"), st.sampled_from(["PT5M", "PT1H", "PT3H", "P1D"])),
-    st.tuples(st.just("message"), st.sampled_from(MESSAGES), st.integers(0, 1)),
-    st.tuples(st.just("signal"), st.sampled_from(SIGNALS)),
+    st.tuples(st.just("message"), st.sampled_from(["ma", "mb"]), st.integers(0, 1)),
+    st.tuples(st.just("signal"), st.sampled_from(["sa", "sb"])),
     st.tuples(st.just("task"), st.integers(0, 2)),
 )
+schedules = st.lists(action, max_size=8)
 # Store failures: one boolean per get/put/delete call, never more than 3 failures in a row.
 # Only a failed get (a wake) delays an instance, by the backoff PT1S per retry; Flaky lets
 # the gets of one instance fail at most 6 times in all, so its delays add up to at most 6 s.
@@ -88,177 +66,18 @@ action = st.one_of(
 # never by 1..6 s: a delayed wake cannot move a timer across an action.
 failure_plan = st.lists(st.booleans(), min_size=6, max_size=60).map(bounded)
 GET_BUDGET = 6
+RUNS = itertools.count()  # names the SQLite files of one test run
+SHM = Path("/dev/shm")  # SQLite files in memory where there is one: the crashes cost less
 
 
-def adder(field: str, amount: int):
-    def script(data):
-        return {field: data.get(field, 0) + amount}
-    return script
-
-
-def setter(field: str, value: int):
-    def script(data):
-        return {field: value}
-    return script
-
-
-class Builder:
-    """Builds a valid process from a list of drawn blocks."""
-
-    def __init__(self, blocks):
-        self.p = bpm.Process("random")
-        self.n = 0
-        prev = self.p.start("start")
-        for b in blocks:
-            first, last = self.block(b)
-            self.p.flow(prev, first)
-            prev = last
-        self.p.flow(prev, self.p.end("end"))
-
-    def name(self, kind):
-        self.n += 1
-        return f"{kind}{self.n}"
-
-    def chain(self, items):
-        ends = [self.block(i) for i in items]
-        for (_, a), (b, _) in zip(ends, ends[1:], strict=False):
-            self.p.flow(a, b)
-        return ends[0][0], ends[-1][1]
-
-    def block(self, b):
-        p, kind = self.p, b[0]
-        if kind == "timer":
-            node = p.timer_catch(self.name("timer"), duration=b[1])
-        elif kind == "message":
-            node = p.message_catch(self.name("msg"), message=b[1], key="k")
-        elif kind == "signal":
-            node = p.signal_catch(self.name("sig"), signal=b[1])
-        elif kind == "receive":
-            node = p.receive_task(self.name("recv"), message=b[1], key="k")
-        elif kind == "cond":
-            node = p.conditional_catch(self.name("cond"), condition=f"total >= {b[1]}")
-        elif kind == "script":
-            node = p.script_task(self.name("script"), fn=adder("total", b[1]))
-        elif kind == "user":
-            node = p.user_task(self.name("user"))
-            if b[1] is not None:
-                self.boundary_end(node, *b[1])
-        elif kind == "pair":
-            return self.pair(*b[1:])
-        elif kind == "sub":
-            return self.subprocess(*b[1:])
-        elif kind == "many":
-            node = self.block(b[1])[0]
-            p.multi_instance(node, sequential=b[2], cardinality=str(b[3]),
-                             completion="numberOfCompletedInstances >= 1" if b[4] else None)
-            return node, node
-        elif kind == "or":
-            split, join = p.inclusive_gateway(self.name("or")), p.inclusive_gateway(
-                self.name("orjoin"))
-            for n, (threshold, br) in enumerate(b[1]):
-                first, last = self.chain(br)
-                p.flow(split, first, condition=f"total >= {threshold}" if n else None)
-                p.flow(last, join)
-            return split, join
-        elif kind == "parallel":
-            fork, join = p.parallel_gateway(self.name("fork")), p.parallel_gateway(
-                self.name("join"))
-            for br in b[1]:
-                first, last = self.chain(br)
-                p.flow(fork, first)
-                p.flow(last, join)
-            return fork, join
-        elif kind == "xor":
-            split, merge = p.exclusive_gateway(self.name("xor")), p.exclusive_gateway(
-                self.name("merge"))
-            (a1, a2), (b1, b2) = self.chain(b[2][0]), self.chain(b[2][1])
-            p.flow(split, a1, condition=f"total >= {b[1]}")
-            p.flow(split, b1)
-            p.flow(a2, merge)
-            p.flow(b2, merge)
-            return split, merge
-        else:  # race
-            gw, merge = p.event_gateway(self.name("race")), p.exclusive_gateway(
-                self.name("after"))
-            for arm in b[1]:
-                first, last = self.block(arm)
-                p.flow(gw, first)
-                p.flow(last, merge)
-            return gw, merge
-        return node, node
-
-    def subprocess(self, inside, boundary, event):
-        """A subprocess running ``inside``; a boundary on it whose path ends at once; an
-        event subprocess in it that adds 1000 to the total."""
-        outer = self.p
-        sp = self.p = outer.subprocess(self.name("sub"))
-        first, last = self.chain(inside)
-        sp.flow(sp.start(self.name("in")), first)
-        sp.flow(last, sp.end(self.name("out")))
-        if event is not None:
-            kind, what, interrupting = event
-            ev = sp.event_subprocess(self.name("ev"))
-            starts = {"timer": lambda n: ev.timer_start(n, duration=what,
-                                                        interrupting=interrupting),
-                      "message": lambda n: ev.message_start(n, message=what, key="k",
-                                                            interrupting=interrupting),
-                      "signal": lambda n: ev.signal_start(n, signal=what,
-                                                          interrupting=interrupting)}
-            ev.flow(starts[kind](self.name("evs")),
-                    ev.script_task(self.name("evw"), fn=adder("total", 1000)),
-                    ev.end(self.name("eve")))
-        self.p = outer
-        if boundary is not None:
-            self.boundary_end(sp, *boundary)
-        return sp, sp
-
-    def boundary(self, task, kind, what, interrupting):
-        b = self.name("bnd")
-        if kind == "timer":
-            self.p.timer_boundary(b, attached_to=task, duration=what, interrupting=interrupting)
-        elif kind == "cycle":
-            self.p.timer_boundary(b, attached_to=task, cycle=what, interrupting=interrupting)
-        elif kind == "message":
-            self.p.message_boundary(b, attached_to=task, message=what, key="k",
-                                    interrupting=interrupting)
-        else:
-            self.p.signal_boundary(b, attached_to=task, signal=what, interrupting=interrupting)
-        return b
-
-    def pair(self, trigger, interrupting, catch_first):
-        """fork → user task (boundary on X) → join; fork → catch X → s1 → s2 (x = 1) → join.
-        The boundary leads to an exclusive gateway on ``x == 1``: interrupting, both of its
-        paths go on to the join in place of the user task; non-interrupting, they end."""
-        p = self.p
-        fork, join = p.parallel_gateway(self.name("fork")), p.parallel_gateway(self.name("join"))
-        user = p.user_task(self.name("user"))
-        bnd = self.boundary(user, trigger[0], trigger[1], interrupting)
-        catch = self.block(trigger)[0]
-        s1 = p.script_task(self.name("script"), fn=adder("total", 1))
-        s2 = p.script_task(self.name("script"), fn=setter("x", 1))
-        gw = p.exclusive_gateway(self.name("xor"))
-        for arm in ([catch, user] if catch_first else [user, catch]):
-            p.flow(fork, arm)
-        p.flow(catch, s1, s2, join)
-        p.flow(bnd, gw)
-        if interrupting:
-            merge = p.exclusive_gateway(self.name("merge"))
-            seen, unseen = p.script_task(self.name("seen"), fn=adder("total", 10)), \
-                p.script_task(self.name("unseen"), fn=adder("total", 100))
-            p.flow(gw, seen, condition="x == 1")
-            p.flow(gw, unseen)
-            p.flow(seen, merge)
-            p.flow(unseen, merge)
-            p.flow(user, merge, join)
-        else:
-            p.flow(gw, p.end(self.name("seen")), condition="x == 1")
-            p.flow(gw, p.end(self.name("unseen")))
-            p.flow(user, join)
-        return fork, join
-
-    def boundary_end(self, task, *spec):
-        """A boundary whose path ends at once (user tasks of simple blocks)."""
-        self.p.flow(self.boundary(task, *spec), self.p.end(self.name("bend")))
+@pytest.fixture
+def db_dir(tmp_path):
+    """A directory for SQLite files (in /dev/shm when the machine has it)."""
+    if SHM.is_dir() and os.access(SHM, os.W_OK):
+        with tempfile.TemporaryDirectory(dir=SHM, prefix="gobpm-transparency-") as d:
+            yield Path(d)
+    else:
+        yield tmp_path
 
 
 def direct(command):
@@ -282,9 +101,8 @@ def insisting(store, tally):
     return call
 
 
-def apply(eng, act, n, settle=None, call=direct, by_instance=False):
-    """One action; then let what it started settle: at this instant (``settle`` None) or
-    over ``settle`` of virtual time. ``by_instance`` picks the task from the inbox grouped by
+def trigger(eng, act, n, call=direct, by_instance=False):
+    """One action of a schedule. ``by_instance`` picks the task from the inbox grouped by
     instance (each instance's tasks in inbox order): where a wake may be delayed, the tasks
     of two instances may be created in the other order, and that is no change in outcome."""
     if act[0] == "advance":
@@ -300,10 +118,29 @@ def apply(eng, act, n, settle=None, call=direct, by_instance=False):
         if tasks:
             task = tasks[act[1] % len(tasks)].id
             call(lambda: eng.complete_task(task, {f"t{n}": n}))
-    if settle is None:
-        eng.run(until=eng.now)
-    else:
-        eng.advance(settle)
+
+
+def commands(proc, called, schedule, settle=None, call=direct, by_instance=False):
+    """The public commands of a run, in order, as (label, fn(engine)): deploy the called
+    processes, start two instances (k = 0 and 1), let them settle, then each action and a
+    settle after it (at this instant, or over ``settle`` of virtual time), then P3D."""
+    def settling(eng):
+        if settle is None:
+            eng.run(until=eng.now)
+        else:
+            eng.advance(settle)
+
+    out = [(f"deploy {c.id}", lambda eng, c=c: eng.deploy(c)) for c in called]
+    out += [(f"start k={k}", lambda eng, k=k: call(lambda: eng.start(proc, {"k": k, **START})))
+            for k in range(2)]
+    out.append(("settle after the starts", settling))
+    for n, act in enumerate(schedule):
+        out.append((f"action {n} {act}",
+                    lambda eng, n=n, act=act: trigger(eng, act, n, call, by_instance)))
+        if act[0] != "advance" or settle is not None:
+            out.append((f"settle after action {n}", settling))
+    out.append(("the final advance P3D", lambda eng: eng.advance("P3D")))
+    return out
 
 
 def completions(facts, into=None):
@@ -314,105 +151,218 @@ def completions(facts, into=None):
     return done
 
 
+def ends(eng):
+    return {i.id: (i.process, i.state, i.data, i.parent) for i in eng.instances()}
+
+
 def outcome(eng):
     done = completions(eng.facts)
-    return {i.id: (done.get(i.id, []), i.state, i.data) for i in eng.instances()}
+    return {i: (done.get(i, []), *end) for i, end in ends(eng).items()}
 
 
-def begin(eng, proc, settle=None, call=direct):
-    for k in range(2):
-        call(lambda k=k: eng.start(proc, {"k": k, **START}))
-    if settle is None:
-        eng.run(until=eng.now)
-    else:
-        eng.advance(settle)
-
-
-def play(proc, schedule, settle=None, by_instance=False, **options):
+def play(proc, called, schedule, **options):
     eng = bpm.Engine(**options)
-    begin(eng, proc, settle)
-    for n, act in enumerate(schedule):
-        apply(eng, act, n, settle, by_instance=by_instance)
-    eng.advance("P3D")
+    for _, command in commands(proc, called, schedule):
+        command(eng)
     return outcome(eng), eng
 
 
-def play_with_crash(proc, schedule, cut, path):
-    eng = bpm.Engine(store=bpm.SQLiteStore(path))
-    begin(eng, proc)
-    for n, act in enumerate(schedule[:cut]):
-        apply(eng, act, n)
-    before = eng.facts
-    ended = {i.id: (i.state, i.data) for i in eng.instances() if i.residency == "finished"}
-    clock = eng.now
-    eng.store.close()
-    del eng
-    eng2 = bpm.Engine.recover(bpm.SQLiteStore(path), processes=[proc])
-    eng2.run(until=clock)  # the clock resumes at the last checkpoint; catch up to the cut
-    for n, act in enumerate(schedule[cut:], start=cut):
-        apply(eng2, act, n)
-    eng2.advance("P3D")
-    merged = completions(before + eng2.facts)
-    ended.update({i.id: (i.state, i.data) for i in eng2.instances()})
-    return {i: (merged.get(i, []), *ended[i]) for i in sorted(ended)}
-
-
-def play_crashing_every_step(proc, schedule, path):
-    """Crash (close the store, drop the engine) and ``Engine.recover`` after starting and
-    after every action and the final advance; the recovered clock must be the clock at the
-    crash — no catch-up run. Facts and instance ends are merged across the engines."""
+def play_crashing(proc, called, schedule, path):
+    """Crash (close the store, drop the engine) and ``Engine.recover`` after every public
+    command; the recovered clock must be the clock at the crash. Facts and instance ends are
+    merged across the engines."""
     done: dict = {}
     ended: dict = {}
-    step = ["start"]
-
-    def crash(eng):
-        completions(eng.facts, done)
-        ended.update({i.id: (i.state, i.data) for i in eng.instances()})
-        clock = eng.now
-        eng.store.close()
-        eng = bpm.Engine.recover(bpm.SQLiteStore(path), processes=[proc])
-        assert eng.now == clock, f"recovered after {step[0]} at {eng.now}, crashed at {clock}"
-        return eng
-
     eng = bpm.Engine(store=bpm.SQLiteStore(path))
-    begin(eng, proc)
-    eng = crash(eng)
-    for n, act in enumerate(schedule):
-        step[0] = f"action {n} {act}"
-        apply(eng, act, n)
-        eng = crash(eng)
-    step[0] = "the final advance"
-    eng.advance("P3D")
-    eng = crash(eng)
-    completions(eng.facts, done)
-    ended.update({i.id: (i.state, i.data) for i in eng.instances()})
-    eng.store.close()
+    try:
+        for label, command in commands(proc, called, schedule):
+            command(eng)
+            completions(eng.facts, done)
+            ended.update(ends(eng))
+            clock = eng.now
+            eng.store.close()
+            eng = bpm.Engine.recover(bpm.SQLiteStore(path), processes=[proc, *called])
+            assert eng.now == clock, f"recovered after {label} at {eng.now}, crashed at {clock}"
+        completions(eng.facts, done)
+        ended.update(ends(eng))
+    finally:
+        eng.store.close()
     return {i: (done.get(i, []), *ended[i]) for i in sorted(ended)}
 
 
-def waking(eng):
-    """Holds whose trigger came and whose wake is still pending (HoldView.state)."""
-    return [h for h in eng.holders() if h.state == "waking"]
+def renamed(result):
+    """``result`` with each instance named by its place instead of its id: a started
+    instance as ``start<n>`` in start order, a called one as ``<caller's name>/<n>`` (its
+    caller's calls in the order of their outcomes). A crash between ``start`` and ``run``
+    lets ``Engine.recover`` run the started instance at once, so its calls may take their
+    ids before a later start takes its own (see the report of finding "recover runs")."""
+    names: dict = {}
+    order = sorted(result, key=lambda i: int(i[1:]))
+    for n, i in enumerate([i for i in order if result[i][-1] is None]):
+        names[i] = f"start{n}"
+    while len(names) < len(result):
+        known = [i for i in order if i not in names and result[i][-1] in names]
+        assert known, f"an instance whose caller is not among the instances: {result}"
+        callers = sorted({result[i][-1] for i in known})
+        for caller in callers:
+            calls = sorted((i for i in known if result[i][-1] == caller),
+                           key=lambda i: repr(result[i][:-1]))
+            for n, i in enumerate(calls):
+                names[i] = f"{names[caller]}/{n}"
+    return {names[i]: (*value[:-1], names.get(value[-1])) for i, value in result.items()}
 
 
-def stranded(eng):
-    """Active instances that nothing can move on: released and without a hold."""
-    held = {h.instance for h in eng.holders()}
-    return [i.id for i in eng.instances()
-            if i.state == "active" and i.residency != "resident" and i.id not in held]
+def replayed(eng, point):
+    """Rewind ``eng`` to fact ``point`` (0: the start) and ``replay()`` everything after
+    it; the facts must come back the same, byte for byte. Its outcome then."""
+    facts = eng.facts
+    eng.rewind(point)
+    eng.replay()
+    assert eng.facts == facts, f"rewind({point}) then replay() gave other facts"
+    return outcome(eng)
+
+
+def differences(ref, got):
+    """The instances whose outcomes differ, as text."""
+    lines = []
+    for i in sorted(set(ref) | set(got)):
+        if ref.get(i) != got.get(i):
+            lines.append(f"  {i} reference: {ref.get(i)}")
+            lines.append(f"  {i} this way:  {got.get(i)}")
+    return "\n".join(lines)
+
+
+def same(way, got, ref):
+    assert got == ref, f"{way} differs from the run without dehydration:\n" + \
+        differences(ref, got)
+
+
+LIVE = ("ready", "running", "waiting", "dehydrated")
+
+
+def sound(eng, drawn):
+    """What holds of any run of a drawn process: no instance leaves a node of
+    ``drawn.once`` twice; a called instance names its caller; an active instance has a
+    live track that is not just running a subprocess (else nothing can ever move it)."""
+    subprocesses = {(p.id, e.id) for p in [drawn.proc, *drawn.called] for e in p.elements
+                    if e.kind == "subprocess"}
+    left: dict = {}
+    for f in eng.facts:
+        if f.kind == "node_left":
+            left.setdefault(f.instance, Counter())[f.node] += 1
+    for i in eng.instances():
+        counts = left.get(i.id, {})
+        twice = sorted(n for n in drawn.once[i.process] if counts.get(n, 0) > 1)
+        assert twice == [], f"{i.id} left {twice} more than once"
+        assert i.parent is not None or i.process == drawn.proc.id, \
+            f"called instance {i.id} ({i.process}) names no caller"
+        if i.state == "active":
+            live = [t for t in i.tracks if t.state in LIVE]
+            assert any((i.process, t.node) not in subprocesses for t in live), \
+                f"{i.id} is active but stuck: its live tracks {live} only run subprocesses"
+
+
+class Errors(logging.Handler):
+    """Keeps the engine's ERROR records: an exception the engine caught where it should
+    never have risen (a track or a loop that raised) is an incident, and logged."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record):
+        self.records.append(self.format(record))
+
+
+@contextlib.contextmanager
+def no_engine_errors():
+    """Fail when the engine logged an error inside the block."""
+    errors, logger = Errors(), logging.getLogger("gobpm_nb")
+    logger.addHandler(errors)
+    try:
+        yield
+    finally:
+        logger.removeHandler(errors)
+    assert errors.records == [], "the engine logged an error:\n" + errors.records[0]
+
+
+def say(text):
+    """A note printed with a failing example (a printed line outside Hypothesis)."""
+    if currently_in_test_context():
+        note(text)
+    else:
+        print(text)
+
+
+def explain(proc, called, schedule):
+    """Notes printed with a failing (shrunk) example: the processes and the schedule."""
+    for p in [proc, *called]:
+        say(describe(p))
+    say(f"schedule: {schedule}")
+
+
+def six_ways(tree, schedule, point, db_dir):
+    """Run a drawn process under ``schedule`` in the six ways (module docstring), the
+    rewind going to fact ``point`` / 1000 of the way through, and compare."""
+    drawn = build(tree)
+    proc, called = drawn.proc, drawn.called
+    explain(proc, called, schedule)
+    with no_engine_errors():
+        ref, eng = play(proc, called, schedule, dehydrate=False)
+        sound(eng, drawn)
+        on, _ = play(proc, called, schedule)
+        same("dehydration on", on, ref)
+        released, eng = play(proc, called, schedule, min_dehydrate_wait="PT0S")
+        same("every timer releasing (min_dehydrate_wait PT0S)", released, ref)
+        seq = eng.facts[-1].seq * point // 1000 if eng.facts else 0
+        say(f"rewind to fact {seq} of {eng.facts[-1].seq if eng.facts else 0}")
+        same(f"rewind({seq}) then replay()", replayed(eng, seq), ref)
+        sqlite = bpm.Engine(store=bpm.SQLiteStore(db_dir / f"run{next(RUNS)}.db"))
+        try:
+            for _, command in commands(proc, called, schedule):
+                command(sqlite)
+            same("SQLite", outcome(sqlite), ref)
+        finally:
+            sqlite.store.close()
+        crashing = play_crashing(proc, called, schedule, db_dir / f"crash{next(RUNS)}.db")
+        same("SQLite crashing after every command (instances named by place)",
+             renamed(crashing), renamed(ref))
 
 
 @SETTINGS
-@given(blocks=st.lists(block, min_size=1, max_size=4),
-       schedule=st.lists(action, max_size=8), cut=st.integers(0, 8))
-def test_dehydration_is_transparent(tmp_path_factory, blocks, schedule, cut):
-    """Same outcome with dehydration on and off, and across a crash and recovery."""
-    proc = Builder(blocks).p.validate()
-    off, _ = play(proc, schedule, dehydrate=False)
-    on, eng = play(proc, schedule)
-    assert on == off
-    path = tmp_path_factory.mktemp("crash") / "run.db"
-    assert play_with_crash(proc, schedule, min(cut, len(schedule)), path) == off
+@given(tree=processes, schedule=schedules, point=st.integers(0, 1000))
+def test_dehydration_is_transparent(db_dir, tree, schedule, point):
+    """Same outcome without dehydration, with it, with every timer releasing, on SQLite,
+    on SQLite crashing after every command, and after a rewind and replay."""
+    six_ways(tree, schedule, point, db_dir)
+
+
+# What the generator found, shrunk, each named by its finding: every one failed before its
+# fix and must hold in all six ways with nothing excused.
+FOUND = {
+    "finding 1: an error boundary on a multi-instance subprocess catches for the whole "
+    "activity, so the instance is never left stuck":
+        (([("many", ("sub", [("raise", "error", "ea", 0)], [(("error", None, True), [])],
+                     []), False, 2, False)], []), []),
+    "finding 2: a crash right after start() keeps the process's event-subprocess starts":
+        (([("timer", "PT2H")], [("event", ("timer", "PT10M"), False, [])]), []),
+    "finding 3: an inclusive join fires once when its tokens arrive back to back":
+        (([("or", [(0, [("timer", "PT10M")]), (0, [("timer", "PT10M")]),
+                   (0, [("timer", "PT10M"), ("script", 1)])])], []), []),
+    "finding 7: a called instance whose call activity was interrupted names its caller":
+        (([("call", ([("timer", "PT10M")], []), [(("timer", "PT10M", True), [])])], []), []),
+    "finding B: two signals accepted at one instant for one released instance, recovered "
+    "after a crash, are delivered together, as they were accepted":
+        (([("pair", ("signal", "sa"), False, False)], []), [("signal", "sa")]),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, id=name.split(":")[0])
+                                  for name, case in FOUND.items()])
+def test_what_the_generator_found(db_dir, case):
+    """The shrunk examples of what the generator found, in the six ways, nothing excused."""
+    tree, schedule = case
+    six_ways(tree, schedule, 0, db_dir)
 
 
 def test_boundary_and_catch_on_one_signal_end_alike_resident_and_released():
@@ -452,13 +402,25 @@ def test_boundary_and_catch_on_one_signal_end_alike_resident_and_released():
     assert on == off
 
 
+def waking(eng):
+    """Holds whose trigger came and whose wake is still pending (HoldView.state)."""
+    return [h for h in eng.holders() if h.state == "waking"]
+
+
+def stranded(eng):
+    """Active instances that nothing can move on: released and without a hold."""
+    held = {h.instance for h in eng.holders()}
+    return [i.id for i in eng.instances()
+            if i.state == "active" and i.residency != "resident" and i.id not in held]
+
+
 @st.composite
 def pair_cases(draw):
     """A process with at least one boundary-and-catch pair, and a schedule that fires its X
     (twice at one instant for a message: one publish reaches one subscriber)."""
-    blocks = draw(st.lists(block, max_size=3))
+    items = draw(st.lists(block(1), max_size=2))
     chosen = draw(pair)
-    blocks.insert(draw(st.integers(0, len(blocks))), chosen)
+    items.insert(draw(st.integers(0, len(items))), chosen)
     schedule = draw(st.lists(action, max_size=6))
     kind, what = chosen[1]
     if kind == "signal":
@@ -469,7 +431,7 @@ def pair_cases(draw):
     else:
         hit = [("advance", "P1D")]
     at = draw(st.integers(0, len(schedule)))
-    return blocks, schedule[:at] + hit + schedule[at:]
+    return (items, draw(st.lists(event, max_size=1))), schedule[:at] + hit + schedule[at:]
 
 
 @SETTINGS
@@ -477,15 +439,49 @@ def pair_cases(draw):
 def test_two_triggers_at_one_instant_are_transparent(case):
     """A boundary and a catch on one trigger of a released instance, fired at one instant:
     the same outcome with dehydration on and off."""
-    blocks, schedule = case
-    proc = Builder(blocks).p.validate()
-    off, _ = play(proc, schedule, dehydrate=False)
-    on, eng = play(proc, schedule)
-    assert on == off
+    tree, schedule = case
+    drawn = build(tree)
+    proc, called = drawn.proc, drawn.called
+    explain(proc, called, schedule)
+    off, eng = play(proc, called, schedule, dehydrate=False)
+    sound(eng, drawn)
+    on, eng = play(proc, called, schedule)
+    same("dehydration on", on, off)
     assert stranded(eng) == []
 
 
-def test_flaky_store_is_transparent(tmp_path_factory):
+def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
+    """The drawn process without dehydration, and on a store failing as ``plan`` says
+    (a SQLite one at ``path`` when ``sqlite``), both settling over PT7S after each action:
+    the same outcome, nothing stranded, no wake pending. Its instances do not touch each
+    other (``apart``; unless ``touching``): a retried wake may delay one by seconds."""
+    drawn = build(tree if touching else apart(tree))
+    proc, called = drawn.proc, drawn.called
+    explain(proc, called, schedule)
+    off = bpm.Engine(dehydrate=False)
+    for _, command in commands(proc, called, schedule, "PT7S", by_instance=True):
+        command(off)
+    store = Flaky(bpm.SQLiteStore(path) if sqlite else bpm.MemoryStore(), plan,
+                  get_budget=GET_BUDGET)
+    try:
+        eng = bpm.Engine(store=store, wake_retry_backoff="PT1S")
+        call = insisting(store, tally)
+        for label, command in commands(proc, called, schedule, "PT7S", call, True):
+            command(eng)
+            if label.startswith("settle"):
+                assert waking(eng) == [], f"a wake still pending 7 s after: {label}"
+        store.calm()  # reading a released instance's data reads the store
+        tally.update(store.failures)
+        tally.update(f.kind for f in eng.facts
+                     if f.kind in ("wake_failed", "checkpoint_failed"))
+        same("a flaky store", outcome(eng), outcome(off))
+        assert stranded(eng) == []
+        assert waking(eng) == []
+    finally:
+        store.close()
+
+
+def test_flaky_store_is_transparent(db_dir):
     """A store whose get/put/delete fail at random (never more than 3 in a row) changes
     nothing a user sees: a failed put keeps the instance resident, a failed delete is retried,
     a failed wake keeps its hold and retries after wake_retry_backoff, later triggers queue
@@ -494,32 +490,9 @@ def test_flaky_store_is_transparent(tmp_path_factory):
     tally: Counter[str] = Counter()
 
     @SETTINGS
-    @given(blocks=st.lists(block, min_size=1, max_size=4),
-           schedule=st.lists(action, max_size=8), plan=failure_plan, sqlite=st.booleans())
-    def prop(blocks, schedule, plan, sqlite):
-        proc = Builder(blocks).p.validate()
-        off, _ = play(proc, schedule, settle="PT7S", by_instance=True, dehydrate=False)
-        inner = bpm.SQLiteStore(tmp_path_factory.mktemp("flaky") / "run.db") if sqlite \
-            else bpm.MemoryStore()
-        store = Flaky(inner, plan, get_budget=GET_BUDGET)
-        try:
-            eng = bpm.Engine(store=store, wake_retry_backoff="PT1S")
-            call = insisting(store, tally)
-            begin(eng, proc, "PT7S", call)
-            for n, act in enumerate(schedule):
-                apply(eng, act, n, "PT7S", call, by_instance=True)
-                assert waking(eng) == [], f"a wake still pending 7 s after action {n}"
-            eng.advance("P3D")
-            store.calm()  # reading a released instance's data reads the store
-            tally.update(store.failures)
-            tally.update(f.kind for f in eng.facts
-                         if f.kind in ("wake_failed", "checkpoint_failed"))
-            on = outcome(eng)
-            assert on == off
-            assert stranded(eng) == []
-            assert waking(eng) == []
-        finally:
-            store.close()
+    @given(tree=processes, schedule=schedules, plan=failure_plan, sqlite=st.booleans())
+    def prop(tree, schedule, plan, sqlite):
+        flaky_run(tree, schedule, plan, sqlite, db_dir / f"flaky{next(RUNS)}.db", tally)
 
     prop()
     if EXAMPLES >= 100:  # the harness really failed the engine's store calls
@@ -527,12 +500,10 @@ def test_flaky_store_is_transparent(tmp_path_factory):
         assert tally["wake_failed"] > 0, tally
 
 
-@SETTINGS
-@given(blocks=st.lists(block, min_size=1, max_size=4), schedule=st.lists(action, max_size=8))
-def test_crash_after_every_step_resumes_at_its_clock(tmp_path_factory, blocks, schedule):
-    """Crash and Engine.recover after every public command: the clock resumes exactly where
-    it stood, and the outcome is the one without dehydration."""
-    proc = Builder(blocks).p.validate()
-    off, _ = play(proc, schedule, dehydrate=False)
-    path = tmp_path_factory.mktemp("crashes") / "run.db"
-    assert play_crashing_every_step(proc, schedule, path) == off
+@pytest.mark.xfail(strict=True, reason="finding C: a call activity whose child's first "
+                   "checkpoint the store refuses fails its caller with an incident")
+def test_what_the_generator_found_on_a_flaky_store(db_dir):
+    """The shrunk example of finding C (found before the flaky-store test kept its
+    instances apart; a test of its own once fixed)."""
+    flaky_run(([("call", ([("link",)], []), [])], []), [], [False] * 4 + [True], True,
+              db_dir / "found.db", Counter(), touching=True)

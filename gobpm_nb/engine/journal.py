@@ -400,8 +400,9 @@ class Journal:
             raise EngineError(f"the trigger was not accepted: the store has not committed "
                               f"the checkpoint of instance {stale[0]!r} yet (it refused "
                               "the last commit); nothing changed")
-        at = self.core.kernel.now
-        rows = [(iid, json.dumps({"at": at, "kind": t.kind, "node": t.node,
+        kernel = self.core.kernel
+        at, seq = kernel.now, kernel.seq  # one call's triggers share both (``replay``)
+        rows = [(iid, json.dumps({"at": at, "seq": seq, "kind": t.kind, "node": t.node,
                                   "wait_kind": t.wait_kind, "track": t.track,
                                   "payload": t.payload, "ref": t.ref}, sort_keys=True))
                 for iid, t in triggers]
@@ -417,14 +418,18 @@ class Journal:
         """Deliver every trigger the store still records, once each, in order, each after
         the events that were due before it was accepted (an overdue timer that had fired
         before a message still comes first); then run what is due up to the recovered
-        clock. A trigger whose wait the instance has not armed again yet is delivered when
-        it does."""
+        clock. Triggers accepted together (one broadcast reaching two waits of an instance)
+        are delivered together, nothing run between them, as they were. A trigger whose wait
+        the instance has not armed again yet is delivered when it does."""
         core = self.core
         kernel = core.kernel
         entries = core.store.journal()
+        accepted: tuple[Any, Any] | None = None
         for iid, text in entries:
             entry = json.loads(text)
-            kernel.run(until=min(int(entry.get("at", kernel.now)), kernel.now))
+            together, accepted = accepted, (entry.get("at"), entry.get("seq"))
+            if together != accepted or accepted[1] is None:
+                kernel.run(until=min(int(entry.get("at", kernel.now)), kernel.now))
             core.redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
                                         entry["track"], entry["payload"], entry["ref"]))
         kernel.run(until=kernel.now)

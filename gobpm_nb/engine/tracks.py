@@ -19,7 +19,7 @@ from ..kernel import PASS, SUSPEND, Trap
 from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
-from .vocabulary import RESIDENT, RUNNING, WAITING
+from .vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
 log = logging.getLogger("gobpm_nb")
@@ -111,7 +111,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 del got  # hold no trigger while parked: it would outlive its use
                 if result is not PARK:
                     tr.wait = None
-            if result is None:
+            if result is None or run.state != ACTIVE:  # ended, or its caller ended it
                 return
             if len(result) > 1:
                 leave(run, tr, result)
