@@ -366,14 +366,7 @@ def notebook(lab):
 
 def open_and_run(page, url: str) -> None:
     """Open a notebook in JupyterLab, wait for its kernel and run every cell."""
-    page.goto(url)
-    page.wait_for_function(
-        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " return !!(w && w.sessionContext && w.sessionContext.session"
-        " && w.sessionContext.session.kernel); }", timeout=90_000)
-    page.evaluate(
-        "async () => { const w = window.jupyterapp.shell.currentWidget;"
-        " await w.context.ready; await w.sessionContext.ready; }")
+    open_notebook(page, url)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
