@@ -97,6 +97,24 @@ def test_a_cardinality_and_an_empty_collection():
     assert empty.data == {"k": 0, "ns": []} and empty.state == "completed"
 
 
+def test_a_cardinality_given_as_a_plain_count_runs_that_many_and_round_trips():
+    """``cardinality=3`` is three inner instances (it was a validation problem: "neither a
+    string nor a callable"), in Python and after to_bpmn and back."""
+    p = bpm.Process("count3")
+    p.start("s")
+    p.script_task("count", fn=lambda d: {"n": d["loopCounter"]})
+    p.multi_instance("count", cardinality=3, output_collection="ns", output_element="n")
+    p.end("e")
+    p.flow("s", "count", "e")
+    read = bpm.Process.from_bpmn(p.to_bpmn())
+    read.set_function("count", lambda d: {"n": d["loopCounter"]})
+    for proc in (p, read):
+        eng = bpm.Engine()
+        inst = eng.start(proc)
+        eng.run()
+        assert inst.state == "completed" and inst.data["ns"] == [1, 2, 3]
+
+
 @pytest.mark.parametrize("data,cause", [
     ({"reviewers": "ann"}, "is a str, not a list"),
     ({}, "names missing field"),

@@ -91,7 +91,10 @@ class Process(Builder):
         ``completion`` (over the data, the item, ``loopCounter``, ``numberOfInstances``,
         ``numberOfCompletedInstances``, ``numberOfActiveInstances``) ends it early;
         ``output_element`` of each inner instance goes, in item order, into the list
-        ``output_collection`` (what an inner instance writes then stays its own)."""
+        ``output_collection`` (what an inner instance writes then stays its own). A
+        ``cardinality`` may be a plain count (``3``)."""
+        if isinstance(cardinality, int) and not isinstance(cardinality, bool):
+            cardinality = str(cardinality)  # a count is the expression that gives it
         for i, e in enumerate(self._elements):
             if e.id == node:
                 many = el.Many(sequential=bool(sequential),
