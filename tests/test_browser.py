@@ -1195,8 +1195,8 @@ def test_saved_with_widget_state_the_views_draw_again_with_a_new_kernel(notebook
             api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
         fresh.reload()
         open_notebook(fresh, fresh.url)
-        fresh.wait_for_function(
-            "() => document.querySelectorAll('.gobpm-root[data-view=graph] svg').length >= 2",
+        fresh.wait_for_function(  # both views drawn (a root may hold more than one svg)
+            f"() => {{ const o = ({OUTPUTS})(); return o.length === 2 && o.every(x => x.view); }}",
             timeout=90_000)
         assert [d["moment"] for d in fresh.evaluate(DRAWN)] == moments
         outputs = fresh.evaluate(OUTPUTS)
