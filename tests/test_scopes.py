@@ -583,3 +583,37 @@ def test_a_checkpoint_whose_scope_names_no_running_track_fails_only_its_instance
     (failed,) = [f for f in eng2.facts if f.kind == "recovery_failed"]
     assert failed.instance == bad.id and failed.details["field"] == "tracks[1].scope"
     assert eng2.instance(good.id).residency == "dehydrated"
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_a_subprocess_interrupted_while_a_join_inside_waits_wakes_again(dehydrate):
+    """One branch inside the subprocess reached its join, the other still waits, when an
+    interrupting timer on the subprocess fires: the join's arrivals go with the scope, so
+    the released instance's checkpoint reads back and its next timer wakes it (it once named
+    the gone scope, and every wake failed)."""
+    p = bpm.Process("joined")
+    p.start("s")
+    with p.subprocess("sub") as sp:
+        sp.start("ss")
+        sp.parallel_gateway("fork")
+        sp.parallel_gateway("join")
+        sp.user_task("work")
+        sp.signal_catch("sig", signal="go")
+        sp.end("se")
+        sp.flow("ss", "fork")
+        sp.flow("fork", "work", "join")
+        sp.flow("fork", "sig", "join")
+        sp.flow("join", "se")
+    p.timer_boundary("late", attached_to="sub", duration="PT10M")
+    p.timer_catch("cool", duration="PT1H")
+    p.end("side")
+    p.flow("late", "cool", "side")
+    p.end("done")
+    p.flow("s", "sub", "done")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(p, {})
+    eng.run(until=eng.now)
+    eng.complete_task(eng.tasks()[0].id, {})
+    eng.advance("PT2H")
+    assert [f.kind for f in eng.facts if f.kind == "wake_failed"] == []
+    assert inst.state == "completed" and ended_at(inst) == ["side"]

@@ -306,14 +306,23 @@ class Run:
         """Withdraw everything a track owns: holds, task or job, boundaries, join arrival."""
         self.withdraw(tr, reason)
         self.disarm(tr)
-        for flows in self.joins.values():
-            for waiting in flows.values():
-                if tr.id in waiting:
-                    waiting.remove(tr.id)
+        self.leave_joins(tr.id)
         if tr.wait is not None and tr.wait.kind in ("scope", "many"):  # and what runs inside
             state = "cancelled" if reason == "cancelled" else "withdrawn"
             self.stop_all(self.members(tr.id), state, reason)
         tr.wait = None
+
+    def leave_joins(self, tid: str) -> None:
+        """A track stops: its arrival at any join is taken back, and the joins of the scope
+        it ran (if it ran one) go with it; a join nobody waits at any more is forgotten, so
+        a checkpoint never names a track or scope that is gone."""
+        for key in list(self.joins):
+            flows = self.joins[key]
+            for waiting in flows.values():
+                if tid in waiting:
+                    waiting.remove(tid)
+            if join_parts(key)[1] == tid or not any(flows.values()):
+                del self.joins[key]
 
     def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
         """Stop ``tracks`` in order, and through them all inside them; the holds of all are
