@@ -112,8 +112,10 @@ class Engine:
         """Restart recovery from a store, in a fresh engine. The clock resumes where the
         store recorded it at the end of the last command; each waiting track keeps its id
         and re-arms at its recorded deadline (an overdue timer fires once); tasks keep their
-        ids; triggers accepted but not yet checkpointed are delivered once. Instances whose
-        process version is not among ``processes`` stay dehydrated until it is deployed."""
+        ids; triggers accepted but not yet checkpointed are delivered once. An instance
+        started and not run yet comes back ready and runs when the next command runs.
+        Instances whose process version is not among ``processes`` stay dehydrated until it
+        is deployed."""
         check_store(store)
         if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
                 not all(isinstance(p, Process) for p in processes):
@@ -132,8 +134,9 @@ class Engine:
         for p in processes:
             core.deploy(p)
         try:
-            core.residency.recover()
+            ready = core.residency.recover()
             core.journal.replay()
+            core.spawn_ready(ready)
         except GobpmError:
             raise
         except Exception as exc:  # the store failed while it was read

@@ -441,3 +441,34 @@ def test_an_event_subprocess_start_whose_key_fails_is_an_incident_at_the_start(t
     (incident,) = [f for f in eng.facts if f.kind == "incident"]
     assert incident.node == "es" and "names missing field 'id'" in incident.details["cause"]
     assert inst.state == "failed" and eng.holders(inst.id) == []
+
+
+def echo():
+    """s -> shout (throws signal sa) -> hear (catches sa) -> e."""
+    p = bpm.Process("echo")
+    p.start("s")
+    p.signal_throw("shout", signal="sa")
+    p.signal_catch("hear", signal="sa")
+    p.end("e")
+    p.flow("s", "shout", "hear", "e")
+    return p
+
+
+@pytest.mark.parametrize("crash", [False, True])
+def test_an_instance_started_and_not_run_is_recovered_ready_and_runs_in_its_place(
+        tmp_path, crash):
+    """Two instances started at one instant, with a crash between the starts: recover gives
+    back the first ready at its start, not run, and the next run interleaves the two as
+    without the crash: each shouts before either listens, so neither hears the other."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(echo())
+    if crash:
+        eng.store.close()
+        eng = recover(db, echo())
+        assert [(t.node, t.state) for t in eng.instance("i1").tracks] == [("s", "ready")]
+        assert "node_entered" not in [f.kind for f in eng.facts]
+    eng.start(echo())
+    eng.run(until=eng.now)
+    assert [(i.id, i.state) for i in eng.instances()] == [("i1", "active"), ("i2", "active")]
+    assert [h.node for h in eng.holders()] == ["hear", "hear"]

@@ -31,7 +31,7 @@ from .starts import Starts, how_it_starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import FINISHED, RESIDENT
+from .vocabulary import ACTIVE, FINISHED, RESIDENT
 
 
 class Core(Hub):
@@ -243,6 +243,15 @@ class Core(Hub):
             residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
         else:
             residency.deliver(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
+
+    def spawn_ready(self, ready: list[tuple[Run, Track]]) -> None:
+        """After recovery: the recovered tracks that had not run yet get their coroutines,
+        in order, to run when the next command runs (one whose instance ended meanwhile,
+        or that runs already, is left)."""
+        for run, tr in ready:
+            if self.runs.get(run.id) is run and run.state == ACTIVE and tr.coro is None \
+                    and tr.state == "ready":
+                spawn(run, tr)
 
     def redeliver(self, iid: str, trigger: Trigger) -> None:
         """A recorded trigger after a restart: to the wait it was accepted for if that is

@@ -96,6 +96,10 @@ class Journal:
         #: Correlated message ids, oldest first, at most SEEN_WINDOW.
         self.seen: OrderedDict[str, None] = OrderedDict()
         self._seen_text: str | None = "[]"  # ``seen`` as JSON; None: changed since
+        #: Instances whose checkpoint the store refused since its last one was written: the
+        #: store's is behind them (recorded as meta ``behind``, ids joined by commas).
+        self.behind: set[str] = set()
+        self._behind_text = ""
 
     # -- meta -----------------------------------------------------------------------------
     def seen_text(self) -> str:
@@ -128,7 +132,14 @@ class Journal:
         text = self._seen_text if self._seen_text is not None else self.seen_text()
         if written.get("seen") != text:
             out["seen"] = text
+        if written.get("behind", "") != self._behind_text:
+            out["behind"] = self._behind_text
         return out
+
+    def caught_up(self, iid: str) -> None:
+        """The instance's checkpoint was written (or deleted): the store is not behind it."""
+        self.behind.discard(iid)
+        self._behind_text = ",".join(sorted(self.behind, key=lambda i: (len(i), i)))
 
     def wrote(self, meta: Mapping[str, str]) -> None:
         self.written.update(meta)
@@ -148,6 +159,8 @@ class Journal:
         """Take back what the store recorded (restart recovery)."""
         core = self.core
         core.next_instance = int(meta.get("next_instance", "0"))
+        self.behind = set(filter(None, meta.get("behind", "").split(",")))
+        self.caught_up("")
         core.kernel.advance_seq(int(meta.get("seq", "0")))
         for message_id in json.loads(meta.get("seen", "[]")):
             self.see(message_id)
@@ -183,6 +196,8 @@ class Journal:
                 self.unsynced.pop(iid, None)  # newer than what a refused group kept
         if self.deletes and iid in self.deletes:  # an id taken back and used again
             self.deletes.remove(iid)
+        if self.behind:
+            self.caught_up(iid)
         if core.holders.expected:  # only after a recovery, until its triggers are placed
             self.unexpected(iid)
         return True
@@ -221,6 +236,8 @@ class Journal:
         """A checkpoint the store refused: the instance stays resident."""
         cause = type(exc).__name__
         log.warning("checkpoint of instance %s not written (%s); it stays resident", iid, cause)
+        self.behind.add(iid)
+        self.caught_up("")  # (the text again)
         self.core.emit("checkpoint_failed", iid, None, None, {"cause": cause})
 
     def unexpected(self, iid: str) -> None:
@@ -250,6 +267,8 @@ class Journal:
                 self._delete_failed(iid, exc)
                 return
             self.wrote(meta)
+        if self.behind:
+            self.caught_up(iid)
         self.unexpected(iid)
 
     def _delete_failed(self, iid: str, exc: BaseException) -> None:

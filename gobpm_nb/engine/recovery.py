@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CheckpointError
 from .checkpoint import Image, check_against, read
 from .released import Recorded, Released
+from .records import Track
 from .run import Run
 from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .waits import JoinWait, Later, track_holdable
@@ -21,10 +22,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("gobpm_nb")
 
 
-def recover(res: Residency) -> None:
+def recover(res: Residency) -> list[tuple[Run, Track]]:
     """Rebuild every stored instance, trigger absent: each wait registers its holder at
     its recorded deadline, key and arming order; instances that cannot be held are
-    hydrated at once. Then the recorded triggers are delivered, once each."""
+    hydrated at once. An instance whose checkpoint caught every track before it parked
+    (one started and not run yet) has not run since: its tracks are returned, ready, to be
+    spawned once the recorded triggers are delivered, so that it runs when the next
+    command runs, in its place among the instances then ready, as without the crash. One
+    the store is behind (it ran, and its next checkpoint was refused) runs again at once."""
     core = res.core
     steps: list[Later] = []
     resident: list[tuple[Image, Released]] = []
@@ -37,10 +42,14 @@ def recover(res: Residency) -> None:
         if rec.residency == DEHYDRATED and iid not in staying:
             core.emit("recovered", iid, None, None, {
                 "waits": len(core.holders.of_instance(iid)), "residency": DEHYDRATED})
+    ready: list[tuple[Run, Track]] = []
+    behind = core.journal.behind
     for image, rec in resident:
-        res.restore(rec, image)
+        unrun = rec.id not in behind and all(t.wait is None for t in image.tracks)
+        res.restore(rec, image, ready=ready if unrun else None)
         core.emit("recovered", rec.id, None, None, {
             "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
+    return ready
 
 def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
                 ) -> list[Later]:

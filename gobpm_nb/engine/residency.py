@@ -414,12 +414,13 @@ class Residency:
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 
-    def restore(self, rec: Released, image: Image, woken: set[str] | frozenset[str] = frozenset()
-                ) -> Run:
+    def restore(self, rec: Released, image: Image, woken: set[str] | frozenset[str] = frozenset(),
+                ready: list[tuple[Run, Track]] | None = None) -> Run:
         """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
         parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps
         its id; the holders kept their waits, so nothing registers again. A track the
-        checkpoint caught before it parked enters its node again."""
+        checkpoint caught before it parked enters its node again: at once, or, given
+        ``ready``, when its caller spawns what it put there."""
         core = self.core
         assert rec.defn is not None, "a wake loads the definition before it restores"
         run = Run(core, rec.id, rec.defn, image.data)
@@ -450,7 +451,10 @@ class Residency:
                 continue
             if tr.wait is None:  # caught before it parked: it enters its node again
                 run.revive(tr)
-                spawn(run, tr)
+                if ready is None:
+                    spawn(run, tr)
+                else:
+                    ready.append((run, tr))
             else:
                 adopt_parked(run, tr)
                 run.set_state(tr, "waiting")
@@ -462,9 +466,10 @@ class Residency:
         return run
 
     # -- restart recovery -----------------------------------------------------------------
-    def recover(self) -> None:
-        """Rebuild every stored instance, trigger absent (``recovery``)."""
-        recover(self)
+    def recover(self) -> list[tuple[Run, Track]]:
+        """Rebuild every stored instance, trigger absent (``recovery``). Returns the tracks
+        of instances that had not run since their checkpoint, ready and not spawned yet."""
+        return recover(self)
 
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""
