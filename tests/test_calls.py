@@ -233,3 +233,44 @@ def test_bad_call_activities_are_refused():
     text = "\n".join(err.value.problems)
     assert "call_activity 'c1' names no process" in text
     assert "call_activity 'c2': version 0 is not a version number" in text
+
+
+class RefusesSome(bpm.SQLiteStore):
+    """A SQLite store that refuses every checkpoint of the instances in ``refuse``."""
+
+    refuse: frozenset = frozenset()
+
+    def put(self, instance, doc, meta=None):
+        if instance in self.refuse:
+            raise OSError(f"disk full writing {instance}")
+        super().put(instance, doc, meta)
+
+
+@pytest.mark.parametrize("crash", [False, True])
+def test_a_child_whose_checkpoint_the_store_refuses_still_runs_and_is_called_again_after_a_crash(
+        tmp_path, crash):
+    """The store refuses the called child's checkpoints: the child starts all the same,
+    resident (a checkpoint_failed fact says so; the caller gets no incident). After a crash
+    the store holds the caller waiting for a child it does not hold: recovery calls again,
+    and the new child's result reaches the caller."""
+    db = tmp_path / "calls.db"
+    store = RefusesSome(db)
+    store.refuse = frozenset({"i2"})
+    eng = bpm.Engine(store=store)
+    eng.deploy(child_process())
+    parent = eng.start(parent_process(), {"amount": 4})
+    eng.run()
+    assert [f.kind for f in eng.facts if f.kind in ("incident", "instance_failed")] == []
+    assert "i2" in [f.instance for f in eng.facts if f.kind == "checkpoint_failed"]
+    assert [(t.instance, t.node) for t in eng.tasks()] == [("i2", "review")]
+    if crash:
+        store.close()
+        eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[child_process(),
+                                                                   parent_process()])
+        eng.run()
+        assert [(t.instance, t.node) for t in eng.tasks()] == [("i3", "review")]
+        assert eng.instance("i3").parent == parent.id
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert eng.instance(parent.id).state == "completed"
+    assert eng.instance(parent.id).data["score"] == 8

@@ -522,10 +522,9 @@ def test_flaky_store_is_transparent(db_dir):
         assert tally["wake_failed"] > 0, tally
 
 
-@pytest.mark.xfail(strict=True, reason="finding C: a call activity whose child's first "
-                   "checkpoint the store refuses fails its caller with an incident")
 def test_what_the_generator_found_on_a_flaky_store(db_dir):
     """The shrunk example of finding C (found before the flaky-store test kept its
-    instances apart; a test of its own once fixed)."""
+    instances apart): a call activity whose child's first checkpoint the store refuses
+    starts the child all the same, resident (it failed its caller with an incident)."""
     flaky_run(([("call", ([("link",)], []), [])], []), [], [False] * 4 + [True], True,
               db_dir / "found.db", Counter(), touching=True)

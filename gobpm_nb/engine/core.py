@@ -169,15 +169,20 @@ class Core(Hub):
                at: str, by: str | None = None, parent: tuple[str, str] | None = None) -> str:
         """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
         start event that creates instances, or ``call`` for one called by ``parent``, the
-        caller's instance and track), checkpointed first on a durable store."""
+        caller's instance and track), checkpointed first on a durable store. If the store
+        refuses that checkpoint, the start is refused (EngineError, nothing changed); but a
+        called instance starts all the same, resident, as any instance whose checkpoint the
+        store refused (recovery calls again if its caller is recorded waiting for it and
+        it is not in the store)."""
         run, tr, number = self.make(defn, values, key, at, parent)
         if self.store.durable:
             before, self.next_instance = self.next_instance, number
-            if not self.journal.put(run.id, capture(run, self.kernel.now)):
+            if self.journal.put(run.id, capture(run, self.kernel.now)):
+                run.stored = True
+            elif by != "call":
                 self.next_instance = before
                 raise EngineError(f"instance {run.id!r} not started: the store failed to "
                                   "record it; nothing changed")
-            run.stored = True
         self.next_instance = number
         self.enter(run, tr, by)
         return run.id

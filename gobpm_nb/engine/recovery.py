@@ -14,7 +14,7 @@ from .released import Recorded, Released
 from .records import Track
 from .run import Run
 from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
-from .waits import JoinWait, Later, track_holdable
+from .waits import CallWait, JoinWait, Later, track_holdable
 
 if TYPE_CHECKING:
     from .residency import Residency
@@ -33,8 +33,10 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
     core = res.core
     steps: list[Later] = []
     resident: list[tuple[Image, Released]] = []
-    for iid in core.store.ids():
-        steps.extend(recover_one(res, iid, resident))
+    stored = core.store.ids()
+    ids = set(stored)
+    for iid in stored:
+        steps.extend(recover_one(res, iid, resident, ids))
     for _, register in sorted(steps, key=lambda item: item[0]):
         register()
     staying = {rec.id for _, rec in resident}
@@ -45,16 +47,19 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
     ready: list[tuple[Run, Track]] = []
     behind = core.journal.behind
     for image, rec in resident:
-        unrun = rec.id not in behind and all(t.wait is None for t in image.tracks)
+        unrun = rec.id not in behind and all(t.wait is None and t.origin == "start"
+                                             for t in image.tracks)
         res.restore(rec, image, ready=ready if unrun else None)
         core.emit("recovered", rec.id, None, None, {
             "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
     return ready
 
-def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
-                ) -> list[Later]:
+def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]],
+                stored: set[str]) -> list[Later]:
     """One stored instance: its holders' registrations, and whether it comes back
-    resident. A checkpoint that cannot be read fails only its own instance."""
+    resident. A checkpoint that cannot be read fails only its own instance. A call
+    activity waiting for a child the store does not hold (the store refused the child's
+    first checkpoint) calls again: its track enters the call activity anew."""
     core = res.core
     rec: Released = Recorded(iid, None, ())
     core.runs[iid] = rec
@@ -75,6 +80,9 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     except Exception as exc:  # the store itself failed
         return unrecovered(res, iid, {"field": "<store>", "cause": type(exc).__name__},
                                 repr(exc))
+    for t in image.tracks:
+        if isinstance(t.wait, CallWait) and t.wait.child not in stored:
+            t.wait, t.boundaries = None, {}  # (armed again as it enters)
     parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
     unheld = any(track_holdable(t) is not None for t in parked)
     if unheld and rec.defn is None:
