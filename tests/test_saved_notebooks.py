@@ -1,6 +1,6 @@
-"""A notebook saved without widget state keeps each frozen view as its drawing (the Jupyter
-server extension gobpm_nb.ui.saving), so reopened with a new kernel it shows the drawing, not
-JupyterLab's "model not found"; live views and saved widget state are left as they are."""
+"""A notebook saved without widget state keeps each view as its drawing (the Jupyter server
+extension gobpm_nb.ui.saving), so reopened with a new kernel it shows the drawing, not
+JupyterLab's "model not found"; views whose widget state is saved are left as they are."""
 
 from __future__ import annotations
 
@@ -28,23 +28,29 @@ def notebook_of(*views):
     return json.loads(nbformat.writes(nb))  # what the server's pre-save hook is given
 
 
-def test_a_frozen_view_is_saved_as_its_drawing_when_no_widget_state_is_saved():
-    """Saved without widget state, a frozen view's output keeps its PNG and text and loses
-    its widget view; a live view's output is saved whole."""
+def test_every_view_is_saved_as_its_drawing_when_no_widget_state_is_saved():
+    """Saved without widget state, each view's output keeps its PNG and text and loses its
+    widget view: a frozen view (its moment), a live view and the dashboard (what they
+    showed when their cell ran), so the reopened notebook shows a drawing, never an error.
+    Another output is left as it is."""
     eng = bpm.Engine()
     inst = eng.start(approval())
     eng.advance("PT1H")
-    frozen, live = inst.lineage(), inst.process_view(live=True)
-    nb = notebook_of(frozen, live)
+    frozen, live, board = inst.lineage(), inst.process_view(live=True), eng.dashboard()
+    nb = notebook_of(frozen, live, board)
+    other = nbformat.v4.new_output("display_data", data={saving.WIDGET_VIEW: {
+        "model_id": "x", "version_major": 2}, "image/png": "", "text/plain": "other"})
+    nb["cells"][0]["outputs"].append(json.loads(json.dumps(other)))
     model = {"type": "notebook", "content": nb}
     saving.pre_save(model=model, path="x.ipynb", contents_manager=None)
-    kept, whole = (cell["outputs"][0]["data"] for cell in nb["cells"])
-    assert sorted(kept) == ["image/png", "text/plain"]
-    text = "".join(kept["text/plain"])
-    assert text.startswith("LineageView('i1'") and "at fact" in text
-    assert saving.WIDGET_VIEW in whole and "moment='live'" in "".join(whole["text/plain"])
-    frozen.close()
-    live.close()
+    kept = [cell["outputs"][0]["data"] for cell in nb["cells"]]
+    assert [sorted(data) for data in kept] == [["image/png", "text/plain"]] * 3
+    texts = ["".join(data["text/plain"]) for data in kept]
+    assert texts[0].startswith("LineageView('i1'") and "at fact" in texts[0]
+    assert "moment='live'" in texts[1]
+    assert saving.WIDGET_VIEW in nb["cells"][0]["outputs"][1]["data"]  # not a view of ours
+    for view in (frozen, live, board):
+        view.close()
 
 
 def test_a_frozen_view_whose_widget_state_is_saved_stays_a_widget():

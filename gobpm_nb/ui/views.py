@@ -111,10 +111,7 @@ class _InstanceGraph(_Live, GraphWidget):
         where = self._engine.branched_at
         caption = moment if where is None else f"branch from fact {where} · {moment}"
         bundle = with_png(super()._repr_mimebundle_(**kwargs), captioned(self.dot, caption))
-        if self.following:
-            return bundle
-        data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-        return data, {**(meta or {}), MARK: {"frozen": True}}  # saved as its drawing: saving.py
+        return marked(bundle, frozen=not self.following)
 
     def close(self) -> None:
         self._detach()
@@ -392,7 +389,8 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
 
     # -- display ----------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return with_png(super()._repr_mimebundle_(**kwargs), self.lineage_dot)
+        return marked(with_png(super()._repr_mimebundle_(**kwargs), self.lineage_dot),
+                      frozen=False)
 
     def close(self) -> None:
         self._pause({"kind": "pause"})
@@ -418,6 +416,13 @@ def with_png(bundle: Any, dot: str) -> Any:
         if image:
             data["image/png"] = base64.b64encode(image).decode("ascii")
     return bundle
+
+
+def marked(bundle: Any, frozen: bool) -> Any:
+    """A view's display bundle, marked as this package's (saved as its drawing where the
+    notebook saves no widget state: ``saving.py``) and as frozen or live."""
+    data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
+    return data, {**(meta or {}), MARK: {"frozen": frozen}}
 
 
 # -- the public constructors ------------------------------------------------------------------
