@@ -134,9 +134,7 @@ class Engine:
         for p in processes:
             core.deploy(p)
         try:
-            ready = core.residency.recover()
-            core.journal.replay()
-            core.spawn_ready(ready)
+            core.recover()
         except GobpmError:
             raise
         except Exception as exc:  # the store failed while it was read

@@ -475,8 +475,9 @@ def test_two_triggers_at_one_instant_are_transparent(case):
 def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
     """The drawn process without dehydration, and on a store failing as ``plan`` says
     (a SQLite one at ``path`` when ``sqlite``), both settling over PT7S after each action:
-    the same outcome moment by moment (``moments``), nothing stranded, no wake pending. Its instances do not touch each
-    other (``apart``; unless ``touching``): a retried wake may delay one by seconds."""
+    the same outcome moment by moment (``moments``), nothing stranded, no wake pending.
+    Its instances do not touch each other (``apart``; unless ``touching``): a retried wake
+    may delay one by seconds."""
     drawn = build(tree if touching else apart(tree))
     proc, called = drawn.proc, drawn.called
     explain(proc, called, schedule)

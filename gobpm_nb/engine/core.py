@@ -24,6 +24,7 @@ from .hub import Hub
 from .journal import Codec, Journal, Store
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
+from .recovery import recover
 from .released import Released
 from .residency import Residency
 from .run import Run
@@ -249,10 +250,13 @@ class Core(Hub):
         else:
             residency.deliver(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
 
-    def spawn_ready(self, ready: list[tuple[Run, Track]]) -> None:
-        """After recovery: the recovered tracks that had not run yet get their coroutines,
-        in order, to run when the next command runs (one whose instance ended meanwhile,
-        or that runs already, is left)."""
+    def recover(self) -> None:
+        """Restart recovery (``recovery.py``): every stored instance back, the recorded
+        triggers delivered; then the tracks of instances that had not run since their
+        checkpoint get their coroutines, in order, to run when the next command runs (one
+        whose instance ended meanwhile, or that runs already, is left)."""
+        ready = recover(self.residency)
+        self.journal.replay()
         for run, tr in ready:
             if self.runs.get(run.id) is run and run.state == ACTIVE and tr.coro is None \
                     and tr.state == "ready":

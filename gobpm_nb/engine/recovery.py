@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
 from .checkpoint import Image, check_against, read
-from .released import Recorded, Released
 from .records import Track
+from .released import Recorded, Released
 from .run import Run
 from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .waits import CallWait, JoinWait, Later, track_holdable

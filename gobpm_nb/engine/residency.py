@@ -31,7 +31,6 @@ from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
 from .holders import Hold
 from .records import Track, TrackView, Trigger
-from .recovery import recover
 from .released import Released, compact
 from .run import Run
 from .tracks import adopt_parked, spawn, start_loop
@@ -464,12 +463,6 @@ class Residency:
         if conditions:
             run.post(("data",))
         return run
-
-    # -- restart recovery -----------------------------------------------------------------
-    def recover(self) -> list[tuple[Run, Track]]:
-        """Rebuild every stored instance, trigger absent (``recovery``). Returns the tracks
-        of instances that had not run since their checkpoint, ready and not spawned yet."""
-        return recover(self)
 
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""
