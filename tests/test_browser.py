@@ -48,8 +48,9 @@ draw from the saved state, whose shared module holds its code.
 
 Then, on the first page, the dashboard must fit a 1280×800 screen (side bar folded, tables
 folded) without scrolling, live and frozen ("freeze here" in its header disables its
-controls; "follow live" enables them again), and, once twenty more instances ran in the notebook's kernel, its
-fact table must page back to fact 1 and filter by an instance across the whole kept log.
+controls; "follow live" enables them again), and, once twenty more instances ran in the
+notebook's kernel, its fact table must page back to fact 1 and filter by an instance across
+the whole kept log.
 """
 
 from __future__ import annotations
