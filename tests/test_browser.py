@@ -47,8 +47,10 @@ settings) its views draw again; saved with widget state and reopened with a new 
 draw from the saved state, whose shared module holds its code.
 
 Then, on the first page, the dashboard must fit a 1280×800 screen (side bar folded, tables
-folded) without scrolling, and, once twenty more instances ran in the notebook's kernel, its
-fact table must page back to fact 1 and filter by an instance across the whole kept log.
+folded) without scrolling, live and frozen ("freeze here" in its header disables its
+controls; "follow live" enables them again), and, once twenty more instances ran in the
+notebook's kernel, its fact table must page back to fact 1 and filter by an instance across
+the whole kept log.
 """
 
 from __future__ import annotations
@@ -842,6 +844,60 @@ def test_dashboard_fits_a_1280_by_800_screen(notebook):
         assert_fits(fit)
         assert page.is_visible(f"{DASHBOARD} [data-role=last-step]")
         assert page.is_visible(f"{DASHBOARD} [data-role=run-horizon]")
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 1700})
+    assert dialogs == []
+
+
+def test_dashboard_header_freezes_and_follows_live(notebook):
+    """The dashboard's header says "live" with "freeze here"; clicked, it says "at fact N ·
+    clock" with "follow live", the controls are disabled, the last-step line says why, and
+    the engine's next command changes nothing shown; "follow live" shows the engine as it is
+    now and enables the controls again. Frozen, the dashboard still fits 1280×800."""
+    page, dialogs = notebook
+    header = f"{DASHBOARD} .gobpm-header"
+    moment = f"{header} [data-role=moment]"
+    step = f"{DASHBOARD} [data-action=step]"
+    page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        assert page.text_content(moment) == "live" and page.is_enabled(step)
+        size = page.evaluate(f"() => getComputedStyle(document.querySelector('{moment}'))"
+                             ".fontSize")
+        assert float(size.removesuffix("px")) >= 11, size
+        clock = page.inner_text(f"{DASHBOARD} [data-role=clock]")
+        page.click(f"{header} [data-action=freeze]")
+        page.wait_for_function(
+            f"() => document.querySelector('{moment}').textContent.startsWith('at fact ')",
+            timeout=30_000)
+        frozen = page.text_content(moment)
+        assert frozen.endswith(" · " + clock[:16].replace("T", " ")), (frozen, clock)
+        assert page.is_visible(f"{header} [data-action=follow]")
+        for control in ("step", "run", "advance", "play-toggle", "publish", "complete",
+                        "branch"):
+            assert page.is_disabled(f"{DASHBOARD} [data-action={control}]"), control
+        assert page.is_disabled(f"{DASHBOARD} [data-role=timeline-slider]")
+        assert page.text_content(f"{DASHBOARD} [data-role=last-step]") == \
+            f"frozen {frozen} — follow live to use the controls"
+        fit = dashboard_fit(page, DASHBOARD)
+        page.locator(DASHBOARD).screenshot(path=str(OUTPUT / "dashboard-frozen.png"))
+        page.screenshot(path=str(OUTPUT / "dashboard-frozen-1280x800.png"))
+        assert_fits(fit)
+
+        run_in_kernel(page, "eng.advance('PT1H')")  # the engine moves on; the picture not
+        page.wait_for_timeout(500)
+        assert page.text_content(moment) == frozen and page.is_disabled(step)
+        page.click(f"{header} [data-action=follow]")
+        page.wait_for_function(f"() => document.querySelector('{moment}').textContent "
+                               "=== 'live'", timeout=30_000)
+        page.wait_for_function(
+            f"() => document.querySelector('{DASHBOARD} [data-role=clock]').textContent "
+            f"!== '{clock}'", timeout=30_000)
+        assert page.is_enabled(step) and page.is_visible(f"{header} [data-action=freeze]")
+        assert page.text_content(f"{DASHBOARD} [data-role=error-text]") == ""
+        fit = dashboard_fit(page, DASHBOARD)
+        page.screenshot(path=str(OUTPUT / "dashboard-live-1280x800.png"))
+        assert_fits(fit)
     finally:
         page.set_viewport_size({"width": 1280, "height": 1700})
     assert dialogs == []

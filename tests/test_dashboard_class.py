@@ -71,3 +71,106 @@ def test_publish_notice_clears_on_the_next_successful_command():
     board._handle_custom_msg({"kind": "advance", "duration": "PT1H"}, [])
     assert board.error == ""
     board.close()
+
+
+def dashboard_state(board):
+    """What a dashboard shows of its engine (its header aside)."""
+    return (board.clock, board.counters, board.tasks, board.facts, board.timeline,
+            board.lineage_dot, board.process_marks)
+
+
+def test_a_dashboard_says_live_and_freeze_here_stops_it_at_a_fact_and_clock():
+    """The dashboard follows the engine, its header saying "live"; "freeze here" (the
+    header's button sets ``live``) names the fact and clock it stopped at, and the engine's
+    later commands change nothing it shows; "follow live" shows the engine as it is now."""
+    eng = started(False)
+    board = eng.dashboard()
+    assert (board.moment, board.live, board.following) == ("live", True, True)
+    eng.advance("PT1H")
+    board.flush()
+    assert board.clock == "2026-01-01T01:00:00Z"
+    board.live = False  # "freeze here"
+    moment = f"at fact {eng.history_span()[1]} · 2026-01-01 01:00"
+    assert (board.moment, board.live, board.following) == (moment, False, False)
+    assert repr(board).endswith(f"moment={moment!r})")
+    shown = dashboard_state(board)
+    eng.complete_task("T-0:work:1", {})
+    eng.advance("PT2H")
+    board.refresh()
+    assert dashboard_state(board) == shown and board.moment == moment
+    board.live = True  # "follow live"
+    assert (board.moment, board.live, board.following) == ("live", True, True)
+    assert board.clock == "2026-01-01T03:00:00Z" and board.tasks == []
+    assert dashboard_state(board) != shown
+    eng.advance("PT1H")
+    board.flush()
+    assert board.clock == "2026-01-01T04:00:00Z"
+    board.close()
+
+
+def test_a_frozen_dashboard_refuses_its_commands_and_says_why():
+    """A command that reaches a frozen dashboard (its controls are disabled in the page) runs
+    nothing and says "frozen at fact N … follow live to use the controls"; choosing another
+    instance is refused too. Followed again, the same command runs."""
+    eng = started(False, False)
+    board = eng.dashboard()
+    board.freeze()
+    facts, selected = len(eng.facts), board.selected
+    for command in ({"kind": "step"}, {"kind": "advance", "duration": "PT1H"},
+                    {"kind": "complete", "task": "T-0:work:1", "outputs": {}},
+                    {"kind": "publish", "name": "paid"}, {"kind": "rewind", "to": 2},
+                    {"kind": "branch"}, {"kind": "select", "instance": "T-1"}):
+        board._handle_custom_msg(command, [])
+        assert board.error == f"frozen {board.moment} — follow live to use the controls"
+        assert (len(eng.facts), board.selected, board.branch) == (facts, selected, None)
+    board.selected = "T-1"  # the picker, had it not been disabled
+    assert board.selected == selected and board.error.startswith("frozen at fact ")
+    board._handle_custom_msg({"kind": "pause"}, [])  # pausing acts on nothing: it runs
+    assert board.error == ""
+    board.follow()
+    board._handle_custom_msg({"kind": "advance", "duration": "PT1H"}, [])
+    assert board.error == "" and board.clock == "2026-01-01T01:00:00Z"
+    board.close()
+
+
+def test_freezing_a_playing_dashboard_pauses_it_first():
+    """Play moves the engine from the kernel's event loop: freezing stops it, so a frozen
+    picture never has an engine moving behind it by its own controls."""
+    import asyncio
+
+    eng = started(False)
+    board = eng.dashboard()
+
+    async def play_then_freeze():
+        board._handle_custom_msg({"kind": "play", "speed": 3600}, [])
+        assert board.playing
+        await asyncio.sleep(0.25)
+        board.freeze()
+        assert not board.playing
+        clock = eng.now
+        await asyncio.sleep(0.25)
+        return clock
+
+    clock = asyncio.run(play_then_freeze())
+    assert eng.now == clock and board.moment.startswith("at fact ")
+    board.close()
+
+
+def test_a_frozen_dashboard_follows_a_rewind_and_branches_once_it_follows_again():
+    """Rewound from a cell while frozen, the dashboard keeps its moment; followed again, its
+    history slider stands where the rewind left the engine, and "branch here" works."""
+    eng = started(False)
+    eng.advance("PT2H")
+    board = eng.dashboard()
+    board.freeze()
+    shown = board.timeline
+    done = eng.rewind(3)
+    board.refresh()
+    assert board.timeline == shown
+    board.follow()
+    assert board.timeline["position"] == done.seq < shown["position"]
+    assert board.timeline["pending"] > 0
+    board._handle_custom_msg({"kind": "branch"}, [])
+    assert board.error == "" and board.branch is not None
+    assert board.branch.moment == "live" and board.branch.timeline["position"] == done.seq
+    board.close()

@@ -36,6 +36,7 @@ def test_dashboard_widget_trait_defaults():
     assert (w.counters, w.tasks, w.holds, w.facts, w.instances) == ({}, [], [], [], [])
     assert (w.fact_page, w.last_step, w.publish_notice) == ({}, "", {})
     assert w.playing is False
+    assert (w.moment, w.live) == ("", False)  # no header line until bound to an engine
 
 
 def test_every_trait_of_the_contract_is_synced():
@@ -60,6 +61,8 @@ def test_every_trait_of_the_contract_is_synced():
         "process_bpmn",
         "process_marks",
         "playing",
+        "moment",
+        "live",
         "error",
     }
     assert graph <= set(GraphWidget().trait_names(sync=True))

@@ -21,8 +21,11 @@ How updates flow:
 
 A view can also be **frozen** (:meth:`_Live.freeze`): it keeps what it drew and stops
 following — no subscription, no command watch, no flush — so it stays the picture of one
-moment (:meth:`_Live.moment` names it: the fact the engine stood at and its clock).
-:meth:`_Live.follow` subscribes again and shows the engine as it is now.
+moment. Every bound widget says where it stands in its header, through two synced traits:
+``moment`` (``"live"``, or ``"at fact 42 · 2026-01-01 05:00"``: the fact the engine stood
+at and its clock) and ``live`` (two-way: the header's "freeze here" / "follow live" button
+sets it, and the widget freezes or follows). :meth:`_Live.follow` subscribes again and
+shows the engine as it is now.
 
 The engine holds each widget through its subscription until ``widget.close()``; running a
 notebook cell again closes the widgets it made the last time it ran (frozen ones too).
@@ -73,6 +76,8 @@ class _Live:
     _unwatch: Callable[[], None] | None
     _closed: bool
     _cell: str | None
+    moment: str  # synced traits of the widget class this is mixed into
+    live: bool
 
     def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None,
               live: bool = True) -> None:
@@ -98,7 +103,10 @@ class _Live:
         _install_cell_hook()
         self.refresh()
         self._last_sync = -math.inf  # the first command after this always shows its end
-        if not live:
+        self.observe(self._on_live, names="live")
+        if live:
+            self._frozen_at(None)
+        else:
             self.freeze()
 
     def _watch(self) -> None:
@@ -146,7 +154,17 @@ class _Live:
         return f"at fact {position} · {self._engine.now:%Y-%m-%d %H:%M}"
 
     def _frozen_at(self, moment: str | None) -> None:
-        """Say where this widget stands (None: it follows the engine); subclasses show it."""
+        """Say where this widget stands in its header (None: it follows the engine)."""
+        with self.hold_sync():
+            self.moment = "live" if moment is None else moment
+            self.live = moment is None
+
+    def _on_live(self, change: Any) -> None:
+        """The header's button (or ``widget.live = ...``): follow or freeze."""
+        if change["new"] and not self.following:
+            self.follow()
+        elif not change["new"] and self.following:
+            self.freeze()
 
     def _subscribe(self) -> None:
         """(Re)subscribe with a subscriber made for what this widget tracks now. It runs for

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -82,22 +82,7 @@ class _InstanceGraph(_Live, GraphWidget):
         where = engine.branched_at
         self.title = f"{what} of {iid}" if where is None else \
             f"{what} of {iid} · branch from fact {where}"
-        self.observe(self._on_live, names="live")
         self._bind(engine, live=live, **bind)
-        if live:
-            self._frozen_at(None)
-
-    def _frozen_at(self, moment: str | None) -> None:
-        with self.hold_sync():
-            self.moment = "live" if moment is None else moment
-            self.live = moment is None
-
-    def _on_live(self, change: Any) -> None:
-        """The header's button (or ``view.live = ...``): follow or freeze."""
-        if change["new"] and not self.following:
-            self.follow()
-        elif not change["new"] and self.following:
-            self.freeze()
 
     def _repr_fields(self) -> list[str]:
         fields = [repr(self._iid), self._summary, f"moment={self.moment!r}"]
@@ -167,7 +152,17 @@ class ProcessView(_InstanceGraph):
 
 
 class Dashboard(TimelineCommands, _Live, DashboardWidget):
-    """Controls and live state of one engine; every control is a public API call."""
+    """Controls and live state of one engine; every control is a public API call.
+
+    It follows the engine (its header says "live"). "freeze here" (or ``freeze()``, or
+    ``board.live = False``) stops it at the fact and clock the engine stands at, as the
+    standalone views freeze; "follow live" (or ``follow()``) shows the engine as it is now
+    and follows it again. A frozen dashboard is a picture of one moment, so its controls
+    would act on an engine it no longer shows: the front end disables them (the last-step
+    line says "frozen at fact N — follow live to use the controls"), and a command that
+    reaches Python all the same is refused (the ``error`` trait says why; nothing changes),
+    as is choosing another instance. Only "pause" still runs: freezing pauses a play first.
+    """
 
     def __init__(self, engine: Any) -> None:
         super().__init__()
@@ -232,9 +227,36 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
     def _failed(self, exc: Exception) -> None:
         self.error = f"cannot read the engine: {type(exc).__name__}: {exc}"
 
-    def _on_selected(self, _change: Any) -> None:
-        if not self._syncing and not self._closed:
+    def _on_selected(self, change: Any) -> None:
+        if self._syncing or self._closed:
+            return
+        if self.following:
             self.refresh()
+            return
+        self._syncing = True  # frozen: the picture keeps its instance
+        try:
+            self.selected = change["old"]
+        finally:
+            self._syncing = False
+        self.error = self._frozen_notice()
+
+    # -- freezing: a frozen picture takes no command ----------------------------------------
+    def freeze(self) -> None:
+        """Stop at the engine's fact and clock (a play running is paused first: it would
+        move an engine the picture no longer follows)."""
+        self._pause({"kind": "pause"})
+        super().freeze()
+
+    def handle_command(self, message: object) -> None:
+        """Dispatch one command; while frozen, refuse all but "pause" (``error`` says so)."""
+        kind = message.get("kind") if isinstance(message, Mapping) else None
+        if self.following or self._closed or kind == "pause":
+            super().handle_command(message)
+        else:
+            self.error = self._frozen_notice()
+
+    def _frozen_notice(self) -> str:
+        return f"frozen {self.moment} — follow live to use the controls"
 
     # -- commands: public engine API only ---------------------------------------------------
     def _then_refresh(self, fn: Callable[[Command], object]) -> Callable[[Command], object]:
@@ -390,7 +412,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
     # -- display ----------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return marked(with_png(super()._repr_mimebundle_(**kwargs), self.lineage_dot),
-                      frozen=False)
+                      frozen=not self.following)
 
     def close(self) -> None:
         self._pause({"kind": "pause"})

@@ -150,6 +150,14 @@ class DashboardWidget(_Widget):
                      ``movable`` (False: no journal; ``note`` says why).
         branch:      a ``DashboardWidget`` or None, default None; the dashboard of the
                      last branch made here ("branch here"), drawn below this one.
+        moment:      str, default ``""``; which moment the dashboard shows, in its header
+                     beside the clock: ``"live"`` (it follows its engine) or ``"at fact 42 ·
+                     2026-01-01 05:00"`` (frozen there); ``""`` shows no header line.
+        live:        bool, default ``False``; two-way: True while the dashboard follows its
+                     engine. The header's "freeze here" / "follow live" button sets it. While
+                     the header says frozen (``moment`` set, ``live`` False) the front end
+                     disables every control that sends a command and says so in the
+                     last-step line; the tabs and the folding tables still work.
         error:       str, default ``""``; shown in red when non-empty; the user can dismiss it.
     """
 
@@ -173,6 +181,8 @@ class DashboardWidget(_Widget):
     timeline = t.Dict(default_value={}).tag(sync=True)
     branch = t.Instance("gobpm_nb.ui.widgets.DashboardWidget", allow_none=True
                         ).tag(sync=True, **widget_serialization)
+    moment = t.Unicode("").tag(sync=True)
+    live = t.Bool(False).tag(sync=True)
     error = t.Unicode("").tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
@@ -232,6 +242,8 @@ class DashboardWidget(_Widget):
             f"holds={len(self.holds)}",
             f"facts={self.fact_page.get('kept', len(self.facts))}",
         ]
+        if self.moment and not self.live:
+            fields.append(f"moment={self.moment!r}")
         if self.last_step:
             fields.append(f"last_step={self.last_step!r}")
         if self.error:

@@ -2,8 +2,11 @@
 // the fact table and the lineage and process graphs of the selected instance. Every control
 // talks to Python with model.send({kind, ...}); the Python side dispatches on `kind`. The fact
 // table holds one page: the browser asks for pages and filters, Python reads the kept log.
+// The header says "live" with "freeze here"; frozen ("at fact N · clock", "follow live"),
+// every control that sends a command is disabled: the picture no longer follows the engine.
 import { asText, fillSelect, h, trait, watch } from "./dom.js";
 import { GraphPane } from "./graph.js";
+import { isFrozen, momentLine } from "./moment.js";
 import { ProcessPane } from "./processPane.js";
 
 const SPEEDS = [
@@ -21,6 +24,7 @@ const HORIZON_HELP =
   "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
   "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
 const LAST_STEP_HINT = "Step runs one event · Run goes to the next quiet point, or to the horizon typed next to it · Advance moves the clock";
+const FROZEN_HINT = "follow live to use the controls";
 const NO_KERNEL =
   "This dashboard has no live kernel behind it any more (the kernel was restarted or shut down, " +
   "or the notebook was opened from a file): its controls cannot reach the engine. Run the cell that made it again.";
@@ -47,6 +51,20 @@ export function sendTo(model, message, change = null) {
     model.set("error", `${NO_KERNEL} (${why})`);
     return false;
   }
+}
+
+/**
+ * A group of controls (a <fieldset>) that is disabled while the dashboard is frozen: a
+ * disabled fieldset disables every control in it, whatever each one's own state.
+ */
+function locked(model, offs, props, children) {
+  const group = h("fieldset", { ...props, class: `${props.class} gobpm-lock` }, children);
+  const show = () => {
+    group.disabled = isFrozen(model);
+  };
+  show();
+  offs.push(watch(model, ["moment", "live"], show));
+  return group;
 }
 
 function button(action, label, onclick, extra = {}) {
@@ -135,7 +153,7 @@ function controls(model, offs) {
     if (event.key === "Enter") run();
   });
 
-  return h("div", { class: "gobpm-controls", "data-role": "controls" }, [
+  return locked(model, offs, { class: "gobpm-controls", "data-role": "controls" }, [
     button("step", "Step", () => send({ kind: "step" }), { title: "run one scheduler event" }),
     h("span", { class: "gobpm-group" }, [button("run", "Run", run, { title: HORIZON_HELP }), horizon]),
     h("span", { class: "gobpm-group" }, [button("advance", "Advance", advance), duration]),
@@ -147,11 +165,13 @@ function lastStep(model, offs) {
   const line = h("div", { class: "gobpm-last-step", "data-role": "last-step", "aria-live": "polite" });
   const show = () => {
     const text = asText(trait(model, "last_step", ""));
-    line.textContent = text || LAST_STEP_HINT;
-    line.classList.toggle("gobpm-hint", !text);
+    const frozen = isFrozen(model);
+    line.textContent = frozen ? `frozen ${asText(trait(model, "moment", ""))} — ${FROZEN_HINT}` : text || LAST_STEP_HINT;
+    line.classList.toggle("gobpm-hint", !text && !frozen);
+    line.dataset.frozen = String(frozen);
   };
   show();
-  offs.push(watch(model, "last_step", show));
+  offs.push(watch(model, ["last_step", "moment", "live"], show));
   return line;
 }
 
@@ -179,6 +199,18 @@ function clockAndCounters(model, offs) {
   showCounters();
   offs.push(watch(model, "clock", showClock), watch(model, "counters", showCounters));
   return [h("div", { class: "gobpm-clock" }, [h("span", { class: "gobpm-muted", text: "virtual time" }), clock]), counters];
+}
+
+// The header's end: the moment shown ("live" with "freeze here") and the clock. Frozen, the
+// moment names the fact and the clock ("at fact N · clock", "follow live") in the clock's place.
+function headerEnd(model, offs, clock) {
+  const [moment, offMoment] = momentLine(model);
+  const show = () => {
+    clock.hidden = isFrozen(model);
+  };
+  show();
+  offs.push(offMoment, watch(model, ["moment", "live"], show));
+  return h("div", { class: "gobpm-header-end" }, [moment, clock]);
 }
 
 /** "fact 12 of 40 · 2026-01-01T20:00:00Z · 28 facts can be replayed" */
@@ -221,7 +253,7 @@ function timeline(model, offs) {
   show();
   // a refused rewind leaves the engine where it was: put the slider back
   offs.push(watch(model, ["timeline", "error"], show));
-  return h("div", { class: "gobpm-row gobpm-timeline", "data-role": "timeline" }, [
+  return locked(model, offs, { class: "gobpm-row gobpm-timeline", "data-role": "timeline" }, [
     h("span", { class: "gobpm-section-title", text: "History" }),
     slider,
     reset,
@@ -450,7 +482,7 @@ function factTimeline(model, offs) {
     scroller.scrollTop = scroller.scrollHeight;
   });
   return collapsible("facts", "Facts", count, [
-    h("div", { class: "gobpm-row gobpm-facts-bar" }, [
+    locked(model, offs, { class: "gobpm-row gobpm-facts-bar" }, [
       h("span", { class: "gobpm-filters" }, [byInstance, byKind]),
       h("span", { class: "gobpm-pager" }, [pager.oldest, pager.older, pager.newer, pager.newest]),
       note,
@@ -501,7 +533,7 @@ function instancePicker(model, offs) {
   filter.addEventListener("input", show);
   show();
   offs.push(watch(model, ["instances", "instance_rows", "selected"], show));
-  return h("div", { class: "gobpm-row gobpm-instance" }, [h("span", { class: "gobpm-section-title", text: "Instance" }), filter, picker, count]);
+  return locked(model, offs, { class: "gobpm-row gobpm-instance" }, [h("span", { class: "gobpm-section-title", text: "Instance" }), filter, picker, count]);
 }
 
 // The selected instance's process (BPMN; Graphviz where there is no diagram) and its lineage
@@ -550,12 +582,12 @@ export function renderDashboard(model, root, renderChild = null) {
   const [clock, counters] = clockAndCounters(model, offs);
   root.append(
     h("div", { class: "gobpm-dashboard" }, [
-      h("div", { class: "gobpm-header" }, [controls(model, offs), clock]),
+      h("div", { class: "gobpm-header" }, [controls(model, offs), headerEnd(model, offs, clock)]),
       lastStep(model, offs),
       h("div", { class: "gobpm-status" }, [counters, instancePicker(model, offs)]),
       timeline(model, offs),
       graphs(model, offs),
-      h("div", { class: "gobpm-forms" }, [publishForm(model, offs), completeForm(model, offs)]),
+      locked(model, offs, { class: "gobpm-forms" }, [publishForm(model, offs), completeForm(model, offs)]),
       holdsTable(model, offs),
       factTimeline(model, offs),
       branchPane(model, offs, renderChild),

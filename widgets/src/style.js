@@ -74,6 +74,9 @@ export const CSS = `
   border-radius: 0 4px 4px 0; font-size: 12px; white-space: normal; overflow-wrap: anywhere;
 }
 .gobpm-last-step.gobpm-hint { color: var(--gobpm-muted); border-left-color: var(--gobpm-border); }
+.gobpm-last-step[data-frozen=true] { color: var(--gobpm-warning); border-left-color: var(--gobpm-warning); }
+.gobpm-header-end { display: inline-flex; flex-wrap: wrap; align-items: baseline; justify-content: flex-end; gap: 4px 14px; margin-left: auto; }
+fieldset.gobpm-lock { border: 0; margin: 0; padding: 0; min-width: 0; }
 .gobpm-status { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 6px; }
 .gobpm-horizon { width: 9em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
 .gobpm-notice { font-size: 12px; padding: 2px 6px; border-radius: 4px; overflow-wrap: anywhere; }
@@ -89,6 +92,7 @@ export const CSS = `
 .gobpm-pager { display: inline-flex; gap: 3px; }
 .gobpm-pager .gobpm-button { padding: 1px 6px; font-size: 12px; min-height: 22px; }
 .gobpm-button:disabled { opacity: .45; cursor: default; border-color: var(--gobpm-border); }
+.gobpm-lock:disabled .gobpm-input, .gobpm-lock:disabled .gobpm-select { opacity: .55; }
 .gobpm-header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px; }
 .gobpm-controls, .gobpm-row { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .gobpm-group { display: inline-flex; align-items: center; gap: 4px; padding-left: 6px; border-left: 1px solid var(--gobpm-border); }

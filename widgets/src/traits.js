@@ -139,6 +139,9 @@
  * @property {boolean} playing                 true while Python's play loop runs
  * @property {Timeline|{}} timeline            the history slider
  * @property {string|null} branch              "IPY_MODEL_<id>" of the last branch's dashboard
+ * @property {string} moment                   "live", "at fact 42 · 2026-01-01 05:00" (frozen
+ *                                             there: its controls are disabled) or "" (no header line)
+ * @property {boolean} live                    two-way: true while the dashboard follows its engine
  * @property {string} error                    shown in red when non-empty
  */
 
