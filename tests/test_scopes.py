@@ -4,7 +4,7 @@ across them (errors, escalations), terminate ends, link events — resident and 
 import json
 
 import pytest
-from conftest import ended_at, kinds
+from conftest import ended_at, kinds, left
 
 import gobpm_nb as bpm
 
@@ -617,3 +617,60 @@ def test_a_subprocess_interrupted_while_a_join_inside_waits_wakes_again(dehydrat
     eng.advance("PT2H")
     assert [f.kind for f in eng.facts if f.kind == "wake_failed"] == []
     assert inst.state == "completed" and ended_at(inst) == ["side"]
+
+
+def echo_in(scope, first):
+    """In ``scope`` (a process or subprocess builder), after ``first``: a message throw
+    whose message starts a non-interrupting event subprocess of the same scope (a user
+    task), the throw's own path ending at once."""
+    scope.message_throw("shout", message="m", key="id")
+    scope.end("quiet")
+    scope.flow(first, "shout", "quiet")
+    with scope.event_subprocess("ev") as ev:
+        ev.message_start("heard", message="m", key="id", interrupting=False)
+        ev.user_task("answer")
+        ev.end("answered")
+        ev.flow("heard", "answer", "answered")
+
+
+def self_echo(where):
+    """The echo in a subprocess ``sub`` between s and done (``many``: two instances of it,
+    done when one is), or in the process itself."""
+    p = bpm.Process("echo")
+    p.start("s")
+    if where == "process":
+        echo_in(p, "s")
+        return p
+    with p.subprocess("sub") as sp:
+        sp.start("ss")
+        echo_in(sp, "ss")
+    if where == "many":
+        p.multi_instance("sub", cardinality="2",
+                         completion="numberOfCompletedInstances >= 1")
+    p.end("done")
+    p.flow("s", "sub", "done")
+    return p
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("where", ["subprocess", "many", "process"])
+def test_an_event_subprocess_accepted_as_its_scope_ends_runs_before_the_scope_completes(
+        where, dehydrate):
+    """The message that starts a non-interrupting event subprocess is accepted at the instant
+    the scope's last track ends: the scope is not done until that event subprocess has run
+    (its task is open, the instance active); once the task is completed, it completes. (The
+    subprocess once left with the event subprocess still running inside it, and a
+    multi-instance activity completing by its condition left it running after the end.)"""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(self_echo(where), {"id": 1})
+    eng.run(until=eng.now)
+    assert inst.state == "active"
+    answers = 2 if where == "many" else 1  # one in each instance of the subprocess
+    assert [(t.node, t.instance) for t in eng.tasks()] == [("answer", inst.id)] * answers
+    assert "done" not in ended_at(inst)
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run(until=eng.now)
+    assert inst.state == "completed" and eng.holders() == []
+    order = left(eng, inst)
+    assert order[-2:] == (["answered", "ev"] if where == "process" else ["sub", "done"])
+    assert order.index("answered") < order.index(order[-1])

@@ -376,6 +376,13 @@ FOUND = {
     "the signal the other throws before it waits)":
         (([("send", "signal", "sa"), ("many", ("script", 1), False, 1, False),
            ("signal", "sa")], []), []),
+    "finding E: an event subprocess whose start was accepted as its scope's last track "
+    "ended runs inside that scope, which completes after it (a multi-instance subprocess "
+    "completing by its condition left it running after the process's end; released, it "
+    "stopped)":
+        (([("many", ("sub", [("send", "message", "ma")], [],
+                     [("event", ("message", "ma"), False, [("user", None)])]), False, 2,
+            True)], []), [("task", 0)]),
 }
 
 

@@ -235,14 +235,24 @@ class Run:
         host = self.tracks[scope]
         w = host.wait
         if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired or \
-                scope in self.inside:
+                scope in self.inside or self.opening(scope):
             return False
         w.fired = True
+        starts = self.defn.event_starts.get(host.node, ())
+        for hold in self.core.holders.of_track(self.id, host.id) if starts else ():
+            if hold.node in starts:  # done: no event subprocess of it can start now
+                self.core.holders.release(hold, "withdrawn")
         assert host.coro is not None
         trigger = Trigger("scope", host.node, NODE, host.id)
         trigger.steps = last.steps
         self.core.kernel.resume(host.coro, trigger)
         return True
+
+    def opening(self, scope: str) -> bool:
+        """Whether the start of an event subprocess of ``scope`` (``ROOT``: the process) was
+        accepted and waits in the mailbox: the scope is not done until it has run."""
+        return bool(self.mailbox) and any(
+            item[0] == "event" and item[1] == scope for item in self.mailbox)
 
     def has_conditions(self) -> bool:
         """Whether any live track evaluates a condition over the data after each change."""
@@ -365,7 +375,7 @@ class Run:
         tr.coro = None
         if tr.scope is not None and self.state == ACTIVE and self.close_scope(tr.scope, tr):
             return
-        if not self.live and self.state == ACTIVE:
+        if not self.live and self.state == ACTIVE and not self.opening(ROOT):
             self.finish("completed", tr)
         elif quiet and self.running == 0 and self.state == ACTIVE:
             self.core.on_quiet(self)
