@@ -427,8 +427,10 @@ def with_png(bundle: Any, dot: str) -> Any:
     display bundle (``data`` or ``(data, metadata)``) where the ``dot`` program exists.
 
     A notebook shows it wherever the widget cannot be drawn and the front end will not run
-    the widget: JupyterLab, Notebook 7 and VS Code show a PNG in a notebook that is not
-    trusted (an SVG they do not), beside the ``text/plain`` repr nbval compares."""
+    the widget: in a notebook that is not trusted JupyterLab shows a PNG (an SVG it does
+    not), and so does Notebook 7 (``tests/test_browser.py`` and
+    ``tests/test_browser_notebook7.py``; VS Code is not checked). It sits beside the
+    ``text/plain`` repr nbval compares."""
     data = bundle[0] if isinstance(bundle, tuple) else bundle
     if isinstance(data, dict) and dot:
         try:
