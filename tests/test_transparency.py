@@ -383,6 +383,12 @@ FOUND = {
         (([("many", ("sub", [("send", "message", "ma")], [],
                      [("event", ("message", "ma"), False, [("user", None)])]), False, 2,
             True)], []), [("task", 0)]),
+    "finding F: a crash after a signal whose interrupting event subprocess ended a called "
+    "child (the child deleted, the caller's trigger recorded) does not call the child again":
+        (([("call", ([("raise", "error", "ea", 0)], [("event", ("error", None), True, [])]),
+            []), ("call", ([("timer", "PT10M")], []), [])],
+          [("event", ("timer", "PT10M"), False, []), ("event", ("signal", "sb"), True, [])]),
+         [("signal", "sb")]),
 }
 
 

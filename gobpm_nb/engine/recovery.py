@@ -58,8 +58,10 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
                 stored: set[str]) -> list[Later]:
     """One stored instance: its holders' registrations, and whether it comes back
     resident. A checkpoint that cannot be read fails only its own instance. A call
-    activity waiting for a child the store does not hold (the store refused the child's
-    first checkpoint) calls again: its track enters the call activity anew."""
+    activity waiting for a child the store never held (it refused the child's first
+    checkpoint, and recorded that it was behind it) calls again: its track enters the call
+    activity anew. (A child the store held and deleted has ended: its end reaches the
+    caller through the caller's recorded trigger or its next checkpoint.)"""
     core = res.core
     rec: Released = Recorded(iid, None, ())
     core.runs[iid] = rec
@@ -80,8 +82,10 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     except Exception as exc:  # the store itself failed
         return unrecovered(res, iid, {"field": "<store>", "cause": type(exc).__name__},
                                 repr(exc))
+    behind = core.journal.behind  # (what the store recorded it was behind)
     for t in image.tracks:
-        if isinstance(t.wait, CallWait) and t.wait.child not in stored:
+        if isinstance(t.wait, CallWait) and t.wait.child in behind and \
+                t.wait.child not in stored:
             t.wait, t.boundaries = None, {}  # (armed again as it enters)
     parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
     unheld = any(track_holdable(t) is not None for t in parked)
