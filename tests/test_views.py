@@ -386,6 +386,15 @@ def test_run_with_an_unbounded_cycle_reports_error():
     board.close()
 
 
+async def ticks_until(done, wall=20.0):
+    """Let play's ticks run until ``done()`` holds (at most ``wall`` seconds of wall time:
+    a loaded machine runs fewer ticks a second, never other ones)."""
+    for _ in range(int(wall / views_module.TICK)):
+        await asyncio.sleep(views_module.TICK)
+        if done():
+            return
+
+
 def test_play_moves_virtual_time_on_the_event_loop(live):
     """Play advances the clock from the running asyncio loop until pause."""
     eng, inst, board, lin, pv = live
@@ -393,7 +402,7 @@ def test_play_moves_virtual_time_on_the_event_loop(live):
     async def scenario():
         board._handle_custom_msg({"kind": "play", "speed": 36000}, [])  # 1 h per 0.1 s tick
         assert board.playing is True and board.error == ""
-        await asyncio.sleep(views_module.TICK * 3.5)
+        await ticks_until(lambda: eng.now >= bpm.Engine().now.replace(hour=2))
         board._handle_custom_msg({"kind": "pause"}, [])
         await asyncio.sleep(0)
 
@@ -788,7 +797,7 @@ def test_complete_publish_and_pause_say_what_they_did(live):
 
     async def scenario():
         board._handle_custom_msg({"kind": "play", "speed": 36000}, [])
-        await asyncio.sleep(views_module.TICK * 2.5)
+        await ticks_until(lambda: eng.now > before)
         board._handle_custom_msg({"kind": "pause"}, [])
 
     before = eng.now
