@@ -74,7 +74,7 @@ class Run:
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade", "steps", "looping")
+                 "cascade", "steps", "looping", "opening_events")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -88,6 +88,7 @@ class Run:
         self.seq = {"track": 0, "task": 0, "job": 0}
         self.joins: dict[str, dict[str, list[str]]] = {}
         self.mailbox: deque[tuple[Any, ...]] = deque()
+        self.opening_events = 0  # event subprocess starts in the mailbox (``opening``)
         self.loop: Any = None
         self.loop_waiting = False
         #: Tracks ready or running; changed only by ``_move``.
@@ -251,7 +252,7 @@ class Run:
     def opening(self, scope: str) -> bool:
         """Whether the start of an event subprocess of ``scope`` (``ROOT``: the process) was
         accepted and waits in the mailbox: the scope is not done until it has run."""
-        return bool(self.mailbox) and any(
+        return self.opening_events > 0 and any(
             item[0] == "event" and item[1] == scope for item in self.mailbox)
 
     def has_conditions(self) -> bool:
@@ -323,9 +324,8 @@ class Run:
         tr.wait = None
 
     def leave_joins(self, tid: str) -> None:
-        """A track stops: its arrival at any join is taken back, and the joins of the scope
-        it ran (if it ran one) go with it; a join nobody waits at any more is forgotten, so
-        a checkpoint never names a track or scope that is gone."""
+        """A track stops: its join arrivals go, and the joins of the scope it ran; a join
+        nobody waits at is forgotten (a checkpoint never names a gone track or scope)."""
         for key in list(self.joins):
             flows = self.joins[key]
             for waiting in flows.values():
@@ -479,6 +479,8 @@ class Run:
     def post(self, item: tuple[Any, ...]) -> None:
         """Hand the loop an item; a sleeping loop is resumed in order with other events."""
         self.mailbox.append(item)
+        if item[0] == "event":
+            self.opening_events += 1
         if self.loop_waiting and self.loop is not None:
             self.loop_waiting = False
             self.core.kernel.resume(self.loop)

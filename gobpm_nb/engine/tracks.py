@@ -147,6 +147,8 @@ def loop_body(run: Run) -> Generator[Trap, Any, None]:
     while True:
         while run.mailbox:
             item = run.mailbox.popleft()
+            if item[0] == "event":
+                run.opening_events -= 1
             run.at = None
             try:
                 handle(run, item)
