@@ -261,3 +261,15 @@ def test_names_of_neighbouring_boundary_events_do_not_overlap():
     event = box(shapes["payment_lapsed"], f"{{{DC_NS}}}Bounds")
     assert left[0] + left[2] <= right[0], (left, right)
     assert left[1] == right[1] >= event[1] + event[3], (left, right, event)
+
+
+def test_the_legends_name_every_kind_of_hold_the_engine_has():
+    """A call activity's hold (its child instance's end) is a hold like the others: both
+    legends say what its mark means (they once left it out)."""
+    from gobpm_nb.engine.vocabulary import HOLD_KINDS
+    from gobpm_nb.observe import projections
+
+    assert projections.HOLD_KINDS == HOLD_KINDS
+    for legend in (bpmn_legend(), render.process_legend()):
+        for kind in HOLD_KINDS:
+            assert any(f"armed {kind} hold" in label for label, _ in legend), (kind, legend)

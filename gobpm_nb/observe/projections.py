@@ -34,8 +34,8 @@ EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
 ROOT_ORIGINS = {"event": "event subprocess start"}
 #: Origins of a track that begins where another track stands (drawn on the process view).
 FORK_ORIGINS = ("boundary", "continuation")
-#: Hold kinds in a fixed order.
-HOLD_KINDS = ("timer", "message", "signal", "task")
+#: Hold kinds in a fixed order (``engine.vocabulary.HOLD_KINDS``: a test keeps them equal).
+HOLD_KINDS = ("timer", "message", "signal", "task", "call")
 #: How a view names the holder of a hold armed on the process's own scope (track ``""``: the
 #: start of an event subprocess of the process), where it would name a track.
 PROCESS_SCOPE = "process"
