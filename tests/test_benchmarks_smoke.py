@@ -135,3 +135,27 @@ def test_many_growth_benchmark_runs_small(tmp_path):
                          proc.stdout, re.MULTILINE), proc.stdout
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
     assert out.exists()
+
+
+def test_walk_script_records_both_walks(tmp_path):
+    """benchmarks/walk.py: each walk named, its segments' counts positive integers, its walk
+    check passed, the targets reported and the trace printed (never a check of the figures)."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "walk.py"), "--trace", "--json",
+                           str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for walk in ("walk 1: a message to a released instance", "walk 2: a timer firing"):
+        assert re.search(rf"^{walk} ", proc.stdout, re.MULTILINE), proc.stdout
+    rows = re.findall(r"^(publish_message|step \d|total) +(\d+) +\d+ +\d+ +\d+ +(\d+) +(\d+)$",
+                      proc.stdout, re.MULTILINE)
+    names = [r[0] for r in rows]
+    assert names[:2] == ["publish_message", "step 1"] and names.count("total") == 2
+    assert names[names.index("total") + 1] == "step 1", proc.stdout  # walk 2's first step
+    assert all(int(n) > 0 for r in rows for n in r[1:]), proc.stdout  # calls, modules, switches
+    assert len(re.findall(r"^walk_check=passed \(", proc.stdout, re.MULTILINE)) == 2
+    for target in (r"message\.publish_message\.calls=\d+ target<=40",
+                   r"message\.publish_message\.switches=\d+ target<=15",
+                   r"timer\.total\.calls=\d+ target<=20"):
+        assert re.search(rf"^{target} met=(yes|no)$", proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^> +engine\.hub\.Hub\.publish_message$", proc.stdout, re.MULTILINE)
+    assert out.exists()
