@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import keyword
 
-from lxml import etree
-
 from ..model import elements as el
 from .context import Context
 from .names import (
@@ -43,6 +41,7 @@ from .names import (
 )
 from .roots import NCNAME, RootElements
 from .vendor import static
+from .xmllib import etree
 
 _LATEST = "the newest deployed version is called"
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
 from .context import Context
 from .names import FLOW_ELEMENTS, label, local
+from .xmllib import etree
 
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 # a missing part that the reader explains better when it has noted the element already

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lxml import etree
-
 from ..model import Process
 from ..model.builder import Builder, Scope
 from .names import BPMN, children, local
 from .notes import Notes
+from .xmllib import etree
 
 
 def pass_through(data: dict) -> None:

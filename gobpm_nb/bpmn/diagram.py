@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lxml import etree
-
 from ..model import Process
 from ..model import elements as el
 from .layout import Box, Layout, place_boundaries, route
 from .names import BPMNDI, DC, DI, children, di, local
 from .nested import nested_layout
 from .scopes import SCOPES
+from .xmllib import etree
 
 GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway)
 

@@ -6,8 +6,6 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Process
 from .notes import Note
@@ -15,6 +13,7 @@ from .reader import read_document
 from .report import Report, names_and_pools
 from .source import parse
 from .writer import add_changes
+from .xmllib import etree
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Process
 from .document import Origin, serialize
 from .names import BPMN, BPMNDI, FLOW_ELEMENTS, children, local
 from .source import parse
 from .writer import new_document
+from .xmllib import etree
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lxml import etree
-
 from ..errors import ModelError
 from .context import Context, pass_through
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
+from .xmllib import etree
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
 _START = {"", "message", "timer", "signal"}  # in the process itself

@@ -22,8 +22,6 @@ from __future__ import annotations
 import keyword
 from typing import Any
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import elements as el
 from ..model.definition import MANY_KINDS
@@ -31,6 +29,7 @@ from .context import Context
 from .expressions import translate
 from .names import BPMN, GOBPM, ZEEBE, bpmn, camunda_attr, children, extension, local
 from .roots import RootElements, expression
+from .xmllib import etree
 
 LOOP = "multiInstanceLoopCharacteristics"
 # standard data-driven loops: the engine has one data dict, not item-aware data elements

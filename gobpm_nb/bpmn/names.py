@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lxml import etree
+from .xmllib import etree
 
 BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 BPMNDI = "http://www.omg.org/spec/BPMN/20100524/DI"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from lxml import etree
-
 from .names import FLOW_ELEMENTS, is_bpmn, label, local
+from .xmllib import etree
 
 # what holds flow elements: a BPMN element with an id directly inside one is named by notes
 # about it, even when its tag is not one this package knows

@@ -15,8 +15,6 @@ a ``callActivity`` calls the process it names (``calls.py``).
 
 from __future__ import annotations
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Process
 from .calls import read_call
@@ -30,6 +28,7 @@ from .notes import Notes
 from .schema import check as check_schema
 from .spins import note_spins
 from .vendor import assignee, implementation, job_topic, not_run
+from .xmllib import etree
 
 EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
           "boundaryEvent"}

@@ -13,10 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from lxml import etree
-
 from .names import BPMN, children
 from .notes import Note
+from .xmllib import etree
 
 # A hint per kind of problem (the first fragment found in the message wins), else per severity.
 HINTS = (

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
-
 from ..model.expr import Expr
 from .expressions import to_feel
 from .names import (
@@ -22,6 +20,7 @@ from .names import (
     extension,
     local,
 )
+from .xmllib import etree
 
 NCNAME = re.compile(r"^[^\W\d][\w.\-]*$")
 

@@ -1,4 +1,5 @@
 """Validation against the OMG BPMN 2.0 XML Schema shipped in ``xsd/`` (see its README).
+Without lxml (``xmllib.LXML`` false) there is no validation: a warning note says so.
 
 Schema errors become notes: the element at the error's line (or its nearest ancestor with an
 id) is named. The schema lets elements and attributes of foreign namespaces through, so vendor
@@ -11,12 +12,15 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
 from .names import BPMN, local, namespace
 from .notes import Notes, owner_id
+from .xmllib import LXML, etree
 
 XSD = Path(__file__).resolve().parent / "xsd" / "BPMN20.xsd"
+# the note a file read without lxml gets (Pyodide): what lxml would check is not checked
+NOT_VALIDATED = ("not validated against the BPMN 2.0 XML Schema: lxml, which validates, "
+                 "cannot be imported here; the file was read with the standard library "
+                 "(hardened the same way), so only what this package reads is checked")
 
 
 @functools.cache
@@ -32,6 +36,9 @@ def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str]) ->
     if namespace(root) != BPMN or local(root) != "definitions":
         notes.error(root, f"the root element is <{local(root)}> in namespace "
                           f"{namespace(root) or 'none'!r}, not BPMN 2.0 <definitions>", None)
+        return
+    if not LXML:
+        notes.warning(root, NOT_VALIDATED, None)
         return
     validator = schema()
     if validator.validate(tree):

@@ -1,4 +1,5 @@
-"""Reading a BPMN file safely: a path, bytes or XML text in, an lxml tree out.
+"""Reading a BPMN file safely: a path, bytes or XML text in, a tree out (lxml's, or without
+lxml the standard library's: ``xmllib``).
 
 Threat model: a file from anywhere (a modeler, an email, a web page). The parser resolves no
 entities, loads no DTD, touches no network and refuses huge trees; any document that has a
@@ -15,9 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
 from ..errors import ModelError
+from .xmllib import etree
 
 
 def parser() -> etree.XMLParser:

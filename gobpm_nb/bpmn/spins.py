@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections import deque
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Definition
 from ..model import elements as el
 from .context import Context
+from .xmllib import etree
 
 _PASSING = frozenset({"script_task", "exclusive_gateway", "message_throw", "signal_throw",
                       "escalation_throw", "link_throw", "link_catch"})

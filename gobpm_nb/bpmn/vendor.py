@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
-
 from ..errors import ModelError
 from .context import Context
 from .expressions import translate
@@ -36,6 +34,7 @@ from .names import (
     local,
     namespace,
 )
+from .xmllib import etree
 
 _FEEL_STRING = re.compile(r'^=\s*"((?:[^"\\]|\\.)*)"\s*$')
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from lxml import etree
-
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
@@ -40,6 +38,7 @@ from .names import (
 )
 from .roots import NCNAME, RootElements, expression, slug
 from .scopes import scope_of
+from .xmllib import etree
 
 TAGS = {"start": "startEvent", "end": "endEvent", "script_task": "scriptTask",
         "service_task": "serviceTask", "user_task": "userTask", "receive_task": "receiveTask",
