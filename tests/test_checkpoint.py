@@ -62,6 +62,12 @@ def test_a_checkpoint_holds_the_wait_state_of_every_element():
     holds += [a.pop("hold") for t in doc["tracks"] for a in t["boundaries"].values()
               if "hold" in a]
     assert len(set(holds)) == len(holds) == 9  # the order each was armed in
+    # a conditional wait has no hold, but the same sequence orders it (checked in that order)
+    orders = [t["wait"].pop("order") for t in doc["tracks"]
+              if (t["wait"] or {}).get("kind") == "conditional"]
+    orders += [a.pop("order") for t in doc["tracks"] for a in t["boundaries"].values()
+               if a.get("kind") == "conditional"]
+    assert len(orders) == 2 and len(set(holds + orders)) == 11
     waits = {t["node"]: t["wait"] for t in doc["tracks"]}
     assert waits["timer"] == {"kind": "timer", "deadline": "2026-01-03T00:00:00Z",
                               "armed": "2026-01-01T00:00:00Z", "cycles": None}

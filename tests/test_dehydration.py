@@ -289,3 +289,40 @@ def test_an_instance_is_not_released_while_another_of_its_timers_is_due_at_that_
     assert [f.kind for f in at_two] == ["hydrated", "dehydrated"]
     eng.run()
     assert inst.state == "completed"
+
+
+def waits_on_one_condition():
+    """Two branches each wait out a timer (2 h, then 3 h) and then the condition
+    ``total >= 1``, then write ``last``; an event subprocess's timer (1 day) sets total."""
+    p = bpm.Process("conditions")
+    p.start("s")
+    p.parallel_gateway("fork")
+    p.parallel_gateway("join")
+    for branch, hours in (("a", 2), ("b", 3)):
+        p.timer_catch(f"wait_{branch}", duration=f"PT{hours}H")
+        p.conditional_catch(f"cond_{branch}", condition="total >= 1")
+        p.script_task(f"write_{branch}", fn=lambda d, b=branch: {"last": b})
+        p.flow("fork", f"wait_{branch}", f"cond_{branch}", f"write_{branch}", "join")
+    p.end("e")
+    p.flow("s", "fork")
+    p.flow("join", "e")
+    with p.event_subprocess("later") as ev:
+        ev.timer_start("tick", duration="P1D", interrupting=False)
+        ev.script_task("set", fn=lambda d: {"total": 1})
+        ev.end("set_end")
+        ev.flow("tick", "set", "set_end")
+    return p
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_conditions_that_hold_at_once_fire_in_the_order_their_waits_were_armed(dehydrate):
+    """Branch a arms its condition first (after 2 h), b second (after 3 h); one data change
+    makes both hold: a goes first, then b, with dehydration on as off. (Released after its
+    start, the instance is woken by a's timer, whose continuation fork gives a's track a
+    newer id than b's: checked in track order, b went first when released.)"""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(waits_on_one_condition(), {"total": 0})
+    eng.advance("P2D")
+    assert inst.state == "completed" and inst.data["last"] == "b"
+    order = [f.node for f in eng.facts if f.kind == "node_left" and f.node.startswith("cond")]
+    assert order == ["cond_a", "cond_b"]

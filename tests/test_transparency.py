@@ -389,6 +389,12 @@ FOUND = {
             []), ("call", ([("timer", "PT10M")], []), [])],
           [("event", ("timer", "PT10M"), False, []), ("event", ("signal", "sb"), True, [])]),
          [("signal", "sb")]),
+    "finding G: conditional catches that hold after one data change fire in the order they "
+    "were armed, not by track id (a continuation fork renumbers a woken track)":
+        (([("sub", [("message", "ma")],
+            [(("cycle", "R2/PT2H", False), [("timer", "PT2H"), ("cond", 1)]),
+             (("cycle", "R3/PT20M", False), [("timer", "PT2H"), ("cond", 1)])],
+            [("event", ("timer", "P1D"), False, [])])], []), []),
 }
 
 

@@ -90,7 +90,7 @@ def enter_signal(run: Run, tr: Track, node: el.SignalCatch) -> Result:
 def enter_conditional(run: Run, tr: Track, node: el.ConditionalCatch) -> Result:
     if check(run, node.id, node.condition):
         return outgoing(run, node)
-    tr.wait = ConditionalWait(node.id)
+    tr.wait = ConditionalWait(node.id, order=run.core.kernel.next_seq())
     return PARK
 
 
@@ -282,7 +282,7 @@ def arm(run: Run, tr: Track, catch: el.Element, arms: list[Wait]) -> Trigger | N
         assert isinstance(catch, el.ConditionalCatch)
         if check(run, catch.id, catch.condition):
             return Trigger("conditional", catch.id, "node", tr.id)
-        w = ConditionalWait(catch.id)
+        w = ConditionalWait(catch.id, order=run.core.kernel.next_seq())
     arms.append(w)
     w.hold(run.core.holders, run.id, tr.id)
     return None

@@ -36,7 +36,7 @@ def arm_boundary(run: Run, tr: Track, b: el.Element, cycles: int | None) -> None
         tr.boundaries[b.id] = CatchWait(b.id)  # caught where it is raised: nothing to hold
         return
     elif isinstance(b, el.ConditionalBoundary):
-        tr.boundaries[b.id] = ConditionalWait(b.id)
+        tr.boundaries[b.id] = ConditionalWait(b.id, order=run.core.kernel.next_seq())
         run.post(("data",))
         return
     else:
@@ -86,8 +86,9 @@ def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) 
 
 
 def check_conditions(run: Run) -> None:
-    """After a data change: fire conditional catches, arms and boundaries that now hold."""
-    for tr in run.live_tracks():
+    """After a data change: fire conditional catches, arms and boundaries that now hold,
+    track by track in the order their first conditional wait was armed."""
+    for tr in sorted(run.live_tracks(), key=armed_first):
         run.at = tr
         wait = tr.wait
         if tr.state == "waiting" and isinstance(wait, ConditionalWait):
@@ -107,6 +108,16 @@ def check_conditions(run: Run) -> None:
                                                             tr.id))
                     break
         check_boundaries(run, tr)
+
+
+def armed_first(tr: Track) -> int:
+    """The sequence number of the first conditional wait a track armed (its wait, an arm of
+    its event-based gateway, a boundary); 0 for none (such a track has nothing to check)."""
+    orders = [w.order or 0 for w in (tr.wait, *tr.boundaries.values())
+              if isinstance(w, ConditionalWait)]
+    if isinstance(tr.wait, GatewayWait):
+        orders += [a.order or 0 for a in tr.wait.arms if isinstance(a, ConditionalWait)]
+    return min(orders, default=0)
 
 
 def check_boundaries(run: Run, tr: Track) -> None:

@@ -306,24 +306,31 @@ class JobWait(Wait):
 class ConditionalWait(Wait):
     """Fires when its condition over the instance's own data holds, checked after each data
     change. Never held: releasing the instance would destroy what fires it. On a boundary,
-    ``last`` is the condition's value at the last check (it fires on a rise)."""
+    ``last`` is the condition's value at the last check (it fires on a rise). ``order``
+    (no holder's, as for held waits: its own): a number from the kernel's sequence when it
+    was armed; after a data change the waits are checked in that order (a track's id would
+    not do: a continuation fork gives a woken track a new one)."""
 
     __slots__ = ("last",)
     kind = "conditional"
 
-    def __init__(self, node: str, last: bool = False):
+    def __init__(self, node: str, last: bool = False, order: int = 0):
         super().__init__(node)
         self.last = last
+        self.order = order
 
     def conditions(self) -> int:
         return 1
 
     def fields(self) -> dict[str, Any]:
-        return {"last": self.last}
+        return {"last": self.last, "order": self.order}
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, r.get(obj, "last", "bool", path))
+        order = obj.get("order", 0) if isinstance(obj, dict) else 0  # (absent before)
+        if type(order) is not int or order < 0:
+            raise r.fail(f"{path}.order", "is not a sequence number")
+        return cls(node, r.get(obj, "last", "bool", path), order)
 
 
 class JoinWait(Wait):
