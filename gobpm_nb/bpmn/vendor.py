@@ -190,9 +190,3 @@ def implementation(node: etree._Element) -> str:
         if value is not None:
             return f" (its camunda:{attr} {value!r} is not run)"
     return ""
-
-
-def is_foreign(node: etree._Element) -> bool:
-    """True for elements of other namespaces (vendor data): kept, never read."""
-    return isinstance(node.tag, str) and not node.tag.startswith(f"{{{BPMN}}}") \
-        and local(node) != ""

@@ -101,10 +101,6 @@ class Starts:
                 return hold
         return None
 
-    def signalled(self, name: str) -> list[Hold]:
-        return [h for h in self.core.holders.deployed.holds
-                if h.kind == "signal" and h.name == name]
-
     def fire(self, hold: Hold, trigger: Trigger | None) -> str | None:
         """A start event's trigger: a new instance of the armed version, its data the
         payload. A timer's next deadline (a cycle) is armed first."""

@@ -173,11 +173,6 @@ class PathTracker:
             self.forks[fact.track] = (fact.node, fact.details["origin"])
 
 
-def path_taken(engine: Any, iid: str) -> frozenset[str]:
-    """The nodes instance ``iid`` has left, as far as ``engine.facts`` still holds them."""
-    return frozenset(PathTracker(iid, engine.facts).left)
-
-
 # -- the process view -------------------------------------------------------------------
 class ProcessNode(NamedTuple):
     """One element of the definition, as the process view draws it."""
