@@ -440,3 +440,31 @@ def test_cancelling_a_multi_instance_activity_costs_the_same_per_item_at_any_siz
     small = looks_while_cancelling(monkeypatch, 150, subprocess, dehydrate)
     large = looks_while_cancelling(monkeypatch, 600, subprocess, dehydrate)
     assert large < 6 * small, (small, large)
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_an_interrupting_boundary_withdraws_the_waits_of_every_inner_instance_at_once(dehydrate):
+    """Two inner receive tasks and an interrupting boundary of the multi-instance activity
+    wait for one message: the first message interrupts the activity, and at that instant
+    the inner waits are withdrawn too, so a second message at the same instant reaches
+    nobody (dropped, and said so) instead of being taken by a wait about to be cancelled."""
+    p = bpm.Process("mi")
+    p.start("s")
+    p.receive_task("r", message="m", key="id")
+    p.multi_instance("r", cardinality="2")
+    p.message_boundary("stop", attached_to="r", message="m", key="id")
+    p.end("done")
+    p.end("stopped")
+    p.flow("s", "r", "done")
+    p.flow("stop", "stopped")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(p, {"id": 7})
+    eng.run(until=eng.now)
+    assert sorted(h.node for h in eng.holders()) == ["r", "r", "stop"]
+    assert eng.publish_message("m", key=7) == inst.id
+    assert eng.holders() == []
+    assert eng.publish_message("m", key=7) is None
+    eng.run(until=eng.now)
+    assert inst.state == "completed" and "stopped" in ended_at(inst)
+    assert [f.kind for f in eng.facts if f.kind.startswith("message_")] == [
+        "message_correlated", "message_dropped"]

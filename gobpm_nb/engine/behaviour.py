@@ -17,8 +17,8 @@ from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
 from .compute import check, key_of, outgoing, timer_wait
 from .incident import Incident, clean
-from .records import Track, Trigger
-from .run import Run, join_key
+from .records import Track, Trigger, join_key
+from .run import Run
 from .tape import Opaque
 from .tracks import PARK, spawn
 from .values import json_copy

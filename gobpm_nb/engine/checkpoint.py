@@ -19,8 +19,8 @@ from ..errors import CheckpointError
 from ..model import Definition
 from ..model import elements as el
 from .reader import Reader
-from .records import Track, TrackView
-from .run import Run, join_parts
+from .records import Track, TrackView, join_parts
+from .run import Run
 from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from .waits import (
     BOUNDARY_KINDS,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from ..model import elements as el
 from .compute import check
 from .incident import Incident
-from .records import Track, Trigger
-from .run import BUSY, Run, join_key, join_parts
+from .records import Track, Trigger, join_key, join_parts
+from .run import BUSY, Run
 from .tracks import spawn
 from .vocabulary import TERMINAL
 from .waits import JoinWait

@@ -160,3 +160,16 @@ class Job:
         self.track = track
         self.node = node
         self.worker: str | None = None
+
+
+def join_key(node: str, scope: str | None) -> str:
+    """Where a join's arrivals are kept: the gateway's id, and, inside a subprocess, the
+    track running it (``gw@t3``: the same gateway may be waited at in several scopes)."""
+    return node if scope is None else f"{node}@{scope}"
+
+
+def join_parts(key: str) -> tuple[str, str | None]:
+    node, at, scope = key.rpartition("@")
+    if at and scope.startswith("t") and scope[1:].isdigit():
+        return node, scope
+    return key, None

@@ -256,7 +256,7 @@ class Residency:
             return
         if getattr(boundary, "interrupting", True):
             run.withdraw(tr, "cancelled", firing=hold)
-            if tr.wait is not None and tr.wait.kind == "scope":
+            if tr.wait is not None and tr.wait.kind in ("scope", "many"):
                 run.withdraw_inside(tr.id)
         else:
             core.holders.release(hold, "fired")

@@ -17,7 +17,7 @@ from ..model import Definition
 from ..model import elements as el
 from .holders import Hold, Holders
 from .incident import Incident, clean
-from .records import Job, Task, Track, Trigger
+from .records import Job, Task, Track, Trigger, join_parts
 from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
@@ -25,19 +25,6 @@ if TYPE_CHECKING:
     from .tape import Tape
 
 BUSY = frozenset({"ready", "running"})
-
-
-def join_key(node: str, scope: str | None) -> str:
-    """Where a join's arrivals are kept: the gateway's id, and, inside a subprocess, the
-    track running it (``gw@t3``: the same gateway may be waited at in several scopes)."""
-    return node if scope is None else f"{node}@{scope}"
-
-
-def join_parts(key: str) -> tuple[str, str | None]:
-    node, at, scope = key.rpartition("@")
-    if at and scope.startswith("t") and scope[1:].isdigit():
-        return node, scope
-    return key, None
 
 
 class RunHost(Protocol):
@@ -296,13 +283,21 @@ class Run:
             holders.release_waits(self.id, tr.id, "withdrawn", firing=hold)
 
     def withdraw_inside(self, scope: str) -> None:
-        """An interrupting trigger over the track running a subprocess (``ROOT``: the
-        process's own scope) was accepted: what could still fire for any track inside is
-        withdrawn at once, as they are about to be cancelled."""
-        for tr in self.members(None if scope == ROOT else scope):
-            self.withdraw(tr, "cancelled")
-            if tr.wait is not None and tr.wait.kind == "scope":
-                self.withdraw_inside(tr.id)
+        """An interrupting trigger over the track running a scope or a multi-instance
+        activity (``ROOT``: the process's) was accepted: all that could fire inside, however
+        deep, is withdrawn at once, the holds found in one pass (as ``stop_all``)."""
+        members = self.members(None if scope == ROOT else scope)
+        outer = self.cascade is None
+        if outer:
+            self.cascade = self.holds_of(members)
+        try:
+            for tr in members:
+                self.withdraw(tr, "cancelled")
+                if tr.id in self.inside:
+                    self.withdraw_inside(tr.id)
+        finally:
+            if outer:
+                self.cascade = None
 
     def disarm(self, tr: Track) -> None:
         """The activity is over: withdraw every boundary still armed over it."""
@@ -339,22 +334,27 @@ class Run:
         found in one pass over the instance's holds, not one per track."""
         outer = self.cascade is None
         if outer:
-            self.cascade = found = dict[str, list[Hold]]()
-            todo = list(tracks)
-            while todo:
-                tr = todo.pop()
-                found[tr.id] = []
-                todo.extend(self.inside.get(tr.id, {}).values())
-            for h in self.holds:
-                held = found.get(h.site.track)
-                if held is not None:
-                    held.append(h)
+            self.cascade = self.holds_of(tracks)
         try:
             for tr in tracks:
                 self.stop_track(tr, state, reason)
         finally:
             if outer:
                 self.cascade = None
+
+    def holds_of(self, tracks: list[Track]) -> dict[str, list[Hold]]:
+        """The holds of ``tracks`` and of every track inside them, by track."""
+        found = dict[str, list[Hold]]()
+        todo = list(tracks)
+        while todo:
+            tr = todo.pop()
+            found[tr.id] = []
+            todo.extend(self.inside.get(tr.id, {}).values())
+        for h in self.holds:
+            held = found.get(h.site.track)
+            if held is not None:
+                held.append(h)
+        return found
 
     def stop_track(self, tr: Track, state: str, reason: str) -> None:
         """End a track from outside it: close its coroutine and withdraw all it owns (a
