@@ -548,3 +548,14 @@ def test_what_the_generator_found_on_a_flaky_store(db_dir):
     starts the child all the same, resident (it failed its caller with an incident)."""
     flaky_run(([("call", ([("link",)], []), [])], []), [], [False] * 4 + [True], True,
               db_dir / "found.db", Counter(), touching=True)
+
+
+def test_what_the_generator_found_on_a_flaky_store_racing_an_interrupt(db_dir):
+    """Finding H: an interrupting timer event subprocess of the process and a timer inside a
+    multi-instance subprocess, due at one instant, with one wake refused: the interrupt
+    withdraws the inner timer at once, resident as released (the resident instance once
+    let the inner timer fire, as its withdrawal did not reach a multi-instance body)."""
+    tree = ([("many", ("sub", [("timer", "PT2H")], [], []), False, 1, False)],
+            [("event", ("timer", "PT10M"), False, []), ("event", ("timer", "PT2H"), True, [])])
+    flaky_run(tree, [], [False] * 6 + [True], False, db_dir / "found-h.db", Counter())
+    six_ways(tree, [], 0, db_dir)
