@@ -11,8 +11,9 @@ chunks of one stream are joined, as the browser and nbclient split them differen
 prints the time from opening the page to the kernel's first answer, and saves a picture of
 each notebook (its last view in sight) to ``build/browser/lite-NN.png``.
 
-Not in the default ``pytest`` run (a build and a Pyodide start take a minute or more): run
-``bash .ci/lite``, which installs the ``lite`` extra and sets ``GOBPM_LITE=1``.
+Not in the default ``pytest`` run (it lives outside ``testpaths``: a build and a Pyodide
+start take a minute or more): ``bash .ci/lite`` installs the ``lite`` extra, builds the site
+and runs this file.
 """
 
 from __future__ import annotations
@@ -29,12 +30,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-if os.environ.get("GOBPM_LITE") != "1":
-    pytest.skip("the JupyterLite site is tested by `bash .ci/lite` (GOBPM_LITE=1)",
-                allow_module_level=True)
-pytest.importorskip("jupyterlite_core")
-pytest.importorskip("playwright")
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "build" / "lite"
