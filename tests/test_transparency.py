@@ -448,11 +448,17 @@ def waking(eng):
     return [h for h in eng.holders() if h.state == "waking"]
 
 
-def stranded(eng):
-    """Active instances that nothing can move on: released and without a hold."""
-    held = {h.instance for h in eng.holders()}
-    return [i.id for i in eng.instances()
-            if i.state == "active" and i.residency != "resident" and i.id not in held]
+def stranded(eng, ref):
+    """Active instances that nothing can move on (released and without a hold) which the
+    reference run ``ref`` (the same commands, dehydration off) does not leave as stuck: a
+    process can deadlock by design (a parallel join one of whose branches ended), and then
+    both runs hold nothing for it; a lost trigger leaves only this run so."""
+    def idle(e):
+        held = {h.instance for h in e.holders()}
+        return {i.id for i in e.instances() if i.state == "active" and i.id not in held}
+    stuck = idle(ref)
+    return [i.id for i in eng.instances() if i.state == "active" and
+            i.residency != "resident" and i.id in idle(eng) and i.id not in stuck]
 
 
 @st.composite
@@ -484,11 +490,11 @@ def test_two_triggers_at_one_instant_are_transparent(case):
     drawn = build(tree)
     proc, called = drawn.proc, drawn.called
     explain(proc, called, schedule)
-    off, eng = play(proc, called, schedule, dehydrate=False)
-    sound(eng, drawn)
+    off, ref = play(proc, called, schedule, dehydrate=False)
+    sound(ref, drawn)
     on, eng = play(proc, called, schedule)
     same("dehydration on", on, off)
-    assert stranded(eng) == []
+    assert stranded(eng, ref) == []
 
 
 def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
@@ -517,7 +523,7 @@ def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
         tally.update(f.kind for f in eng.facts
                      if f.kind in ("wake_failed", "checkpoint_failed"))
         same("a flaky store", moments(eng), moments(off))
-        assert stranded(eng) == []
+        assert stranded(eng, off) == []
         assert waking(eng) == []
     finally:
         store.close()
@@ -559,3 +565,13 @@ def test_what_the_generator_found_on_a_flaky_store_racing_an_interrupt(db_dir):
             [("event", ("timer", "PT10M"), False, []), ("event", ("timer", "PT2H"), True, [])])
     flaky_run(tree, [], [False] * 6 + [True], False, db_dir / "found-h.db", Counter())
     six_ways(tree, [], 0, db_dir)
+
+
+def test_a_process_that_deadlocks_by_design_is_not_taken_for_a_stranded_instance(db_dir):
+    """A parallel join one of whose branches ends at an escalation end never completes:
+    released, the instance holds nothing, as the resident one holds nothing. That is the
+    model's deadlock, not a lost trigger (found by the flaky-store test in a clean-clone CI
+    run)."""
+    tree = ([("sub", [("parallel", [[("timer", "PT10M")], [("raise", "escalation", "xa", 0)]])],
+              [], [])], [])
+    flaky_run(tree, [], [False] * 6, False, db_dir / "deadlock.db", Counter())
