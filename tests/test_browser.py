@@ -56,6 +56,7 @@ the whole kept log.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import importlib.util
 import json
@@ -289,19 +290,30 @@ def lab(tmp_path_factory):
     for name, value in SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
         (settings / name).write_text(json.dumps(value))
+    with jupyter_server(tmp_path, ["lab", "--LabApp.expose_app_in_browser=True"], settings,
+                        "JupyterLab") as running:
+        yield running
+
+
+@contextlib.contextmanager
+def jupyter_server(root, app, settings, name):
+    """A Jupyter server (``app``: its module and options after ``python -m``) on a free
+    localhost port serving ``root``, with the server config the wheel installs (it enables
+    gobpm_nb.ui.saving): ``(base URL, token)``. Its kernels and itself are shut down after."""
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore",
-           # the server config the wheel installs (it enables gobpm_nb.ui.saving)
+           "JUPYTERLAB_WORKSPACES_DIR": str(root / "lab-workspaces"),
+           "JUPYTER_RUNTIME_DIR": str(root / "runtime"), "PYTHONWARNINGS": "ignore",
            "JUPYTER_CONFIG_PATH": str(ROOT / "jupyter-config")}
-    log = open(tmp_path / "jupyter.log", "w")  # noqa: SIM115 (closed in teardown)
+    log_path = root / "jupyter.log"
+    log = open(log_path, "w")  # noqa: SIM115 (closed below)
+    module, *options = app
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser",
-         "--ip", "127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
-         f"--ServerApp.token={token}", f"--ServerApp.root_dir={tmp_path}",
-         "--LabApp.expose_app_in_browser=True"],
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [sys.executable, "-m", *(["jupyter", module] if module == "lab" else [module]),
+         "--allow-root", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
+         "--ServerApp.port_retries=0", f"--ServerApp.token={token}",
+         f"--ServerApp.root_dir={root}", *options],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -312,8 +324,8 @@ def lab(tmp_path_factory):
             except (urllib.error.URLError, ConnectionError, OSError):
                 if server.poll() is not None or time.monotonic() > deadline:
                     log.flush()
-                    raise RuntimeError("JupyterLab did not start:\n" +
-                                       (tmp_path / "jupyter.log").read_text()) from None
+                    raise RuntimeError(f"{name} did not start:\n"
+                                       + log_path.read_text()) from None
                 time.sleep(0.25)
         yield base, token
     finally:

@@ -18,14 +18,7 @@ reuses its helpers and Chromium settings.
 
 from __future__ import annotations
 
-import os
-import secrets
 import shutil
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -38,8 +31,7 @@ from test_browser import (
     OUTPUT,
     ROOT,
     WIDGET_VIEW,
-    api,
-    free_port,
+    jupyter_server,
     views_in,
 )
 
@@ -102,48 +94,9 @@ def server(tmp_path_factory):
     OUTPUT.mkdir(parents=True, exist_ok=True)
     for stored in STORED:
         shutil.copyfile(stored, tmp_path / stored.name)
-    port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "PYTHONWARNINGS": "ignore",
-           # the server config the wheel installs (it enables gobpm_nb.ui.saving)
-           "JUPYTER_CONFIG_PATH": str(ROOT / "jupyter-config")}
-    log_path = tmp_path / "notebook.log"
-    log = open(log_path, "w")  # noqa: SIM115 (closed in teardown)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "notebook", "--allow-root", "--no-browser",
-         "--ip", "127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
-         f"--ServerApp.token={token}", f"--ServerApp.root_dir={tmp_path}",
-         "--JupyterNotebookApp.expose_app_in_browser=True"],
-        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                api(base, token, "/api/status")
-                break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.flush()
-                    raise RuntimeError("Notebook 7 did not start:\n"
-                                       + log_path.read_text()) from None
-                time.sleep(0.25)
-        yield base, token
-    finally:
-        try:  # shut every kernel down, then the server, by its own process id
-            for kernel in api(base, token, "/api/kernels") or []:
-                api(base, token, f"/api/kernels/{kernel['id']}", method="DELETE")
-        except Exception:
-            pass
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
-        log.close()
+    with jupyter_server(tmp_path, ["notebook", "--JupyterNotebookApp.expose_app_in_browser=True"],
+                        tmp_path / "settings", "Notebook 7") as running:
+        yield running
 
 
 def test_views_in_the_stored_notebooks_are_counted_from_their_json():
