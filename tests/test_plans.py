@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import gobpm_nb as bpm
-from gobpm_nb.engine import core as engine_core
-from gobpm_nb.engine import plans
+from gobpm_nb.engine import fast
+from gobpm_nb.engine.residency import Residency
 
 
 def chain(durations: tuple[str, ...], pid: str = "chain") -> bpm.Process:
@@ -49,24 +49,26 @@ def seen(eng: bpm.Engine) -> dict[str, Any]:
 
 
 def both_ways(monkeypatch: pytest.MonkeyPatch, scenario: Any) -> tuple[Any, Any, int]:
-    """The scenario's result with plans, then without (every timer on the general path),
-    and how many timers went the general path when plans were on."""
+    """The scenario's result with plans, then with the fast paths switched off (every timer
+    on the general path), and how many timers went the general path when plans were on."""
     general = 0
-    deliver = engine_core.Core.deliver
+    route = Residency.route
 
-    def counting(self: Any, hold: Any, trigger: Any = None) -> None:
+    def counting(self: Any, hold: Any, trigger: Any = None) -> str:
         nonlocal general
         if trigger is None:
             general += 1
-        deliver(self, hold, trigger)
+        return route(self, hold, trigger)
 
     with monkeypatch.context() as m:
-        m.setattr(engine_core.Core, "deliver", counting)
+        m.setattr(Residency, "route", counting)
         planned = scenario()
     planned_general, general = general, 0
     with monkeypatch.context() as m:
-        m.setattr(plans, "compile_plans", lambda defn: {})
+        m.setattr(Residency, "route", counting)
+        m.setenv(fast.SWITCH, "0")  # the one switch: every fast path off
         plain = scenario()
+    assert general > 0, "with the fast paths off, every timer takes the general path"
     return planned, plain, planned_general
 
 

@@ -16,11 +16,12 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
-from . import behaviour, calls
+from . import behaviour, calls, fast
 from .checkpoint import capture
 from .finished import Finished
-from .holders import DEPLOYED, Hold, Holders, TimerHold, expectation
+from .holders import CycleHold, Hold, Holders, TimerHold, expectation
 from .hub import Hub
+from .hydrate import restore
 from .journal import Codec, Journal, Store
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
@@ -32,7 +33,7 @@ from .starts import Starts, how_it_starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import ACTIVE, FINISHED, RESIDENT
+from .vocabulary import ACTIVE, FINISHED
 
 
 class Core(Hub):
@@ -47,7 +48,9 @@ class Core(Hub):
                             ("max_call_depth", max_call_depth)):
             if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
                 raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
-        self.kernel = Kernel(now)
+        #: Whether this engine takes its fast paths (``fast``: one switch for all of them).
+        self.fast = fast.enabled()
+        self.kernel = Kernel(now, fast=self.fast)
         #: Nodes a track may enter without its lineage waiting (``Run.entering``).
         self.max_steps = max_steps_without_wait
         #: How deep call activities may nest (``calls.check_depth``).
@@ -63,14 +66,19 @@ class Core(Hub):
         #: each, in order
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
-        self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
+        #: The one router: what a holder's trigger does (``Residency.route``).
+        self.deliver: Callable[..., str] = self.residency.route
+        self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         #: A Run calls this when it may have become quiet (the residency hook).
         self.on_quiet: Callable[[Run], None] = self.residency.on_quiet
         #: A timer from one timer to the next runs its plan, anything else ``deliver``.
         self.plans = TimerPlans(self)
-        self.kernel.handle(TimerHold, self.plans.fire)
+        # every kernel handler, in one place: a timer hold runs its plan when one applies
+        # (else the router; always the router with the fast paths off), a cycle's the router
+        self.kernel.handle(TimerHold, self.plans.fire if self.fast else self.deliver)
+        self.kernel.handle(CycleHold, self.deliver)
         self.journal = Journal(self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
@@ -228,28 +236,6 @@ class Core(Hub):
         return run
 
     # -- triggers -------------------------------------------------------------------------
-    def deliver(self, hold: Hold, trigger: Trigger | None = None) -> None:
-        """A holder's trigger: to the live track if resident, through a wake if not. A timer's
-        heap entry calls this with its hold alone: the deadline is the trigger."""
-        if hold.instance == DEPLOYED:  # a start event's: a new instance
-            self.starts.fire(hold, trigger)
-            return
-        if trigger is None:
-            site = hold.site
-            trigger = Trigger("timer", site.node, site.wait_kind, site.track)
-        rec = self.runs.get(hold.instance)
-        if rec is None or rec.residency == FINISHED:
-            self.holders.release(hold, "withdrawn")
-            return
-        site = hold.site
-        if site.kind == "timer":
-            self.emit("timer_fired", rec.id, site.track, site.node, site.fired)
-        residency = self.residency
-        if rec.residency == RESIDENT and rec.id not in residency.pending:
-            residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
-        else:
-            residency.deliver(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
-
     def recover(self) -> None:
         """Restart recovery (``recovery.py``): every stored instance back, the recorded
         triggers delivered; then the tracks of instances that had not run since their
@@ -315,7 +301,7 @@ class Core(Hub):
             return
         if isinstance(rec, Released):
             try:
-                rec = self.residency.restore(rec, self.residency.load(rec))
+                rec = restore(self, rec, self.residency.load(rec))
             except Exception as exc:  # its store failed: it runs on alone, its caller gone
                 self.emit("wake_failed", child, None, None, {"trigger": "call",
                                                             "cause": type(exc).__name__})

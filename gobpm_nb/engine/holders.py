@@ -177,16 +177,13 @@ class Holders:
     ``records`` maps instance ids to instance records; each lists its holds."""
 
     def __init__(self, kernel: Kernel, emit: Callable[..., Any],
-                 deliver: Callable[..., None], records: Mapping[str, HoldList]):
+                 deliver: Callable[..., object], records: Mapping[str, HoldList]):
         self._kernel = kernel
         self._emit = emit
         self._deliver = deliver
         self._records = records
         #: The holds of deployed processes' start events (no instance yet: ``DEPLOYED``).
         self.deployed = Deployed()
-        #: A timer's heap entry is delivered with the hold alone (the deadline is the trigger).
-        kernel.handle(TimerHold, deliver)
-        kernel.handle(CycleHold, deliver)
         #: Holds whose trigger came while their wake is pending, in the order accepted.
         self.waking: dict[Hold, None] = {}
         #: The site of every hold armed so far, by (kind, wait kind, node, track id); the

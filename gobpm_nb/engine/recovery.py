@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
 from .checkpoint import Image, check_against, read
+from .hydrate import restore
 from .records import Track
 from .released import Recorded, Released
 from .run import Run
@@ -49,7 +50,7 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
     for image, rec in resident:
         unrun = rec.id not in behind and all(t.wait is None and t.origin == "start"
                                              for t in image.tracks)
-        res.restore(rec, image, ready=ready if unrun else None)
+        restore(res.core, rec, image, ready=ready if unrun else None)
         core.emit("recovered", rec.id, None, None, {
             "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
     return ready

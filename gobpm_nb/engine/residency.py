@@ -29,12 +29,22 @@ from ..model import Definition
 from ..model import elements as el
 from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
-from .holders import Hold
+from .holders import DEPLOYED, Hold
+from .hydrate import restore
 from .records import Track, TrackView, Trigger
 from .released import Released, compact
 from .run import Run
-from .tracks import adopt_parked, spawn, start_loop
-from .vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
+from .tracks import spawn
+from .vocabulary import (
+    BOUNDARY,
+    DEHYDRATED,
+    FINISHED,
+    NODE,
+    RESIDENT,
+    ROOT,
+    TERMINAL,
+    WAITING,
+)
 from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
@@ -213,14 +223,32 @@ class Residency:
         run.core.emit("dehydrated", run.id, None, None,
                        {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})
 
-    # -- triggers -------------------------------------------------------------------------
-    def deliver(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
-        """A holder's trigger for a live instance: to its track if resident, else a wake."""
-        if rec.residency == DEHYDRATED or (self.pending and rec.id in self.pending):
-            self.wake(rec, hold, trigger)
-        else:
-            assert isinstance(rec, Run)
-            self.apply(rec, hold, trigger)
+    # -- triggers: the one router ------------------------------------------------------
+    def route(self, hold: Hold, trigger: Trigger | None = None) -> str:
+        """What a holder's trigger does, decided here and nowhere else; returns which:
+        ``started`` (a start event's: a new instance), ``withdrawn`` (its instance has
+        ended), ``applied`` (to the resident instance's track), ``woken`` (the dehydrated
+        instance is hydrated and forks) or ``queued`` (accepted now, behind a wake that is
+        pending already, or that failed and is retried).
+        A timer's heap entry comes with its hold alone: the deadline is the trigger."""
+        core = self.core
+        if hold.instance == DEPLOYED:
+            core.starts.fire(hold, trigger)
+            return "started"
+        site = hold.site
+        if trigger is None:
+            trigger = Trigger("timer", site.node, site.wait_kind, site.track)
+        rec = core.runs.get(hold.instance)
+        if rec is None or rec.residency == FINISHED:
+            core.holders.release(hold, "withdrawn")
+            return "withdrawn"
+        if site.kind == "timer":
+            core.emit("timer_fired", rec.id, site.track, site.node, site.fired)
+        pending = self.pending
+        if rec.residency == RESIDENT and rec.id not in pending:
+            self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
+            return "applied"
+        return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
 
     def apply(self, run: Run, hold: Hold, trigger: Trigger) -> None:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
@@ -280,23 +308,23 @@ class Residency:
             return
         w.hold(holders, run.id, tr.id, BOUNDARY)
 
-    def wake(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
-        """A trigger for a dehydrated instance: hydrate it and fork. If a wake is already
-        pending, or this one fails, the trigger is accepted now and queued."""
+    def wake(self, rec: Released, hold: Hold, trigger: Trigger) -> str:
+        """A trigger for a dehydrated instance: hydrate it and fork (``woken``). If a wake
+        is already pending, or this one fails, the trigger is accepted now and queued."""
         queue = self.pending.get(rec.id)
         if queue is not None:
             self.accept(rec, hold)
             queue.append((hold, trigger))
-            return
+            return "queued"
         try:
             image = self.load(rec)
         except Exception as exc:  # store, codec or registry: the hold stays, we retry
             self.accept(rec, hold)
             self.pending[rec.id] = [(hold, trigger)]
             self.failed(rec.id, hold, exc)
-            return
-        assert isinstance(rec, Released)
+            return "queued"
         self.hydrate(rec, image, [(hold, trigger)])
+        return "woken"
 
     def accept(self, rec: Run | Released, hold: Hold) -> None:
         """Decide now what a trigger beats, exactly as a resident instance would: a node's
@@ -382,7 +410,7 @@ class Residency:
         self.core.emit("hydrated", rec.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "boundary"})
-        run = self.restore(rec, image, {hold.track} if node_wake else frozenset())
+        run = restore(self.core, rec, image, {hold.track} if node_wake else frozenset())
         # No quiet point until every trigger it was woken with is handed over: the first
         # one's continuation may park everything at once (a timer's runs within this event),
         # while the others are accepted already and must still reach their tracks.
@@ -412,57 +440,6 @@ class Residency:
         child.steps = trigger.steps  # a wait fired: 0 (``Run.entering``)
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
-
-    def restore(self, rec: Released, image: Image, woken: set[str] | frozenset[str] = frozenset(),
-                ready: list[tuple[Run, Track]] | None = None) -> Run:
-        """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
-        parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps
-        its id; the holders kept their waits, so nothing registers again. A track the
-        checkpoint caught before it parked enters its node again: at once, or, given
-        ``ready``, when its caller spawns what it put there."""
-        core = self.core
-        assert rec.defn is not None, "a wake loads the definition before it restores"
-        run = Run(core, rec.id, rec.defn, image.data)
-        run.holds = list(rec.holds)
-        run.stored = rec.stored
-        run.parent = image.parent
-        core.runs[rec.id] = run
-        run.seq = dict(image.seq)
-        run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}
-        run.state = image.state
-        for view in rec.history or ():
-            run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,
-                                        state=view.state)
-        for tr in image.tracks:
-            run.tracks[tr.id] = tr
-        run.tracks = dict(sorted(run.tracks.items(), key=lambda kv: int(kv[0][1:])))
-        start_loop(run, asleep=True)
-        conditions = 0
-        if image.events is not None:  # the process's event subprocess starts, still held
-            run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
-            run.root.boundaries = dict(image.events)
-        for tr in image.tracks:
-            for w in (tr.wait, *tr.boundaries.values()):
-                if w is not None:
-                    w.local(core, run.id, tr.id)
-                    conditions += w.conditions()
-            if tr.id in woken or isinstance(tr.wait, JoinWait):
-                continue
-            if tr.wait is None:  # caught before it parked: it enters its node again
-                run.revive(tr)
-                if ready is None:
-                    spawn(run, tr)
-                else:
-                    ready.append((run, tr))
-            else:
-                adopt_parked(run, tr)
-                run.set_state(tr, "waiting")
-        run.reindex()
-        if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
-            core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
-        if conditions:
-            run.post(("data",))
-        return run
 
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""

@@ -78,9 +78,11 @@ class Scheduled(Deadline):
 class Kernel:
     """Runs coroutines and callbacks one event at a time on a virtual clock."""
 
-    def __init__(self, now: int, seq: int = 0):
+    def __init__(self, now: int, seq: int = 0, fast: bool = True):
         self.now = now
         self._seq = seq
+        #: Whether ``run`` takes its inline next-event rule (off: ``_next`` every time).
+        self.fast = fast
         #: ``(seq, fn, arg, kind)``; a coroutine's resume is ``(seq, coro, value, "")``.
         self._ready: deque[tuple[int, Any, Any, str]] = deque()
         #: The entries themselves (tuples: ordered by ``(at, seq)`` in C, no wrapper around
@@ -272,7 +274,7 @@ class Kernel:
         heap, ready, dead, handlers, pop = \
             self._heap, self._ready, self.cancelled, self._handlers, heapq.heappop
         count = 0
-        while True:
+        while self.fast:
             # the common cases, as ``_next`` decides them, without a call: the ready queue's
             # first (no deadline due now was scheduled before it) or, nothing ready, the
             # earliest deadline due and not of the ``idle`` kind
@@ -306,6 +308,13 @@ class Kernel:
             else:
                 send(event[0], event[1])
             count += 1
+        while (event := nxt(until, idle)) is not None:  # the general path alone
+            if event[2]:
+                event[0](event[1])
+            else:
+                send(event[0], event[1])
+            count += 1
+        return count
 
     def jump(self, to: int) -> None:
         """Move the clock forward to ``to``; it never moves backwards."""

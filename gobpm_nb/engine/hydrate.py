@@ -1,0 +1,69 @@
+"""Hydration: a dehydrated instance's live state rebuilt from its checkpoint (a wake, a
+terminated child, restart recovery)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .checkpoint import Image
+from .records import Track
+from .released import Released
+from .run import Run
+from .tracks import adopt_parked, spawn, start_loop
+from .vocabulary import ROOT, WAITING
+from .waits import JoinWait
+
+if TYPE_CHECKING:
+    from .core import Core
+
+
+def restore(core: Core, rec: Released, image: Image,
+            woken: set[str] | frozenset[str] = frozenset(),
+            ready: list[tuple[Run, Track]] | None = None) -> Run:
+    """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
+    parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps
+    its id; the holders kept their waits, so nothing registers again. A track the
+    checkpoint caught before it parked enters its node again: at once, or, given
+    ``ready``, when its caller spawns what it put there."""
+    assert rec.defn is not None, "a wake loads the definition before it restores"
+    run = Run(core, rec.id, rec.defn, image.data)
+    run.holds = list(rec.holds)
+    run.stored = rec.stored
+    run.parent = image.parent
+    core.runs[rec.id] = run
+    run.seq = dict(image.seq)
+    run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}
+    run.state = image.state
+    for view in rec.history or ():
+        run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,
+                                    state=view.state)
+    for tr in image.tracks:
+        run.tracks[tr.id] = tr
+    run.tracks = dict(sorted(run.tracks.items(), key=lambda kv: int(kv[0][1:])))
+    start_loop(run, asleep=True)
+    conditions = 0
+    if image.events is not None:  # the process's event subprocess starts, still held
+        run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
+        run.root.boundaries = dict(image.events)
+    for tr in image.tracks:
+        for w in (tr.wait, *tr.boundaries.values()):
+            if w is not None:
+                w.local(core, run.id, tr.id)
+                conditions += w.conditions()
+        if tr.id in woken or isinstance(tr.wait, JoinWait):
+            continue
+        if tr.wait is None:  # caught before it parked: it enters its node again
+            run.revive(tr)
+            if ready is None:
+                spawn(run, tr)
+            else:
+                ready.append((run, tr))
+        else:
+            adopt_parked(run, tr)
+            run.set_state(tr, "waiting")
+    run.reindex()
+    if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
+        core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
+    if conditions:
+        run.post(("data",))
+    return run
