@@ -18,6 +18,7 @@ from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from . import behaviour, calls, fast
 from .checkpoint import capture
+from .dehydration import Dehydration
 from .finished import Finished
 from .holders import CycleHold, Hold, Holders, TimerHold, expectation
 from .hub import Hub
@@ -66,13 +67,15 @@ class Core(Hub):
         #: each, in order
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
-        self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
-                                   backoff=wake_retry_backoff)
+        self.residency = Residency(self, backoff=wake_retry_backoff)
+        self.dehydration = Dehydration(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
+                                       waiting=self.residency.pending,
+                                       handing=self.residency._handing)
         #: The one router: what a holder's trigger does (``Residency.route``).
         self.deliver: Callable[..., str] = self.residency.route
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         #: A Run calls this when it may have become quiet (the residency hook).
-        self.on_quiet: Callable[[Run], None] = self.residency.on_quiet
+        self.on_quiet: Callable[[Run], None] = self.dehydration.on_quiet
         #: A timer from one timer to the next runs its plan, anything else ``deliver``.
         self.plans = TimerPlans(self)
         # every kernel handler, in one place: a timer hold runs its plan when one applies

@@ -213,5 +213,5 @@ class TimerPlans:
         core = self.core
         if core.store.durable:
             return False
-        answer = core.residency.memo(run.defn).get(node)
+        answer = core.dehydration.memo(run.defn).get(node)
         return None if answer is None else not answer

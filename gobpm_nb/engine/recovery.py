@@ -93,8 +93,9 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     if unheld and rec.defn is None:
         return unrecovered(res, iid, {"field": "process", "cause": "version not registered"},
                                 "its process version is not deployed")
-    if rec.defn is not None and (not res.dehydrate or unheld or not all(
-            res.eligible(rec.defn, t) for t in parked)):
+    dehydration = res.core.dehydration
+    if rec.defn is not None and (not dehydration.dehydrate or unheld or not all(
+            dehydration.eligible(rec.defn, t) for t in parked)):
         resident.append((image, rec))
     defn = rec.defn
     steps: list[Later] = []

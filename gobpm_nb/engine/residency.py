@@ -1,10 +1,8 @@
-"""Residency (docs/semantics.md): when an instance dehydrates, and how a trigger wakes it.
+"""Residency (docs/semantics.md): how a trigger reaches an instance, resident or not.
 
-- **Quiet point → dehydrate.** When every track of a resident instance is parked, its loop
-  takes a quiet point: with a durable store the checkpoint is written; if every live track is
-  parked on a wait that is *eligible* (its node's ``dehydratable(ctx)`` says yes) and *held*
-  (every armed wait of the track, boundaries and gateway arms included, has an engine
-  holder), the instance dehydrates: its coroutines end and only a ``Released`` record stays.
+- **One router.** ``route`` decides what every holder's trigger does: a start event's makes
+  an instance; one for an ended instance is withdrawn; one for a resident instance goes to
+  its track (``apply``); one for a dehydrated instance wakes it.
 - **Trigger → hydrate → fork.** A holder's trigger reaches a dehydrated instance here: it is
   rebuilt from its checkpoint; a node's trigger continues as a *continuation fork* (a new
   track, parent the dehydrated track, re-entering the wait node with the trigger), a
@@ -13,39 +11,36 @@
   track's other holds, a cancelled task) is withdrawn at once, as it would be resident; its own
   hold stays *waking* until the wake succeeds. Later triggers for the same instance queue
   behind it, in order. One retry chain per instance, every ``wake_retry_backoff``.
-- **Restart recovery** (``recover``) is hydration whose trigger is "the engine started":
+- **Restart recovery** (``recovery``) is hydration whose trigger is "the engine started":
   every stored instance comes back trigger absent, each hold at its recorded deadline, key and
   arming order; instances that cannot be held come back resident.
+
+When an instance dehydrates is ``dehydration``'s.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..errors import CheckpointError, EngineError
-from ..model import Definition
 from ..model import elements as el
-from .checkpoint import Image, capture, check_against, read
+from .checkpoint import Image, check_against, read
 from .compute import timer_wait
 from .holders import DEPLOYED, Hold
 from .hydrate import restore
-from .records import Track, TrackView, Trigger
-from .released import Released, compact
+from .records import Track, Trigger
+from .released import Released
 from .run import Run
 from .tracks import spawn
 from .vocabulary import (
     BOUNDARY,
-    DEHYDRATED,
     FINISHED,
     NODE,
     RESIDENT,
     ROOT,
-    TERMINAL,
-    WAITING,
 )
-from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
+from .waits import MessageWait, SignalWait, TimerWait
 
 if TYPE_CHECKING:
     from .core import Core
@@ -53,175 +48,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("gobpm_nb")
 
 
-class WaitContext:
-    """What a wait node may consult when asked whether it is dehydratable."""
-
-    __slots__ = ("remaining", "min_dehydrate_wait")
-
-    def __init__(self, remaining: timedelta | None, min_dehydrate_wait: timedelta):
-        self.remaining = remaining
-        self.min_dehydrate_wait = min_dehydrate_wait
-
-
 class Residency:
-    """Dehydration, wake, wake retries and restart recovery for one engine."""
+    """The router, wakes, wake retries and hydration for one engine."""
 
-    def __init__(self, core: Core, *, dehydrate: bool, min_wait: int, backoff: int):
+    def __init__(self, core: Core, *, backoff: int):
         self.core = core
-        self.dehydrate = dehydrate
-        self.min_wait = timedelta(microseconds=min_wait)
         self.backoff = backoff
         #: Triggers accepted for dehydrated instances whose wake is pending, in order.
         self.pending: dict[str, list[tuple[Hold, Trigger]]] = {}
-        #: Each element's answer, per deployed version and node, where the answer can only
-        #: be one (elements are frozen; a timer of a fixed duration is always that long as
-        #: armed): the quiet-point test asks a dict, not the element.
-        self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
-        self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
-        #: The compact record class of each version released so far (``released``).
-        self._compact: dict[tuple[str, int], type[Released]] = {}
         #: Instances being handed the triggers they were woken with (no quiet point yet).
         self._handing: set[str] = set()
-
-    # -- quiet point and dehydration ------------------------------------------------------
-    def on_quiet(self, run: Run) -> None:
-        """Every track of the instance is parked and its mailbox is empty: a quiet point. It
-        is a state, not an event: the checkpoint is written and the instance dehydrates
-        within the event that made it quiet, so dehydration and a durable store add no
-        scheduler event (``step()`` sequences and interleavings are the same with dehydration
-        on or off, on any store). With items in the mailbox, the loop calls this again when
-        it has handled them."""
-        if run.residency != RESIDENT or run.running or run.mailbox or (
-                self._handing and run.id in self._handing):
-            return
-        if run.joins and self.core.behaviour.settle_joins(run):
-            return  # an inclusive join fired: a track runs again
-        free = self.dehydrate and self.releasable(run, True) and not self.due(run)
-        if not free and (not self.core.store.durable or run.has_unfired()):
-            return
-        doc = capture(run, self.core.kernel.now)
-        if free:
-            for t in doc["tracks"]:
-                if t["state"] == "waiting" and (t["wait"] or {}).get("kind") != "join":
-                    t["state"] = DEHYDRATED
-        if not self.core.journal.put(run.id, doc):
-            return  # the store failed: it stays resident (a checkpoint_failed fact says so)
-        run.stored = True
-        if free:
-            self.release(run)
-
-    def memo(self, defn: Definition) -> dict[str, bool]:
-        """The remembered answers of one deployed version's elements."""
-        last, memo = self._last
-        if defn is last:
-            return memo
-        key = (defn.id, defn.version)
-        if key not in self._eligible:
-            self._eligible[key] = {}
-        memo = self._eligible[key]
-        self._last = (defn, memo)
-        return memo
-
-    def compact(self, defn: Definition) -> type[Released]:
-        """The compact record class of a version's released instances (made once)."""
-        key = (defn.id, defn.version)
-        cls = self._compact.get(key)
-        if cls is None or cls.defn is not defn:
-            cls = self._compact[key] = compact(defn)
-        return cls
-
-    def eligible(self, defn: Definition, tr: Track) -> bool:
-        """The element's permission: its ``dehydratable(ctx)`` capability, if it has one,
-        consulted with how long the track's own timer was when it was armed."""
-        memo = self.memo(defn)
-        known = memo.get(tr.node)
-        if known is not None:
-            return known
-        us = tr.wait.remaining() if tr.wait is not None else None
-        ask = getattr(defn.nodes[tr.node], "dehydratable", None)
-        remaining = timedelta(microseconds=us) if us is not None else None
-        answer = ask is not None and bool(ask(WaitContext(remaining, self.min_wait)))
-        if us is None or type(defn.timers.get(tr.node)) is timedelta:
-            memo[tr.node] = answer  # the same question every time: remember the answer
-        return answer
-
-    def releasable(self, run: Run, warn: bool = False) -> bool:
-        """Invariant 2: every live track parked on an eligible, held wait; nothing in flight
-        (``on_quiet`` has checked that the instance is resident, idle and its mailbox empty)."""
-        parked = 0
-        last, memo = self._last
-        if run.defn is not last:
-            memo = self.memo(run.defn)
-        for tr in run.live.values():
-            w = tr.wait
-            if isinstance(w, JoinWait):
-                continue
-            if tr.state != WAITING or w is None or w.fired:
-                return False
-            ok = memo.get(tr.node)
-            if not (ok if ok is not None else self.eligible(run.defn, tr)):
-                return False
-            if type(w) is TimerWait and not tr.boundaries:
-                parked += 1  # held, nothing over it: ``track_holdable`` would say so
-                continue
-            missing = track_holdable(tr)
-            if missing is not None:
-                if warn:
-                    warn_once(run, missing)
-                return False
-            parked += 1
-        root = run.root
-        if root is not None and root.boundaries:
-            for sid, w in root.boundaries.items():
-                if not w.held:
-                    if warn:
-                        warn_once(run, f"{w.kind} start {sid!r} of an event subprocess")
-                    return False
-        return parked > 0
-
-    def due(self, run: Run) -> bool:
-        """Whether one of the instance's own timers is due at this instant (armed earlier, its
-        turn not come yet within it): released now, it would be woken again at once, and a
-        wake that fails would move that timer's track later than a resident one's."""
-        now = self.core.kernel.now
-        for hold in run.holds:
-            if hold.at <= now and hold.kind == "timer":
-                return True
-        return False
-
-    def release(self, run: Run) -> None:
-        """End every coroutine of a quiet instance; its checkpoint is already stored. The
-        instance's record shrinks to a ``Released``: id, history and holders. The coroutine
-        running now (the track that just parked, or the loop) is not closed here: it sees
-        the instance dehydrated and returns."""
-        kernel = self.core.kernel
-        current = kernel.current
-        history: list[TrackView] = []
-        scopes: dict[str, str] = {}
-        # one pass: the views of the ended tracks, the scopes of the live ones, and each
-        # parked track dehydrated (a state no pass before it reads)
-        for tr in list(run.tracks.values()):
-            state = tr.state
-            if state in TERMINAL:
-                history.append(tr.view())
-                continue
-            if tr.scope is not None:
-                scopes[tr.id] = tr.scope
-            if state == "waiting" and not isinstance(tr.wait, JoinWait):
-                if tr.coro is not None and tr.coro is not current:
-                    kernel.close(tr.coro)
-                tr.coro = None
-                run.set_state(tr, DEHYDRATED)
-        if run.loop is not None and run.loop is not current:
-            kernel.close(run.loop)
-        run.loop = None
-        run.residency = DEHYDRATED  # the loop sees this and ends
-        holds = run.holds
-        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(holds),
-                                             scopes, run.parent, self.compact(run.defn))
-        kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
-        run.core.emit("dehydrated", run.id, None, None,
-                       {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})
 
     # -- triggers: the one router ------------------------------------------------------
     def route(self, hold: Hold, trigger: Trigger | None = None) -> str:
@@ -425,7 +261,7 @@ class Residency:
         finally:
             self._handing.discard(run.id)
         if len(triggers) > 1 and run.residency == RESIDENT and not run.running:
-            self.on_quiet(run)
+            self.core.on_quiet(run)
 
     def continuation(self, run: Run, hold: Hold, trigger: Trigger) -> None:
         """The continuation fork: a new track re-entering the wait node with the trigger."""
@@ -461,13 +297,4 @@ def inside(scopes: dict[str, str] | None, host: str) -> set[str] | None:
     return found
 
 
-def warn_once(run: Run, what: str) -> None:
-    if run.warned is None:
-        run.warned = set()
-    if what not in run.warned:
-        run.warned.add(what)
-        log.warning("instance %s stays resident: the %s is eligible to dehydrate but has no "
-                    "engine holder", run.id, what)
-
-
-__all__ = ["Residency", "WaitContext", "el"]
+__all__ = ["Residency", "el"]
