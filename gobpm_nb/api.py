@@ -210,6 +210,9 @@ class Engine:
             return EventView(when, kind, subject.instance, subject.track, subject.node)
         if kind == "retry":
             return EventView(when, kind, subject, None, None)
+        if kind == "wake":  # the trigger handed over: (hold, trigger)
+            hold = subject[0]
+            return EventView(when, kind, hold.instance, hold.track, hold.node)
         return EventView(when, kind, None, None, None)
 
     @command

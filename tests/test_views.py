@@ -166,9 +166,12 @@ def test_traits_after_message_and_task(live):
     eng, inst, board, lin, pv = live
     eng.advance("PT3H")
     eng.publish_message("paid", key="o-7")
+    assert inst.residency == "dehydrated"  # its wake is the next scheduler event
+    assert eng.step().kind == "wake"
     refresh(board, lin, pv)
     assert inst.residency == "resident"
-    assert lineage_rows(eng)[3:] == [("t4", "pay", "ready", ("t2",), "continuation")]
+    # the wake ran the continuation within its event: from the catch on to the join
+    assert lineage_rows(eng)[3:] == [("t4", "merge", "running", ("t2",), "continuation")]
     assert graph(lin.dot)[1][-1] == ("t2", "t4", "continuation")
     assert [h["kind"] for h in board.holds] == ["task"]
     assert board.counters["resident"] == 1 and board.counters["holds"] == 1
@@ -785,8 +788,8 @@ def test_complete_publish_and_pause_say_what_they_did(live):
     board._handle_custom_msg({"kind": "complete", "task": "i1:approve:1", "outputs": {}}, [])
     assert board.error == ""
     assert board.last_step == ("Complete task i1:approve:1 (instance i1, node approve): done; "
-                               "the released instance was woken from the store; it goes on "
-                               "at the next Step or Run")
+                               "the dehydrated instance is woken from the store at the next "
+                               "Step or Run")
     board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-99"}, [])
     assert board.last_step == ("Publish: Message 'paid' with key 'o-99' reached nobody (no "
                                "subscriber): it was dropped")

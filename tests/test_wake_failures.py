@@ -157,6 +157,10 @@ def test_a_live_wake_of_a_checkpoint_naming_an_unknown_node_fails_only_that_inst
     eng.advance("PT1M")
     corrupt(store, bad.id, lambda d: d["tracks"][0].update(node="nowhere"))
     eng.complete_task("i1:approve:1", {})
+    assert facts(eng, "wake_failed") == []  # the wake is the next scheduler event
+    event = eng.step()
+    assert event is not None and (event.kind, event.instance, event.node) == (
+        "wake", bad.id, "approve")
     (failed,) = facts(eng, "wake_failed")
     assert failed.instance == bad.id and failed.details["field"] == "tracks[0].node"
     held = [(h.node, h.state) for h in eng.holders() if h.instance == bad.id]

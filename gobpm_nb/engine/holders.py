@@ -30,6 +30,8 @@ def correlation(value: Any) -> str:
     """The index form of a correlation value: 7 and "7" stay different, and so do {1: 2} and
     {"1": 2} (a value JSON would change, NaN, a tuple or a non-string key, is refused with
     ValueError)."""
+    if type(value) is str:  # the common key: nothing to copy or check
+        return json.dumps(value)
     return json.dumps(json_copy(value, "key"), sort_keys=True, separators=(",", ":"))
 
 
@@ -83,26 +85,18 @@ class Hold(Deadline):
     event = "timer"
     instance: str = item(2)
     site: Site = item(3)  # where it sits, shared by the holds at one place of one track id
+    # what its site says, read in C (a hold is read on every trigger)
     track: str = property(attrgetter("site.track"))  # type: ignore[assignment]
+    #: timer | message | signal | task | call
+    kind: str = property(attrgetter("site.kind"))  # type: ignore[assignment]
+    #: node | boundary
+    wait_kind: str = property(attrgetter("site.wait_kind"))  # type: ignore[assignment]
+    node: str = property(attrgetter("site.node"))  # type: ignore[assignment]
     name: str | None = None  # message or signal name
     correlation: str | None = None  # a message's correlation value, in index form
     task: str | None = None  # a task hold's task id
     child: str | None = None  # a call hold's child instance id
     cycles: int | None = None  # timer cycle repetitions left after this one; -1 unbounded
-
-    @property
-    def kind(self) -> str:
-        """timer | message | signal | task | call"""
-        return self.site.kind
-
-    @property
-    def wait_kind(self) -> str:
-        """node | boundary"""
-        return self.site.wait_kind
-
-    @property
-    def node(self) -> str:
-        return self.site.node
 
     @property
     def alive(self) -> bool:

@@ -62,7 +62,7 @@ class EventView(NamedTuple):
     """What one ``step()`` ran."""
 
     at: datetime
-    kind: str  # track | loop | timer | expiry | retry
+    kind: str  # track | loop | timer | expiry | retry | wake
     instance: str | None
     track: str | None
     node: str | None

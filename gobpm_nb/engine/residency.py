@@ -58,14 +58,22 @@ class Residency:
         self.pending: dict[str, list[tuple[Hold, Trigger]]] = {}
         #: Instances being handed the triggers they were woken with (no quiet point yet).
         self._handing: set[str] = set()
+        #: Instances whose wake failed: one retry chain hands over all their triggers.
+        self.retrying: set[str] = set()
+        #: Instances with a ``wake`` event due that is their loop's next turn.
+        self.loop_due: set[str] = set()
+        #: The holds of each track of a dehydrated instance with triggers waiting
+        #: (``track_holds``), while it is dehydrated.
+        self.by_track: dict[str, dict[str, list[Hold]]] = {}
 
     # -- triggers: the one router ------------------------------------------------------
     def route(self, hold: Hold, trigger: Trigger | None = None) -> str:
         """What a holder's trigger does, decided here and nowhere else; returns which:
         ``started`` (a start event's: a new instance), ``withdrawn`` (its instance has
-        ended), ``applied`` (to the resident instance's track), ``woken`` (the dehydrated
-        instance is hydrated and forks) or ``queued`` (accepted now, behind a wake that is
-        pending already, or that failed and is retried).
+        ended), ``applied`` (to the resident instance's track), ``woken`` (a timer's, in its
+        own event: the dehydrated instance is hydrated and forks at once) or ``queued``
+        (accepted now and handed over in a ``wake`` event of its own, where a resident
+        track's resumption would run; or behind a failed wake, retried).
         A timer's heap entry comes with its hold alone: the deadline is the trigger."""
         core = self.core
         if hold.instance == DEPLOYED:
@@ -74,21 +82,43 @@ class Residency:
         site = hold.site
         if trigger is None:
             trigger = Trigger("timer", site.node, site.wait_kind, site.track)
-        rec = core.runs.get(hold.instance)
+        iid = hold.instance
+        rec = core.runs.get(iid)
         if rec is None or rec.residency == FINISHED:
             core.holders.release(hold, "withdrawn")
             return "withdrawn"
         if site.kind == "timer":
-            core.emit("timer_fired", rec.id, site.track, site.node, site.fired)
-        pending = self.pending
-        if rec.residency == RESIDENT and rec.id not in pending:
+            core.emit("timer_fired", iid, site.track, site.node, site.fired)
+        if rec.residency == RESIDENT and iid not in self.pending:
             self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
             return "applied"
-        return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
+        if trigger.kind == "timer" and iid not in self.pending:
+            return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # dehydrated
+        self.accept(rec, hold)  # type: ignore[arg-type]  # not finished
+        self.defer(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
+        return "queued"
 
-    def apply(self, run: Run, hold: Hold, trigger: Trigger) -> None:
+    def defer(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+        """Queue an accepted trigger to be handed over in a ``wake`` event where a resident
+        instance would run it: a node's trigger in an event of its own (the resumption of
+        its track); what goes to the instance's loop in the loop's next turn, an event only
+        if the loop sleeps and none is due yet (a dehydrated instance's loop sleeps)."""
+        iid = hold.instance
+        self.pending.setdefault(iid, []).append((hold, trigger))
+        if iid in self.retrying:  # a retry chain hands everything over
+            return
+        if hold.site.wait_kind != NODE:
+            if iid in self.loop_due or (isinstance(rec, Run) and not (
+                    rec.loop_waiting and rec.loop is not None)):
+                return  # the loop's turn due already takes it
+            self.loop_due.add(iid)
+        self.core.kernel.call_soon(self.hand, (hold, trigger), "wake")
+
+    def apply(self, run: Run, hold: Hold, trigger: Trigger, within: bool = False) -> None:
         """Deliver to a resident instance. The first trigger wins: the holds it beats are
-        withdrawn at once, so nothing else can fire for that wait."""
+        withdrawn at once, so nothing else can fire for that wait. A node's trigger resumes
+        its track in an event of its own, or (``within``, and always a timer's, delivered in
+        its own event) within the event running now."""
         core = self.core
         if hold.site.wait_kind == NODE:
             tr = run.tracks[hold.track]
@@ -99,7 +129,7 @@ class Residency:
                 core.close_task(hold.task, "completed")
                 trigger.ref = hold.task
             assert tr.coro is not None
-            if trigger.kind == "timer":  # only ever delivered inside its own kernel event
+            if within or trigger.kind == "timer":
                 core.kernel.resume_within(tr.coro, trigger)
             else:
                 core.kernel.resume(tr.coro, trigger)
@@ -144,14 +174,27 @@ class Residency:
             return
         w.hold(holders, run.id, tr.id, BOUNDARY)
 
+    def apply_within(self, run: Run, triggers: list[tuple[Hold, Trigger]]) -> None:
+        """Deliver to a resident instance within the event running now: a node's trigger
+        resumes its track here; what goes to the instance's sleeping loop (every trigger
+        for it queued so far) is posted, and its first item handled here."""
+        hold, trigger = triggers[0]
+        if hold.site.wait_kind == NODE:
+            self.apply(run, hold, trigger, within=True)
+            return
+        asleep = run.loop_waiting and run.loop is not None
+        run.loop_waiting = False  # what ``apply`` posts does not schedule the loop
+        for hold, trigger in triggers:
+            self.apply(run, hold, trigger)
+        if asleep:
+            if run.mailbox and run.loop is not None:
+                self.core.kernel.resume_within(run.loop, None)
+            else:
+                run.loop_waiting = True
+
     def wake(self, rec: Released, hold: Hold, trigger: Trigger) -> str:
-        """A trigger for a dehydrated instance: hydrate it and fork (``woken``). If a wake
-        is already pending, or this one fails, the trigger is accepted now and queued."""
-        queue = self.pending.get(rec.id)
-        if queue is not None:
-            self.accept(rec, hold)
-            queue.append((hold, trigger))
-            return "queued"
+        """A timer's trigger for a dehydrated instance, in the timer's own event: hydrate it
+        and fork (``woken``). If that fails, the trigger is accepted now and queued."""
         try:
             image = self.load(rec)
         except Exception as exc:  # store, codec or registry: the hold stays, we retry
@@ -161,6 +204,54 @@ class Residency:
             return "queued"
         self.hydrate(rec, image, [(hold, trigger)])
         return "woken"
+
+    def hand(self, entry: tuple[Hold, Trigger]) -> None:
+        """A ``wake`` event: hand one accepted trigger to its instance, hydrating it first if
+        it is dehydrated. What it wakes runs within this event, as a resident track's
+        resumption runs in its own, so the events and their order are the same whether the
+        instance was resident or dehydrated. Triggers are handed over in the order they
+        came, each in its event; a failed wake hands them all over when a retry succeeds."""
+        hold = entry[0]
+        iid = hold.instance
+        queue = self.pending.get(iid)
+        if not queue or iid in self.retrying or not any(h is hold for h, _ in queue):
+            return  # handed over already (a retry), or its instance ended
+        rec = self.core.runs.get(iid)
+        if not isinstance(rec, (Run, Released)) or rec.residency == FINISHED:
+            self.forget(iid)
+            return
+        image = None
+        if isinstance(rec, Released):
+            try:
+                image = self.load(rec)
+            except Exception as exc:  # the store, codec or registry: retried, all in order
+                self.failed(iid, hold, exc)
+                return
+        triggers = self.take(iid, hold)
+        if image is not None:
+            assert isinstance(rec, Released)
+            self.by_track.pop(iid, None)
+            self.hydrate(rec, image, triggers, within=True)
+            return
+        assert isinstance(rec, Run)
+        self.apply_within(rec, triggers)
+        if iid not in self.pending and rec.residency == RESIDENT and not rec.running:
+            self.core.on_quiet(rec)  # the quiet points it skipped while triggers waited
+
+    def take(self, iid: str, hold: Hold) -> list[tuple[Hold, Trigger]]:
+        """Take a trigger out of its instance's queue: a node's alone; one for the loop
+        with every other one for the loop queued so far (its turn takes them all)."""
+        queue = self.pending[iid]
+        i = next(n for n, (h, _) in enumerate(queue) if h is hold)
+        if hold.site.wait_kind == NODE:
+            taken = [queue.pop(i)]
+        else:
+            self.loop_due.discard(iid)
+            taken = [e for e in queue[i:] if e[0].site.wait_kind != NODE]
+            queue[i:] = [e for e in queue[i:] if e[0].site.wait_kind == NODE]
+        if not queue:
+            del self.pending[iid]
+        return taken
 
     def accept(self, rec: Run | Released, hold: Hold) -> None:
         """Decide now what a trigger beats, exactly as a resident instance would: a node's
@@ -175,8 +266,12 @@ class Residency:
             node = defn.nodes.get(hold.node) if defn is not None else None
             if not getattr(node, "interrupting", True):
                 if hold.kind in ("message", "signal"):  # it listens again at once
-                    holders.hold_subscription(rec.id, hold.track, hold.node, hold.kind,
-                                              hold.name or "", hold.correlation, BOUNDARY)
+                    again = holders.hold_subscription(rec.id, hold.track, hold.node,
+                                                      hold.kind, hold.name or "",
+                                                      hold.correlation, BOUNDARY)
+                    index = self.by_track.get(rec.id)
+                    if index is not None:
+                        index.setdefault(hold.track, []).append(again)
                 return
             reason = "cancelled"
             # everything inside the scope it interrupts goes too; an event subprocess's
@@ -187,7 +282,7 @@ class Residency:
         else:
             reason = "withdrawn"
         if beaten == {hold.track}:
-            others = holders.of_track(rec.id, hold.track)
+            others = self.track_holds(rec, hold)
         else:
             others = [h for h in holders.of_instance(rec.id)
                       if beaten is None or h.track in beaten or (
@@ -202,7 +297,24 @@ class Residency:
         if hold.task is not None:
             self.core.close_task(hold.task, "completed")
 
+    def track_holds(self, rec: Run | Released, hold: Hold) -> list[Hold]:
+        """The holds of ``hold``'s track, ``hold`` staying the only one listed for it: for a
+        dehydrated instance from an index made once per wake (a trigger for each of its
+        many inner instances would otherwise each look through every hold it has)."""
+        if isinstance(rec, Run):
+            return self.core.holders.of_track(rec.id, hold.track)
+        index = self.by_track.get(rec.id)
+        if index is None:
+            index = self.by_track[rec.id] = {}
+            for h in rec.holds:
+                index.setdefault(h.track, []).append(h)
+        found = index.get(hold.track, [])
+        index[hold.track] = [hold]
+        return found
+
     def failed(self, iid: str, hold: Hold, exc: Exception) -> None:
+        """A wake failed: one retry chain for the instance hands over all its triggers."""
+        self.retrying.add(iid)
         details = {"trigger": hold.kind, "cause": type(exc).__name__}
         if isinstance(exc, CheckpointError):
             details["field"] = exc.field
@@ -215,15 +327,22 @@ class Residency:
         queue = self.pending.get(iid)
         rec = self.core.runs.get(iid)
         if not queue or not isinstance(rec, Released):
-            self.pending.pop(iid, None)
+            self.forget(iid)
             return
         try:
             image = self.load(rec)
         except Exception as exc:
             self.failed(iid, queue[0][0], exc)
             return
-        del self.pending[iid]
+        self.forget(iid)
         self.hydrate(rec, image, queue)
+
+    def forget(self, iid: str) -> None:
+        """Nothing is queued for the instance any more (handed over, or it ended)."""
+        self.pending.pop(iid, None)
+        self.retrying.discard(iid)
+        self.loop_due.discard(iid)
+        self.by_track.pop(iid, None)
 
     def load(self, rec: Run | Released) -> Image:
         """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
@@ -239,8 +358,10 @@ class Residency:
             rec.defn = defn
         return image
 
-    def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]]) -> None:
-        """Rebuild a dehydrated instance and hand it its triggers, in the order they came."""
+    def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]],
+                within: bool = False) -> None:
+        """Rebuild a dehydrated instance and hand it its triggers, in the order they came
+        (``within``: the first one's work runs within the event running now)."""
         hold = triggers[0][0]
         node_wake = hold.wait_kind == NODE
         self.core.emit("hydrated", rec.id, hold.track, hold.node, {
@@ -255,7 +376,10 @@ class Residency:
         try:
             for n, (h, trigger) in enumerate(triggers):
                 if n == 0 and node_wake:
-                    self.continuation(run, h, trigger)
+                    self.continuation(run, h, trigger, within or trigger.kind == "timer")
+                elif n == 0 and within:
+                    self.apply_within(run, triggers)
+                    break
                 else:  # the instance is resident now: later triggers reach it as they would
                     self.apply(run, h, trigger)
         finally:
@@ -263,8 +387,10 @@ class Residency:
         if len(triggers) > 1 and run.residency == RESIDENT and not run.running:
             self.core.on_quiet(run)
 
-    def continuation(self, run: Run, hold: Hold, trigger: Trigger) -> None:
-        """The continuation fork: a new track re-entering the wait node with the trigger."""
+    def continuation(self, run: Run, hold: Hold, trigger: Trigger, within: bool) -> None:
+        """The continuation fork: a new track re-entering the wait node with the trigger;
+        ``within``: it runs within the event running now (a timer's fires its wait at once,
+        resident or woken: the same order either way)."""
         core = self.core
         tr = run.tracks[hold.track]
         run.fired(tr, hold)
@@ -274,8 +400,7 @@ class Residency:
         child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
         child.locals = tr.locals  # an inner instance's continuation is that inner instance
         child.steps = trigger.steps  # a wait fired: 0 (``Run.entering``)
-        # a timer's event fires its wait at once, resident or woken: the same order either way
-        spawn(run, child, trigger, within=trigger.kind == "timer")
+        spawn(run, child, trigger, within=within)
 
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""

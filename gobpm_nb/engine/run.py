@@ -301,8 +301,8 @@ class Run:
 
     def disarm(self, tr: Track) -> None:
         """The activity is over: withdraw every boundary still armed over it."""
-        holders = self.core.holders
-        if self.cascade is None or tr.id not in self.cascade:  # (else withdrawn already)
+        holders = self.core.holders  # (none armed: no look; in a cascade: withdrawn already)
+        if tr.boundaries and (self.cascade is None or tr.id not in self.cascade):
             for hold in holders.of_track(self.id, tr.id):
                 if hold.wait_kind == "boundary":
                     holders.release(hold, "withdrawn")

@@ -52,4 +52,4 @@ ACTIVE: Final = "active"
 INSTANCE_STATES: Final = ("active", "completed", "terminated", "failed")
 
 #: Kinds of scheduler event ``step()`` reports.
-EVENT_KINDS: Final = ("track", "loop", "timer", "expiry", "retry")
+EVENT_KINDS: Final = ("track", "loop", "timer", "expiry", "retry", "wake")

@@ -109,10 +109,11 @@ class Kernel:
         self._seq = max(self._seq, to)
 
     # -- scheduling -----------------------------------------------------------------------
-    def call_soon(self, fn: Callback, arg: Any = None) -> None:
-        """Run ``fn(arg)`` as an event at the current time, after those already queued."""
+    def call_soon(self, fn: Callback, arg: Any = None, event: str = "call") -> None:
+        """Run ``fn(arg)`` as an event of kind ``event`` at the current time, after those
+        already queued."""
         self._seq += 1
-        self._ready.append((self._seq, fn, arg, "call"))
+        self._ready.append((self._seq, fn, arg, event))
 
     def call_at(self, at: int, fn: Callback, arg: Any = None, event: str = "call") -> Deadline:
         """Run ``fn(arg)`` as an event of kind ``event`` at virtual time ``at`` (never earlier

@@ -32,6 +32,8 @@ EVENT_WORDS = {
     "timer": "a timer fired its wait",
     "expiry": "a buffered message expired",
     "retry": "a failed wake was tried again",
+    "wake": "a trigger reached a dehydrated instance: its checkpoint was read and the work "
+            "the trigger wakes ran",
 }
 IDLE = "nothing is scheduled (no track is ready, no deadline is armed): the engine is idle"
 HORIZON_HELP = ("an ISO 8601 duration such as 'PT24H', a date-time such as "
@@ -72,12 +74,12 @@ def idle_line(stats: Any = None) -> str:
     return IDLE + (f"; it waits for the outside: {', '.join(waits)}" if waits else "")
 
 
-def complete_line(task: Any, woken: bool) -> str:
-    """What completing ``task`` (a ``TaskView``) did; ``woken``: its instance was woken from
-    the store for it."""
+def complete_line(task: Any, dehydrated: bool) -> str:
+    """What completing ``task`` (a ``TaskView``) did; ``dehydrated``: its instance is
+    dehydrated, so the next event is its wake from the store."""
     line = f"Complete task {task.id} (instance {task.instance}, node {task.node}): done"
-    if woken:
-        line += "; the released instance was woken from the store"
+    if dehydrated:
+        return line + "; the dehydrated instance is woken from the store at the next Step or Run"
     return line + "; it goes on at the next Step or Run"
 
 

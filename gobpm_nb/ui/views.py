@@ -333,12 +333,10 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
         if outputs is not None and not isinstance(outputs, dict):
             raise ValueError(f"task outputs must be a JSON object, got {outputs!r}")
         view = next((t for t in self._engine.tasks() if t.id == task), None)
-        seen = self._tail[-1].seq if self._tail else 0
         self._engine.complete_task(task, outputs or {})
         if view is not None:
-            woken = any(f.seq > seen and f.kind == "hydrated" and f.instance == view.instance
-                        for f in self._tail)
-            self.last_step = complete_line(view, woken)
+            away = self._engine.describe_instance(view.instance).residency == "dehydrated"
+            self.last_step = complete_line(view, away)
 
     def _select(self, command: Command) -> None:
         iid = command.get("instance")
