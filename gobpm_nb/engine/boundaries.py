@@ -4,11 +4,11 @@ errors thrown at an activity, and conditions re-checked after each data change."
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, TERMINAL
 from .compute import check, key_of, timer_wait
 from .records import Track, Trigger
 from .run import Run
 from .tracks import spawn
-from .vocabulary import BOUNDARY, TERMINAL
 from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
 
 

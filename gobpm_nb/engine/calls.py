@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EngineError
 from ..model import elements as el
+from ..vocabulary import NODE
 from .boundaries import arm_boundaries
 from .compute import outgoing
 from .incident import Incident
@@ -24,7 +25,6 @@ from .records import Track, Trigger
 from .run import Run
 from .scopes import throw
 from .tracks import PARK
-from .vocabulary import NODE
 from .waits import CallWait
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from typing import Any, Protocol
 
 from ..kernel import Deadline, Kernel, to_datetime
 from ..kernel.scheduler import item
+from ..vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 from .records import HoldView, Trigger
 from .values import json_copy
-from .vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 
 
 def correlation(value: Any) -> str:

@@ -15,12 +15,12 @@ order of the definition's nodes.
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import TERMINAL
 from .compute import check
 from .incident import Incident
 from .records import Track, Trigger, join_key, join_parts
 from .run import BUSY, Run
 from .tracks import spawn
-from .vocabulary import TERMINAL
 from .waits import JoinWait
 
 Result = object

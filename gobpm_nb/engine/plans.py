@@ -22,12 +22,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..model import Definition
+from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .compute import ONE_US
 from .incident import Incident
 from .records import Track
 from .run import Run
 from .scopes import enter_end
-from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .waits import TimerWait
 
 if TYPE_CHECKING:

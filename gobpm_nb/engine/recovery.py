@@ -9,11 +9,11 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
+from ..vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .checkpoint import Image, check_against, read
 from .records import Track
 from .released import Recorded, Released
 from .run import Run
-from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .waits import CallWait, JoinWait, Later, track_holdable
 
 if TYPE_CHECKING:

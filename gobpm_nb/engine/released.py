@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .vocabulary import ACTIVE
+from ..vocabulary import ACTIVE
 
 if TYPE_CHECKING:
     from ..model import Definition

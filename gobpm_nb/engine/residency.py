@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ..errors import CheckpointError, EngineError
 from ..model import Definition
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
 from .holders import Hold
@@ -34,7 +35,6 @@ from .records import Track, TrackView, Trigger
 from .released import Released, compact
 from .run import Run
 from .tracks import adopt_parked, spawn, start_loop
-from .vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import Definition
 from ..model import elements as el
+from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 from .holders import Hold, Holders
 from .incident import Incident, clean
 from .records import Job, Task, Track, Trigger, join_parts
-from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
     from ..kernel import Kernel

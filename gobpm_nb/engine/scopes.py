@@ -19,6 +19,7 @@ the scope around it.
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, ROOT, TERMINAL
 from . import many
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
 from .compute import outgoing
@@ -26,7 +27,6 @@ from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
 from .tracks import PARK, spawn
-from .vocabulary import BOUNDARY, ROOT, TERMINAL
 from .waits import ScopeWait
 
 Result = object  # list of flows | PARK | None

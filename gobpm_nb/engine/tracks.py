@@ -16,10 +16,10 @@ from collections.abc import Callable, Generator, Mapping
 from typing import Any, Protocol
 
 from ..kernel import PASS, SUSPEND, Trap
+from ..vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
-from .vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
 log = logging.getLogger("gobpm_nb")

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..kernel import iso
+from ..vocabulary import BOUNDARY, NODE
 from .holders import Holders
 from .reader import Reader
 from .recent import Recent
 from .records import Job, Task
-from .vocabulary import BOUNDARY, NODE
 
 if TYPE_CHECKING:
     from .records import Track
