@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..vocabulary import ACTIVE
+from ..vocabulary import ACTIVE, DEHYDRATED
 
 if TYPE_CHECKING:
     from ..model import Definition
@@ -25,7 +25,7 @@ class Released:
 
     __slots__ = ("_holds",)
     _holds: Any
-    residency = "dehydrated"
+    residency = DEHYDRATED
     state = ACTIVE
     stored = True
     #: Its version (a compact record's is on its class; a ``Recorded`` keeps its own).

@@ -92,7 +92,7 @@ class Residency:
         doc = capture(run, self.core.kernel.now)
         if free:
             for t in doc["tracks"]:
-                if t["state"] == "waiting" and (t["wait"] or {}).get("kind") != "join":
+                if t["state"] == WAITING and (t["wait"] or {}).get("kind") != "join":
                     t["state"] = DEHYDRATED
         if not self.core.journal.put(run.id, doc):
             return  # the store failed: it stays resident (a checkpoint_failed fact says so)
@@ -197,7 +197,7 @@ class Residency:
                 continue
             if tr.scope is not None:
                 scopes[tr.id] = tr.scope
-            if state == "waiting" and not isinstance(tr.wait, JoinWait):
+            if state == WAITING and not isinstance(tr.wait, JoinWait):
                 if tr.coro is not None and tr.coro is not current:
                     kernel.close(tr.coro)
                 tr.coro = None
@@ -456,7 +456,7 @@ class Residency:
                     ready.append((run, tr))
             else:
                 adopt_parked(run, tr)
-                run.set_state(tr, "waiting")
+                run.set_state(tr, WAITING)
         run.reindex()
         if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
             core.behaviour.open_root(run, image.tracks[0])  # before its start opened it

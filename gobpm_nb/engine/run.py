@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import Definition
 from ..model import elements as el
-from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
+from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .holders import Hold, Holders
 from .incident import Incident, clean
 from .records import Job, Task, Track, Trigger, join_parts
@@ -169,7 +169,7 @@ class Run:
     def revive(self, tr: Track) -> None:
         """A track rebuilt from a checkpoint that caught it before it parked: it is ready to
         enter its node again (the ``track_state`` fact says so)."""
-        state, tr.state = tr.state, "waiting"
+        state, tr.state = tr.state, WAITING
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
     def entering(self, tr: Track) -> None:
