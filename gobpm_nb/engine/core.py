@@ -19,6 +19,7 @@ from ..model import Definition, Process
 from ..vocabulary import ACTIVE, FINISHED, RESIDENT
 from . import behaviour, calls
 from .checkpoint import capture
+from .dehydrated import Dehydrated
 from .finished import Finished
 from .holders import DEPLOYED, Hold, Holders, TimerHold, expectation
 from .hub import Hub
@@ -26,7 +27,6 @@ from .journal import Codec, Journal, Store
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .recovery import recover
-from .released import Released
 from .residency import Residency
 from .run import Run
 from .starts import Starts, how_it_starts
@@ -62,7 +62,7 @@ class Core(Hub):
         #: emit_all(instance, track, rows): many facts of one track, (kind, node, details)
         #: each, in order
         self.emit_all: Callable[..., Any] = facts.emit_all
-        self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
+        self.runs: dict[str, Run | Dehydrated | Finished] = {}  # instance id -> its record
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
         self.residency = Residency(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                    backoff=wake_retry_backoff)
@@ -221,7 +221,7 @@ class Core(Hub):
         run.announce(tr)
         spawn(run, tr)
 
-    def run_of(self, iid: str) -> Run | Released | Finished:
+    def run_of(self, iid: str) -> Run | Dehydrated | Finished:
         run = self.runs.get(iid) if isinstance(iid, str) else None
         if run is None:
             raise EngineError(f"unknown instance {iid!r}")
@@ -313,7 +313,7 @@ class Core(Hub):
         rec = self.runs.get(child)
         if rec is None or isinstance(rec, Finished) or rec.residency == FINISHED:
             return
-        if isinstance(rec, Released):
+        if isinstance(rec, Dehydrated):
             try:
                 rec = self.residency.restore(rec, self.residency.load(rec))
             except Exception as exc:  # its store failed: it runs on alone, its caller gone

@@ -4,7 +4,7 @@
   takes a quiet point: with a durable store the checkpoint is written; if every live track is
   parked on a wait that is *eligible* (its node's ``dehydratable(ctx)`` says yes) and *held*
   (every armed wait of the track, boundaries and gateway arms included, has an engine
-  holder), the instance dehydrates: its coroutines end and only a ``Released`` record stays.
+  holder), the instance dehydrates: its coroutines end and only a ``Dehydrated`` record stays.
 - **Trigger → hydrate → fork.** A holder's trigger reaches a dehydrated instance here: it is
   rebuilt from its checkpoint; a node's trigger continues as a *continuation fork* (a new
   track, parent the dehydrated track, re-entering the wait node with the trigger), a
@@ -30,9 +30,9 @@ from ..model import elements as el
 from ..vocabulary import BOUNDARY, DEHYDRATED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .checkpoint import Image, capture, check_against, read
 from .compute import timer_wait
+from .dehydrated import Dehydrated, compact
 from .holders import Hold
 from .records import Track, TrackView, Trigger
-from .released import Released, compact
 from .run import Run
 from .tracks import adopt_parked, spawn, start_loop
 from .waits import JoinWait, MessageWait, SignalWait, TimerWait, track_holdable
@@ -69,7 +69,7 @@ class Residency:
         self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
         self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
         #: The compact record class of each version released so far (``released``).
-        self._compact: dict[tuple[str, int], type[Released]] = {}
+        self._compact: dict[tuple[str, int], type[Dehydrated]] = {}
         #: Instances being handed the triggers they were woken with (no quiet point yet).
         self._handing: set[str] = set()
 
@@ -112,7 +112,7 @@ class Residency:
         self._last = (defn, memo)
         return memo
 
-    def compact(self, defn: Definition) -> type[Released]:
+    def compact(self, defn: Definition) -> type[Dehydrated]:
         """The compact record class of a version's released instances (made once)."""
         key = (defn.id, defn.version)
         cls = self._compact.get(key)
@@ -181,7 +181,7 @@ class Residency:
 
     def release(self, run: Run) -> None:
         """End every coroutine of a quiet instance; its checkpoint is already stored. The
-        instance's record shrinks to a ``Released``: id, history and holders. The coroutine
+        instance's record shrinks to a ``Dehydrated``: id, history and holders. The coroutine
         running now (the track that just parked, or the loop) is not closed here: it sees
         the instance dehydrated and returns."""
         kernel = self.core.kernel
@@ -207,14 +207,14 @@ class Residency:
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
         holds = run.holds
-        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(holds),
+        self.core.runs[run.id] = Dehydrated.of(run.id, run.defn, history, tuple(holds),
                                              scopes, run.parent, self.compact(run.defn))
         kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
         run.core.emit("dehydrated", run.id, None, None,
                        {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})
 
     # -- triggers -------------------------------------------------------------------------
-    def deliver(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+    def deliver(self, rec: Run | Dehydrated, hold: Hold, trigger: Trigger) -> None:
         """A holder's trigger for a live instance: to its track if resident, else a wake."""
         if rec.residency == DEHYDRATED or (self.pending and rec.id in self.pending):
             self.wake(rec, hold, trigger)
@@ -280,7 +280,7 @@ class Residency:
             return
         w.hold(holders, run.id, tr.id, BOUNDARY)
 
-    def wake(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+    def wake(self, rec: Run | Dehydrated, hold: Hold, trigger: Trigger) -> None:
         """A trigger for a dehydrated instance: hydrate it and fork. If a wake is already
         pending, or this one fails, the trigger is accepted now and queued."""
         queue = self.pending.get(rec.id)
@@ -295,10 +295,10 @@ class Residency:
             self.pending[rec.id] = [(hold, trigger)]
             self.failed(rec.id, hold, exc)
             return
-        assert isinstance(rec, Released)
+        assert isinstance(rec, Dehydrated)
         self.hydrate(rec, image, [(hold, trigger)])
 
-    def accept(self, rec: Run | Released, hold: Hold) -> None:
+    def accept(self, rec: Run | Dehydrated, hold: Hold) -> None:
         """Decide now what a trigger beats, exactly as a resident instance would: a node's
         trigger withdraws the track's other holds and completes its task; an interrupting
         boundary's cancels the guarded track's holds and task. The trigger's own hold stays,
@@ -350,7 +350,7 @@ class Residency:
         """A failed wake's retry: one chain per instance, all its pending triggers in order."""
         queue = self.pending.get(iid)
         rec = self.core.runs.get(iid)
-        if not queue or not isinstance(rec, Released):
+        if not queue or not isinstance(rec, Dehydrated):
             self.pending.pop(iid, None)
             return
         try:
@@ -361,7 +361,7 @@ class Residency:
         del self.pending[iid]
         self.hydrate(rec, image, queue)
 
-    def load(self, rec: Run | Released) -> Image:
+    def load(self, rec: Run | Dehydrated) -> Image:
         """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
         core = self.core
         image = read(core.codec.decode(core.journal.read(rec.id), rec.id), rec.id)
@@ -375,7 +375,7 @@ class Residency:
             rec.defn = defn
         return image
 
-    def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]]) -> None:
+    def hydrate(self, rec: Dehydrated, image: Image, triggers: list[tuple[Hold, Trigger]]) -> None:
         """Rebuild a dehydrated instance and hand it its triggers, in the order they came."""
         hold = triggers[0][0]
         node_wake = hold.wait_kind == NODE
@@ -413,7 +413,7 @@ class Residency:
         # a timer's event fires its wait at once, resident or woken: the same order either way
         spawn(run, child, trigger, within=trigger.kind == "timer")
 
-    def restore(self, rec: Released, image: Image, woken: set[str] | frozenset[str] = frozenset(),
+    def restore(self, rec: Dehydrated, image: Image, woken: set[str] | frozenset[str] = frozenset(),
                 ready: list[tuple[Run, Track]] | None = None) -> Run:
         """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
         parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps

@@ -1,4 +1,4 @@
-"""An instance's record: resident (``Run``) or dehydrated (``Released``).
+"""An instance's record: resident (``Run``) or dehydrated (``Dehydrated``).
 
 A resident instance has a loop coroutine that owns its mailbox (boundary fires, data changes,
 quiet points) and one coroutine per live track; everything runs on the kernel's one thread,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .holders import Hold
 
 
-class Released:
+class Dehydrated:
     """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
     tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
 
@@ -49,7 +49,7 @@ class Released:
     def of(iid: str, defn: Definition | None, history: list[Any] | None,
            holds: tuple[Hold, ...], scopes: dict[str, str] | None = None,
            parent: tuple[str, str] | None = None,
-           like: type[Released] | None = None) -> Released:
+           like: type[Dehydrated] | None = None) -> Dehydrated:
         """The record of a dehydrated instance; one with ended tracks keeps their views, one
         with tracks inside subprocesses the map of them, a called one its caller; one with a
         single hold and none of those is an instance of ``like``, the compact class of its
@@ -82,7 +82,7 @@ class Released:
         self._holds = holds[0] if len(holds) == 1 else holds
 
 
-class Recorded(Released):
+class Recorded(Dehydrated):
     """A dehydrated instance that keeps its id and definition itself (recovery rebuilds
     records this way, and any instance unlike the common one)."""
 
@@ -107,7 +107,7 @@ class Scoped(WithHistory):
     __slots__ = ("scopes", "parent")
 
 
-def compact(defn: Definition) -> type[Released]:
+def compact(defn: Definition) -> type[Dehydrated]:
     """A class for the one-slot records of ``defn``'s released instances."""
-    return type(f"Released_{defn.id}_{defn.version}", (Released,),
+    return type(f"Dehydrated_{defn.id}_{defn.version}", (Dehydrated,),
                 {"__slots__": (), "defn": defn, "__module__": __name__})
