@@ -243,7 +243,7 @@ class Core(Hub):
             return
         site = hold.site
         if site.kind == "timer":
-            self.emit("timer_fired", rec.id, site.track, site.node, site.fired)
+            self.emit("timer_fired", rec.id, site.track, site.node, site.fired_details)
         residency = self.residency
         if rec.residency == RESIDENT and rec.id not in residency.pending:
             residency.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
