@@ -163,7 +163,7 @@ class Residency:
         root = run.root
         if root is not None and root.boundaries:
             for sid, w in root.boundaries.items():
-                if not w.held:
+                if not w.holdable:
                     if warn:
                         warn_once(run, f"{w.kind} start {sid!r} of an event subprocess")
                     return False
