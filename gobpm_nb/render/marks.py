@@ -145,7 +145,7 @@ def colours() -> dict[str, str]:
     """The colours of the shape markers (the badges carry their own)."""
     return {"path": PATH_COLOUR, "path-fill": PATH_FILL, "token": TOKEN_COLOUR,
             "held": HOLD_LOOKS["timer"][1], "fork": EDGE_STYLES["boundary"][0],
-            "released": RESIDENCY_LOOKS[DEHYDRATED][0]}
+            DEHYDRATED: RESIDENCY_LOOKS[DEHYDRATED][0]}
 
 
 def bpmn_legend() -> list[list[str]]:
