@@ -90,7 +90,7 @@ def test_marks_after_advance_put_tokens_and_holds_on_their_shapes():
     assert badge_texts(marks["docs"], "hold") == ["✉ documents · c-1"]
     assert marks["received"]["classes"] == ["gobpm-left"]
     assert view.marks["residency"] == "dehydrated"
-    assert "released to the store" in view.marks["status"]
+    assert "checkpoint in the store" in view.marks["status"]
     # hover: the tracks and holds there, names as they are
     assert review["tip"].splitlines()[:2] == [f"{XSS} (review) · user_task", "● t1 dehydrated"]
     assert view.legend == bpmn_legend()

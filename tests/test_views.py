@@ -135,7 +135,7 @@ def test_traits_after_advance(live):
                      "t3": ["t3", "reminded", "completed"]}
     assert edges == [("t1", "t2", "fork"), ("t1", "t3", "boundary fork")]
     assert 'style="rounded,filled,dashed"' in lin.dot  # dehydrated tracks look different
-    assert "dehydrated: released to the store, no coroutines" in lin.dot
+    assert "dehydrated: checkpoint in the store, no coroutines" in lin.dot
     assert board.counters == {"resident": 0, "dehydrated": 1, "finished": 0, "coroutines": 0,
                               "holds": 2, "tasks": 1}
     assert board.holds == [
@@ -785,7 +785,7 @@ def test_complete_publish_and_pause_say_what_they_did(live):
     board._handle_custom_msg({"kind": "complete", "task": "i1:approve:1", "outputs": {}}, [])
     assert board.error == ""
     assert board.last_step == ("Complete task i1:approve:1 (instance i1, node approve): done; "
-                               "the released instance was woken from the store; it goes on "
+                               "the dehydrated instance was woken from the store; it goes on "
                                "at the next Step or Run")
     board._handle_custom_msg({"kind": "publish", "name": "paid", "key": "o-99"}, [])
     assert board.last_step == ("Publish: Message 'paid' with key 'o-99' reached nobody (no "

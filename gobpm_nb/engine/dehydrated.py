@@ -1,9 +1,9 @@
 """A dehydrated instance's record: what stays in memory while its checkpoint is in the store.
 
-Most released instances are alike: one hold, no ended track, nothing inside a subprocess, no
+Most dehydrated instances are alike: one hold, no ended track, nothing inside a subprocess, no
 caller. Their record is one slot — the hold — and everything else is read from it or from
 its class: its id is its hold's instance, its definition sits on a class made once per
-deployed version (``compact``; the residency keeps one per version it released). The others
+deployed version (``compact``; the residency keeps one per version it dehydrated). The others
 (ended tracks to show, subprocess scopes, a caller, or a record being rebuilt by recovery)
 keep each field in a slot of their own.
 """
@@ -108,6 +108,6 @@ class Scoped(WithHistory):
 
 
 def compact(defn: Definition) -> type[Dehydrated]:
-    """A class for the one-slot records of ``defn``'s released instances."""
+    """A class for the one-slot records of ``defn``'s dehydrated instances."""
     return type(f"Dehydrated_{defn.id}_{defn.version}", (Dehydrated,),
                 {"__slots__": (), "defn": defn, "__module__": __name__})

@@ -306,7 +306,7 @@ class JobWait(Wait):
 
 class ConditionalWait(Wait):
     """Fires when its condition over the instance's own data holds, checked after each data
-    change. Never held: releasing the instance would destroy what fires it. On a boundary,
+    change. Never held: dehydrating the instance would destroy what fires it. On a boundary,
     ``last`` is the condition's value at the last check (it fires on a rise). ``order``
     (no holder's, as for held waits: its own): a number from the kernel's sequence when it
     was armed; after a data change the waits are checked in that order (a track's id would

@@ -67,7 +67,7 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {
     RESIDENT: ("#2f9e44", "rounded", "#ffffff", "resident: in memory, coroutines live"),
     DEHYDRATED: ("#5c7cfa", "rounded,dashed,filled", "#f8f9ff",
-                   "dehydrated: released to the store, no coroutines"),
+                   "dehydrated: checkpoint in the store, no coroutines"),
     FINISHED: ("#adb5bd", "rounded,filled", "#f8f9fa", "finished: nothing held, no coroutines"),
 }
 #: Glyph and colour of an armed hold of each kind.

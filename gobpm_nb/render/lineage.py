@@ -27,7 +27,7 @@ def lineage_dot(view: Lineage) -> str:
     """The lineage as DOT: one node per track ("t3 / node / state"), one edge per parent
     link labelled by the child's origin (fork, join, continuation, boundary fork, scope — the
     first track inside a subprocess —, event subprocess, multi-instance); dehydrated tracks and
-    released instances dashed in grey-blue."""
+    instances dashed in grey-blue."""
     border, style, fill, words = RESIDENCY_LOOKS.get(
         view.residency, ("#adb5bd", "rounded", "#ffffff", view.residency))
     out = _header(f"lineage {view.instance}", "TB",
@@ -81,7 +81,7 @@ def _call_links(view: Lineage) -> list[str]:
 def lineage_legend() -> list[list[str]]:
     """What each look of the lineage means, as ``[label, colour]`` pairs."""
     legend = [[f"track {state}", STATE_COLOURS[state][1]] for state in TRACK_STATES]
-    legend[TRACK_STATES.index(DEHYDRATED)][0] = "track dehydrated (dashed: released)"
+    legend[TRACK_STATES.index(DEHYDRATED)][0] = "track dehydrated (dashed)"
     legend += [
         ["edge fork (parallel gateway)", EDGE_STYLES["fork"][0]],
         ["edge join (merged parents)", EDGE_STYLES["join"][0]],

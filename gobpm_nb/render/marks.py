@@ -6,7 +6,7 @@ by element, without deciding anything itself:
 
 - ``elements``: one entry per node that has something to show, in definition order:
   ``classes`` (markers on the shape: ``gobpm-left`` path taken, ``gobpm-token`` a track
-  stands here, ``gobpm-dehydrated`` every track here is released, ``gobpm-held`` an armed
+  stands here, ``gobpm-dehydrated`` every track here is dehydrated, ``gobpm-held`` an armed
   hold, ``gobpm-fork`` a boundary fork or continuation began here), ``badges`` (token counts
   coloured by track state, hold badges with their deadline, correlation or task id, fork
   badges) and ``tip`` (the hover text: every track and hold there). Ids are the engine's
@@ -15,8 +15,8 @@ by element, without deciding anything itself:
   subprocess's shape, and a hold armed on the process's own scope (track ``""``: the start of
   an event subprocess) on that start event, said to be the process's;
 - ``flows``: the XML ids of the flows taken (both ends reached, the source left);
-- ``status``, ``residency``: the instance line above the diagram (a released instance is
-  drawn dashed and says so);
+- ``status``, ``residency``: the instance line above the diagram (a dehydrated instance
+  is drawn dashed and says so);
 - ``colours``: the few colours the markers use, so the palette lives here only.
 
 Deterministic: definition, track and armed order throughout. Everything is text; the front
@@ -162,5 +162,5 @@ def bpmn_legend() -> list[list[str]]:
                for kind in HOLD_KINDS]
     legend += [[f"{FORK_GLYPHS['boundary']} boundary fork · {FORK_GLYPHS['continuation']} "
                 "continuation (new track)", EDGE_STYLES["boundary"][0]],
-               ["released instance (dashed frame)", RESIDENCY_LOOKS[DEHYDRATED][0]]]
+               ["dehydrated instance (dashed frame)", RESIDENCY_LOOKS[DEHYDRATED][0]]]
     return legend

@@ -82,7 +82,7 @@ def complete_line(task: Any, woken: bool) -> str:
     the store for it."""
     line = f"Complete task {task.id} (instance {task.instance}, node {task.node}): done"
     if woken:
-        line += "; the released instance was woken from the store"
+        line += "; the dehydrated instance was woken from the store"
     return line + "; it goes on at the next Step or Run"
 
 
