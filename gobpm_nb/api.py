@@ -36,6 +36,7 @@ from .rewind import branch as branch_at
 from .rewind import commands as commands_of
 from .rewind import replay as replay_history
 from .rewind import rewind as rewind_to
+from .vocabulary import RESIDENCIES
 from .when import instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
@@ -426,7 +427,7 @@ class Engine:
 
     def stats(self) -> dict[str, Any]:
         core = self._core
-        residency = {"resident": 0, "dehydrated": 0, "finished": 0}
+        residency = dict.fromkeys(RESIDENCIES, 0)
         for rec in core.runs.values():
             residency[rec.residency] += 1
         return {"instances": residency, "coroutines": len(core.kernel.live),

@@ -547,7 +547,7 @@ def test_a_model_built_in_python_renders_in_bpmn_notation(notebook):
     assert badges_sit_on(late, boundary=True) and "gobpm-held" in late["classes"], late
     assert "gobpm-left" in marks_on(page, CLAIM_VIEW, "needs_review")["classes"]
     status = page.text_content(f"{CLAIM_VIEW} [data-role=graph-bpmn-status]")
-    assert status.startswith("claim v1 · i1 · ") and "released" in status, status
+    assert status.startswith("claim v1 · i1 · ") and "dehydrated:" in status, status
     assert_watermarks_visible(page, CLAIM_VIEW)
     assert page.text_content(f"{CLAIM_VIEW} [data-role=error-text]") == ""
     assert dialogs == []
@@ -708,7 +708,7 @@ def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
         fresh.wait_for_timeout(1000)  # let the lineage transition finish for the picture
         status = fresh.text_content(f"{O2C_VIEW} [data-role=process-bpmn-status]")
         assert status.startswith(f"order_to_cash v1 · {O2C_ORDER} · active") and \
-            "released" in status, status
+            "dehydrated:" in status, status
         counters = fresh.eval_on_selector_all(
             f"{O2C_VIEW} .gobpm-counter", "cs => cs.map(c => [c.dataset.name,"
             " c.querySelector('.gobpm-counter-value').textContent])")

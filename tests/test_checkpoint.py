@@ -100,9 +100,9 @@ def test_encode_decode_round_trip_keeps_every_field():
     for tr in image.tracks:
         holds = {(w.node, kind): w.order for kind, ws in (("node", [tr.wait]),
                                                           ("boundary", tr.boundaries.values()))
-                 for w in ws if w is not None and w.held and w.order is not None}
+                 for w in ws if w is not None and w.holdable and w.order is not None}
         holds.update({(a.node, "node"): a.order for a in getattr(tr.wait, "arms", ())
-                      if a.held})
+                      if a.holdable})
         assert track_doc(tr, holds) == orders[tr.id]
 
 

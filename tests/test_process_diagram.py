@@ -90,7 +90,7 @@ def test_marks_after_advance_put_tokens_and_holds_on_their_shapes():
     assert badge_texts(marks["docs"], "hold") == ["✉ documents · c-1"]
     assert marks["received"]["classes"] == ["gobpm-left"]
     assert view.marks["residency"] == "dehydrated"
-    assert "released to the store" in view.marks["status"]
+    assert "checkpoint in the store" in view.marks["status"]
     # hover: the tracks and holds there, names as they are
     assert review["tip"].splitlines()[:2] == [f"{XSS} (review) · user_task", "● t1 dehydrated"]
     assert view.legend == bpmn_legend()
@@ -266,10 +266,8 @@ def test_names_of_neighbouring_boundary_events_do_not_overlap():
 def test_the_legends_name_every_kind_of_hold_the_engine_has():
     """A call activity's hold (its child instance's end) is a hold like the others: both
     legends say what its mark means (they once left it out)."""
-    from gobpm_nb.engine.vocabulary import HOLD_KINDS
-    from gobpm_nb.observe import projections
+    from gobpm_nb.vocabulary import HOLD_KINDS
 
-    assert projections.HOLD_KINDS == HOLD_KINDS
     for legend in (bpmn_legend(), render.process_legend()):
         for kind in HOLD_KINDS:
             assert any(f"armed {kind} hold" in label for label, _ in legend), (kind, legend)

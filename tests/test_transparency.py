@@ -44,6 +44,7 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
 import gobpm_nb as bpm
+from gobpm_nb.vocabulary import LIVE
 
 EXAMPLES = int(os.environ.get("TRANSPARENCY_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
@@ -252,8 +253,6 @@ def same(way, got, ref):
     assert got == ref, f"{way} differs from the run without dehydration:\n" + \
         differences(ref, got)
 
-
-LIVE = ("ready", "running", "waiting", "dehydrated")
 
 
 def sound(eng, drawn):

@@ -135,7 +135,7 @@ def test_traits_after_advance(live):
                      "t3": ["t3", "reminded", "completed"]}
     assert edges == [("t1", "t2", "fork"), ("t1", "t3", "boundary fork")]
     assert 'style="rounded,filled,dashed"' in lin.dot  # dehydrated tracks look different
-    assert "dehydrated: released to the store, no coroutines" in lin.dot
+    assert "dehydrated: checkpoint in the store, no coroutines" in lin.dot
     assert board.counters == {"resident": 0, "dehydrated": 1, "finished": 0, "coroutines": 0,
                               "holds": 2, "tasks": 1}
     assert board.holds == [

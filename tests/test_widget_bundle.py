@@ -3,9 +3,11 @@ small module every widget loads (widget.js) and the shared module it imports (sh
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,8 +52,10 @@ PROTOCOL_RELATIVE = re.compile(r"""["'`]//[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+[/"'`]"
 CDN_NAMES = re.compile(r"unpkg|jsdelivr|cdnjs|esm\.sh|skypack|jspm\.io|googleapis|cloudflare")
 
 
-def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+def _run(args: list[str], cwd: Path,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600, check=False,
+                          env=env)
 
 
 def _bundle_text(bundle: Path = BUNDLE) -> str:
@@ -67,7 +71,9 @@ def test_committed_bundle_matches_a_fresh_build(tmp_path):
     if not (WIDGETS / "node_modules" / "esbuild").is_dir():
         done = _run([npm, "ci", "--no-audit", "--no-fund"], WIDGETS)
         assert done.returncode == 0, f"npm ci failed in widgets/:\n{done.stdout}\n{done.stderr}"
-    done = _run([node, "build.mjs", "--out", str(tmp_path)], WIDGETS)
+    # the build checks src/contract.js with this Python (tests/test_widget_contract.py)
+    env = dict(os.environ, PYTHON=sys.executable)
+    done = _run([node, "build.mjs", "--out", str(tmp_path)], WIDGETS, env)
     assert done.returncode == 0, f"node widgets/build.mjs failed:\n{done.stdout}\n{done.stderr}"
     for bundle in BUNDLES:
         fresh = (tmp_path / bundle.name).read_bytes()

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
+from ..vocabulary import WAITING
 from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
 from .compute import check, key_of, outgoing, timer_wait
@@ -231,7 +232,7 @@ def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:
     tr.wait = JoinWait(node.id)
     if any(not arrived.get(f.id) for f in incoming):
         tr.coro = None
-        run.set_state(tr, "waiting", {"state": "waiting", "join": True})
+        run.set_state(tr, WAITING, {"state": WAITING, "join": True})
         if run.running == 0:
             run.core.on_quiet(run)
         return None

@@ -4,11 +4,11 @@ errors thrown at an activity, and conditions re-checked after each data change."
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, TERMINAL, WAITING
 from .compute import check, key_of, timer_wait
 from .records import Track, Trigger
 from .run import Run
 from .tracks import spawn
-from .vocabulary import BOUNDARY, TERMINAL
 from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
 
 
@@ -91,13 +91,13 @@ def check_conditions(run: Run) -> None:
     for tr in sorted(run.live_tracks(), key=armed_first):
         run.at = tr
         wait = tr.wait
-        if tr.state == "waiting" and isinstance(wait, ConditionalWait):
+        if tr.state == WAITING and isinstance(wait, ConditionalWait):
             node = run.defn.nodes[tr.node]
             if check(run, node.id, node.condition) and tr.coro is not None:
                 tr.wait = None
                 run.core.kernel.resume(tr.coro, Trigger("conditional", node.id, "node", tr.id))
                 continue
-        if tr.state == "waiting" and isinstance(wait, GatewayWait) and not wait.fired:
+        if tr.state == WAITING and isinstance(wait, GatewayWait) and not wait.fired:
             for a in wait.arms:
                 node = run.defn.nodes[a.node]
                 if isinstance(a, ConditionalWait) and tr.coro is not None and \

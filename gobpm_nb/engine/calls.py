@@ -2,8 +2,8 @@
 
 Entering a call activity starts the child (the newest deployed version of the called process,
 or the pinned one) with the named input fields, and parks the calling track on a
-``CallWait`` held by the child's id. Parent and child are instances of their own: each is
-released and woken on its own. When the child ends, its caller's hold is the trigger: the
+``CallWait`` held by the child's id. Parent and child are instances of their own: each
+dehydrates and is woken on its own. When the child ends, its caller's hold is the trigger: the
 output fields are merged and the call activity is left; an error the child did not catch
 reaches the call activity (its error boundary, the scopes around it, else an incident); a
 child that failed fails its caller's track. Stopping the calling track (an interrupting
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EngineError
 from ..model import elements as el
+from ..vocabulary import NODE
 from .boundaries import arm_boundaries
 from .compute import outgoing
 from .incident import Incident
@@ -24,7 +25,6 @@ from .records import Track, Trigger
 from .run import Run
 from .scopes import throw
 from .tracks import PARK
-from .vocabulary import NODE
 from .waits import CallWait
 
 if TYPE_CHECKING:

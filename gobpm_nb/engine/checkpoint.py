@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import CheckpointError
 from ..model import Definition
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from .reader import Reader
 from .records import Track, TrackView, join_parts
 from .run import Run
-from .vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from .waits import (
     BOUNDARY_KINDS,
     GatewayWait,

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..kernel import Deadline, Trap
+from ..vocabulary import WAITING
 from .finished import Finished
 from .run import Run
 from .tracks import loop_body, track_body
@@ -286,7 +287,7 @@ def _again(core: Core, stand: Stand) -> Any:
         if stand.fresh:
             coro = track_body(run, tr, stand.trigger, stand.parked)
         else:  # parked (resumed or not), or between two nodes: as a fresh track enters
-            coro = track_body(run, tr, None, parked=tr.state == "waiting")
+            coro = track_body(run, tr, None, parked=tr.state == WAITING)
     core.kernel.adopt(coro, stand.owner)
     return coro
 

@@ -16,8 +16,10 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
+from ..vocabulary import ACTIVE, FINISHED
 from . import behaviour, calls, fast
 from .checkpoint import capture
+from .dehydrated import Dehydrated
 from .dehydration import Dehydration
 from .finished import Finished
 from .holders import CycleHold, Hold, Holders, TimerHold, expectation
@@ -27,14 +29,12 @@ from .journal import Codec, Journal, Store
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .recovery import recover
-from .released import Released
 from .residency import Residency
 from .run import Run
 from .starts import Starts, how_it_starts
 from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
-from .vocabulary import ACTIVE, FINISHED
 
 
 class Core(Hub):
@@ -66,7 +66,7 @@ class Core(Hub):
         #: emit_all(instance, track, rows): many facts of one track, (kind, node, details)
         #: each, in order
         self.emit_all: Callable[..., Any] = facts.emit_all
-        self.runs: dict[str, Run | Released | Finished] = {}  # instance id -> its record
+        self.runs: dict[str, Run | Dehydrated | Finished] = {}  # instance id -> its record
         self.residency = Residency(self, backoff=wake_retry_backoff)
         self.dehydration = Dehydration(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
                                        waiting=self.residency.pending,
@@ -232,7 +232,7 @@ class Core(Hub):
         run.announce(tr)
         spawn(run, tr)
 
-    def run_of(self, iid: str) -> Run | Released | Finished:
+    def run_of(self, iid: str) -> Run | Dehydrated | Finished:
         run = self.runs.get(iid) if isinstance(iid, str) else None
         if run is None:
             raise EngineError(f"unknown instance {iid!r}")
@@ -302,7 +302,7 @@ class Core(Hub):
         rec = self.runs.get(child)
         if rec is None or isinstance(rec, Finished) or rec.residency == FINISHED:
             return
-        if isinstance(rec, Released):
+        if isinstance(rec, Dehydrated):
             try:
                 rec = restore(self, rec, self.residency.load(rec))
             except Exception as exc:  # its store failed: it runs on alone, its caller gone

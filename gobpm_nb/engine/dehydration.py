@@ -4,7 +4,7 @@ When every track of a resident instance is parked, its loop takes a quiet point:
 durable store the checkpoint is written; if every live track is parked on a wait that is
 *eligible* (its node's ``dehydratable(ctx)`` says yes) and *held* (every armed wait of the
 track, boundaries and gateway arms included, has an engine holder), the instance dehydrates:
-its coroutines end and only a ``Released`` record stays. Not while a trigger accepted for it
+its coroutines end and only a ``Dehydrated`` record stays. Not while a trigger accepted for it
 still waits to be handed over (``Residency``).
 """
 
@@ -16,11 +16,11 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..model import Definition
+from ..vocabulary import DEHYDRATED, RESIDENT, TERMINAL, WAITING
 from .checkpoint import capture
+from .dehydrated import Dehydrated, compact
 from .records import Track, TrackView
-from .released import Released, compact
 from .run import Run
-from .vocabulary import DEHYDRATED, RESIDENT, TERMINAL, WAITING
 from .waits import JoinWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Dehydration:
         self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
         self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
         #: The compact record class of each version released so far (``released``).
-        self._compact: dict[tuple[str, int], type[Released]] = {}
+        self._compact: dict[tuple[str, int], type[Dehydrated]] = {}
 
     def on_quiet(self, run: Run) -> None:
         """Every track of the instance is parked and its mailbox is empty: a quiet point. It
@@ -96,7 +96,7 @@ class Dehydration:
         self._last = (defn, memo)
         return memo
 
-    def compact(self, defn: Definition) -> type[Released]:
+    def compact(self, defn: Definition) -> type[Dehydrated]:
         """The compact record class of a version's released instances (made once)."""
         key = (defn.id, defn.version)
         cls = self._compact.get(key)
@@ -147,7 +147,7 @@ class Dehydration:
         root = run.root
         if root is not None and root.boundaries:
             for sid, w in root.boundaries.items():
-                if not w.held:
+                if not w.holdable:
                     if warn:
                         warn_once(run, f"{w.kind} start {sid!r} of an event subprocess")
                     return False
@@ -165,7 +165,7 @@ class Dehydration:
 
     def release(self, run: Run) -> None:
         """End every coroutine of a quiet instance; its checkpoint is already stored. The
-        instance's record shrinks to a ``Released``: id, history and holders. The coroutine
+        instance's record shrinks to a ``Dehydrated``: id, history and holders. The coroutine
         running now (the track that just parked, or the loop) is not closed here: it sees
         the instance dehydrated and returns."""
         kernel = self.core.kernel
@@ -191,7 +191,7 @@ class Dehydration:
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
         holds = run.holds
-        self.core.runs[run.id] = Released.of(run.id, run.defn, history, tuple(holds),
+        self.core.runs[run.id] = Dehydrated.of(run.id, run.defn, history, tuple(holds),
                                              scopes, run.parent, self.compact(run.defn))
         kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
         run.core.emit("dehydrated", run.id, None, None,

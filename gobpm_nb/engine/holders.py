@@ -21,9 +21,9 @@ from typing import Any, Protocol
 
 from ..kernel import Deadline, Kernel, to_datetime
 from ..kernel.scheduler import item
+from ..vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 from .records import HoldView, Trigger
 from .values import json_copy
-from .vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 
 
 def correlation(value: Any) -> str:
@@ -43,7 +43,8 @@ class Site:
     same place, whose details it shares; a fact's details are only ever read through copies).
     """
 
-    __slots__ = ("kind", "wait_kind", "node", "track", "held", "fired", "released", "holders")
+    __slots__ = ("kind", "wait_kind", "node", "track", "held_details", "fired_details",
+                 "released_details", "holders")
 
     def __init__(self, kind: str, wait_kind: str, node: str, track: str, holders: Holders,
                  like: Site | None = None):
@@ -52,21 +53,23 @@ class Site:
         self.node = node
         self.track = track
         self.holders = holders
-        self.held: dict[str, str]
-        self.fired: dict[str, str]
-        self.released: dict[str, dict[str, str]]
+        self.held_details: dict[str, str]
+        self.fired_details: dict[str, str]
+        self.released_details: dict[str, dict[str, str]]
         if like is not None:
-            self.held, self.fired, self.released = like.held, like.fired, like.released
+            self.held_details = like.held_details
+            self.fired_details = like.fired_details
+            self.released_details = like.released_details
         else:
-            self.held = {"kind": kind, "wait_kind": wait_kind}
-            self.fired = {"wait_kind": wait_kind}
-            self.released = {}
+            self.held_details = {"kind": kind, "wait_kind": wait_kind}
+            self.fired_details = {"wait_kind": wait_kind}
+            self.released_details = {}
 
     def released_by(self, reason: str) -> dict[str, str]:
-        details = self.released.get(reason)
+        details = self.released_details.get(reason)
         if details is None:
-            details = self.released[reason] = {"kind": self.kind, "wait_kind": self.wait_kind,
-                                               "reason": reason}
+            details = self.released_details[reason] = {
+                "kind": self.kind, "wait_kind": self.wait_kind, "reason": reason}
         return details
 
 
@@ -207,7 +210,7 @@ class Holders:
             holds.append(hold)
         site = hold.site
         self.counts[site.kind] += 1
-        self._emit("wait_held", iid, site.track, site.node, site.held)
+        self._emit("wait_held", iid, site.track, site.node, site.held_details)
         if self.expected:
             trigger = self.expected.pop(expectation(hold), None)
             if trigger is not None:
@@ -345,7 +348,7 @@ class Holders:
             self._kernel.cancel(hold)
         self.counts[site.kind] -= 1
         self._emit("wait_released", iid, site.track, site.node,
-                   site.released.get(reason) or site.released_by(reason))
+                   site.released_details.get(reason) or site.released_by(reason))
 
     def release_waits(self, instance: str, track: str, reason: str,
                       firing: Hold | None = None) -> None:

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..vocabulary import ROOT, WAITING
 from .checkpoint import Image
+from .dehydrated import Dehydrated
 from .records import Track
-from .released import Released
 from .run import Run
 from .tracks import adopt_parked, spawn, start_loop
-from .vocabulary import ROOT, WAITING
 from .waits import JoinWait
 
 if TYPE_CHECKING:
     from .core import Core
 
 
-def restore(core: Core, rec: Released, image: Image,
+def restore(core: Core, rec: Dehydrated, image: Image,
             woken: set[str] | frozenset[str] = frozenset(),
             ready: list[tuple[Run, Track]] | None = None) -> Run:
     """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every

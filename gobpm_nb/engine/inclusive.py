@@ -15,12 +15,12 @@ order of the definition's nodes.
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import TERMINAL, WAITING
 from .compute import check
 from .incident import Incident
 from .records import Track, Trigger, join_key, join_parts
 from .run import BUSY, Run
 from .tracks import spawn
-from .vocabulary import TERMINAL
 from .waits import JoinWait
 
 Result = object
@@ -50,7 +50,7 @@ def enter(run: Run, tr: Track, node: el.InclusiveGateway) -> Result:
     run.joins.setdefault(key, {}).setdefault(tr.via or "", []).append(tr.id)
     tr.wait = JoinWait(node.id)
     tr.coro = None
-    run.set_state(tr, "waiting", {"state": "waiting", "join": True})
+    run.set_state(tr, WAITING, {"state": WAITING, "join": True})
     if not settle(run, key) and run.running == 0:
         run.core.on_quiet(run)
     return None

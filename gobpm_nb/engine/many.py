@@ -17,13 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import elements as el
+from ..vocabulary import NODE, TERMINAL
 from .boundaries import arm_boundaries
 from .compute import outgoing
 from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
 from .tracks import PARK, spawn
-from .vocabulary import NODE, TERMINAL
 from .waits import ManyWait
 
 Result = Any

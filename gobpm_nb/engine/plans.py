@@ -22,12 +22,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..model import Definition
+from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .compute import ONE_US
 from .incident import Incident
 from .records import Track
 from .run import Run
 from .scopes import enter_end
-from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from .waits import TimerWait
 
 if TYPE_CHECKING:
@@ -179,15 +179,15 @@ class TimerPlans:
         """What a plan's firing for the track of ``site`` (its timer's) needs, made once:
         the next timer's site (None: into an end event) and the firing's facts."""
         node, target, tid = site.node, plan.target, site.track
-        rows: Rows = (("timer_fired", node, site.fired),
+        rows: Rows = (("timer_fired", node, site.fired_details),
                       ("wait_released", node,
-                       site.released.get("fired") or site.released_by("fired")),
+                       site.released_details.get("fired") or site.released_by("fired")),
                       ("node_left", node, None),
                       ("node_entered", target, None))
         next_site = None
         if plan.duration is not None:
             next_site = self.holders.timer_site(target, tid)
-            rows += (("wait_held", target, next_site.held),)
+            rows += (("wait_held", target, next_site.held_details),)
         plan.tracks[tid] = known = (next_site, rows)
         return known
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .vocabulary import HELD
+from ..vocabulary import HELD
 
 if TYPE_CHECKING:
     from collections.abc import Generator

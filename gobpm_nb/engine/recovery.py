@@ -9,12 +9,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CheckpointError
+from ..vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .checkpoint import Image, check_against, read
+from .dehydrated import Dehydrated, Recorded
 from .hydrate import restore
 from .records import Track
-from .released import Recorded, Released
 from .run import Run
-from .vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from .waits import CallWait, JoinWait, Later, track_holdable
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
     the store is behind (it ran, and its next checkpoint was refused) runs again at once."""
     core = res.core
     steps: list[Later] = []
-    resident: list[tuple[Image, Released]] = []
+    resident: list[tuple[Image, Dehydrated]] = []
     stored = core.store.ids()
     ids = set(stored)
     for iid in stored:
@@ -55,7 +55,7 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
             "waits": len(core.holders.of_instance(rec.id)), "residency": RESIDENT})
     return ready
 
-def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]],
+def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Dehydrated]],
                 stored: set[str]) -> list[Later]:
     """One stored instance: its holders' registrations, and whether it comes back
     resident. A checkpoint that cannot be read fails only its own instance. A call
@@ -64,13 +64,13 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Released]]
     activity anew. (A child the store held and deleted has ended: its end reaches the
     caller through the caller's recorded trigger or its next checkpoint.)"""
     core = res.core
-    rec: Released = Recorded(iid, None, ())
+    rec: Dehydrated = Recorded(iid, None, ())
     core.runs[iid] = rec
     try:
         image = read(core.codec.decode(core.store.get(iid), iid), iid)
         scopes = {t.id: t.scope for t in image.tracks if t.scope is not None}
         if scopes or image.parent:
-            rec = Released.of(iid, None, None, (), scopes, image.parent)
+            rec = Dehydrated.of(iid, None, None, (), scopes, image.parent)
             core.runs[iid] = rec
         proc = image.process
         defn = core.definition(proc["id"], proc["version"])

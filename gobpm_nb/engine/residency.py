@@ -25,21 +25,21 @@ from typing import TYPE_CHECKING
 
 from ..errors import CheckpointError, EngineError
 from ..model import elements as el
-from .checkpoint import Image, check_against, read
-from .compute import timer_wait
-from .holders import DEPLOYED, Hold
-from .hydrate import restore
-from .records import Track, Trigger
-from .released import Released
-from .run import Run
-from .tracks import spawn
-from .vocabulary import (
+from ..vocabulary import (
     BOUNDARY,
     FINISHED,
     NODE,
     RESIDENT,
     ROOT,
 )
+from .checkpoint import Image, check_against, read
+from .compute import timer_wait
+from .dehydrated import Dehydrated
+from .holders import DEPLOYED, Hold
+from .hydrate import restore
+from .records import Track, Trigger
+from .run import Run
+from .tracks import spawn
 from .waits import MessageWait, SignalWait, TimerWait
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class Residency:
             core.holders.release(hold, "withdrawn")
             return "withdrawn"
         if site.kind == "timer":
-            core.emit("timer_fired", iid, site.track, site.node, site.fired)
+            core.emit("timer_fired", iid, site.track, site.node, site.fired_details)
         if rec.residency == RESIDENT and iid not in self.pending:
             self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
             return "applied"
@@ -98,7 +98,7 @@ class Residency:
         self.defer(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
         return "queued"
 
-    def defer(self, rec: Run | Released, hold: Hold, trigger: Trigger) -> None:
+    def defer(self, rec: Run | Dehydrated, hold: Hold, trigger: Trigger) -> None:
         """Queue an accepted trigger to be handed over in a ``wake`` event where a resident
         instance would run it: a node's trigger in an event of its own (the resumption of
         its track); what goes to the instance's loop in the loop's next turn, an event only
@@ -192,7 +192,7 @@ class Residency:
             else:
                 run.loop_waiting = True
 
-    def wake(self, rec: Released, hold: Hold, trigger: Trigger) -> str:
+    def wake(self, rec: Dehydrated, hold: Hold, trigger: Trigger) -> str:
         """A timer's trigger for a dehydrated instance, in the timer's own event: hydrate it
         and fork (``woken``). If that fails, the trigger is accepted now and queued."""
         try:
@@ -217,11 +217,11 @@ class Residency:
         if not queue or iid in self.retrying or not any(h is hold for h, _ in queue):
             return  # handed over already (a retry), or its instance ended
         rec = self.core.runs.get(iid)
-        if not isinstance(rec, (Run, Released)) or rec.residency == FINISHED:
+        if not isinstance(rec, (Run, Dehydrated)) or rec.residency == FINISHED:
             self.forget(iid)
             return
         image = None
-        if isinstance(rec, Released):
+        if isinstance(rec, Dehydrated):
             try:
                 image = self.load(rec)
             except Exception as exc:  # the store, codec or registry: retried, all in order
@@ -229,7 +229,7 @@ class Residency:
                 return
         triggers = self.take(iid, hold)
         if image is not None:
-            assert isinstance(rec, Released)
+            assert isinstance(rec, Dehydrated)
             self.by_track.pop(iid, None)
             self.hydrate(rec, image, triggers, within=True)
             return
@@ -253,7 +253,7 @@ class Residency:
             del self.pending[iid]
         return taken
 
-    def accept(self, rec: Run | Released, hold: Hold) -> None:
+    def accept(self, rec: Run | Dehydrated, hold: Hold) -> None:
         """Decide now what a trigger beats, exactly as a resident instance would: a node's
         trigger withdraws the track's other holds and completes its task; an interrupting
         boundary's cancels the guarded track's holds and task. The trigger's own hold stays,
@@ -297,7 +297,7 @@ class Residency:
         if hold.task is not None:
             self.core.close_task(hold.task, "completed")
 
-    def track_holds(self, rec: Run | Released, hold: Hold) -> list[Hold]:
+    def track_holds(self, rec: Run | Dehydrated, hold: Hold) -> list[Hold]:
         """The holds of ``hold``'s track, ``hold`` staying the only one listed for it: for a
         dehydrated instance from an index made once per wake (a trigger for each of its
         many inner instances would otherwise each look through every hold it has)."""
@@ -326,7 +326,7 @@ class Residency:
         """A failed wake's retry: one chain per instance, all its pending triggers in order."""
         queue = self.pending.get(iid)
         rec = self.core.runs.get(iid)
-        if not queue or not isinstance(rec, Released):
+        if not queue or not isinstance(rec, Dehydrated):
             self.forget(iid)
             return
         try:
@@ -344,7 +344,7 @@ class Residency:
         self.loop_due.discard(iid)
         self.by_track.pop(iid, None)
 
-    def load(self, rec: Run | Released) -> Image:
+    def load(self, rec: Run | Dehydrated) -> Image:
         """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
         core = self.core
         image = read(core.codec.decode(core.journal.read(rec.id), rec.id), rec.id)
@@ -358,7 +358,7 @@ class Residency:
             rec.defn = defn
         return image
 
-    def hydrate(self, rec: Released, image: Image, triggers: list[tuple[Hold, Trigger]],
+    def hydrate(self, rec: Dehydrated, image: Image, triggers: list[tuple[Hold, Trigger]],
                 within: bool = False) -> None:
         """Rebuild a dehydrated instance and hand it its triggers, in the order they came
         (``within``: the first one's work runs within the event running now)."""

@@ -1,4 +1,4 @@
-"""An instance's record: resident (``Run``) or dehydrated (``Released``).
+"""An instance's record: resident (``Run``) or dehydrated (``Dehydrated``).
 
 A resident instance has a loop coroutine that owns its mailbox (boundary fires, data changes,
 quiet points) and one coroutine per live track; everything runs on the kernel's one thread,
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import Definition
 from ..model import elements as el
+from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .holders import Hold, Holders
 from .incident import Incident, clean
 from .records import Job, Task, Track, Trigger, join_parts
-from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
@@ -169,7 +169,7 @@ class Run:
     def revive(self, tr: Track) -> None:
         """A track rebuilt from a checkpoint that caught it before it parked: it is ready to
         enter its node again (the ``track_state`` fact says so)."""
-        state, tr.state = tr.state, "waiting"
+        state, tr.state = tr.state, WAITING
         self.set_state(tr, "ready", {"state": "ready", "was": state})
 
     def entering(self, tr: Track) -> None:

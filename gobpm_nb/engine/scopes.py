@@ -19,6 +19,7 @@ the scope around it.
 from __future__ import annotations
 
 from ..model import elements as el
+from ..vocabulary import BOUNDARY, ROOT, TERMINAL, WAITING
 from . import many
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
 from .compute import outgoing
@@ -26,7 +27,6 @@ from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
 from .tracks import PARK, spawn
-from .vocabulary import BOUNDARY, ROOT, TERMINAL
 from .waits import ScopeWait
 
 Result = object  # list of flows | PARK | None
@@ -74,7 +74,7 @@ def open_root(run: Run, tr: Track) -> bool:
     """A new instance whose process has event subprocesses (``tr``: its start track): their
     starts are armed on the process's own scope. A start that cannot be armed (a message
     start's key that fails) is an incident that fails the instance: False."""
-    run.root = Track(ROOT, ROOT, (), "start", state="waiting")
+    run.root = Track(ROOT, ROOT, (), "start", state=WAITING)
     try:
         arm_events(run, run.root, ROOT)
     except Incident as exc:

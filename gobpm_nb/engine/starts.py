@@ -112,7 +112,7 @@ class Starts:
         payload = trigger.payload if trigger is not None else None
         if hold.kind == "timer":
             core.holders.release(hold, "fired")
-            core.emit("timer_fired", None, None, hold.node, hold.site.fired)
+            core.emit("timer_fired", None, None, hold.node, hold.site.fired_details)
             left = hold.cycles
             at: int | None = None
             if left not in (None, 0):

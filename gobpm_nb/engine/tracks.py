@@ -16,10 +16,10 @@ from collections.abc import Callable, Generator, Mapping
 from typing import Any, Protocol
 
 from ..kernel import PASS, SUSPEND, Trap
+from ..vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 from .incident import Incident
 from .records import Track, Trigger
 from .run import Run
-from .vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger
 log = logging.getLogger("gobpm_nb")
@@ -159,13 +159,13 @@ def loop_body(run: Run) -> Generator[Trap, Any, None]:
                                    f"{type(exc).__name__}: {exc}")
                 tr = run.tracks.get(item[1]) if len(item) > 1 else None
                 run.fail(tr or next(iter(run.tracks.values())), exc)
-            if run.residency != "resident":
+            if run.residency != RESIDENT:
                 return
             if run.mailbox:
                 yield PASS
             elif run.running == 0:
                 run.core.on_quiet(run)  # what the item changed may have made it quiet
-                if run.residency != "resident":
+                if run.residency != RESIDENT:
                     return
         run.loop_waiting = True
         yield SUSPEND

@@ -3,7 +3,7 @@
 A wait sits on a node: the node a track is parked on (``wait_kind`` node), an arm of the
 event-based gateway it is parked on (also node), or a boundary over the activity it occupies
 (``wait_kind`` boundary). Each class owns, for its kind: registering its engine holder
-(``hold``), whether a holder can keep it while the instance is away (``held``), withdrawing
+(``hold``), whether the instance may dehydrate with it armed (``holdable``), withdrawing
 what it owns outside the instance (``withdraw``), its checkpoint form (``doc`` / ``load``) and
 re-arming after a restore (``restore`` for holders, ``local`` for what only a resident
 instance keeps). ``fired`` becomes True when its trigger was accepted and the track has not
@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..kernel import iso
+from ..vocabulary import BOUNDARY, NODE
 from .holders import Holders
 from .reader import Reader
 from .recent import Recent
 from .records import Job, Task
-from .vocabulary import BOUNDARY, NODE
 
 if TYPE_CHECKING:
     from .records import Track
@@ -56,8 +56,9 @@ class Wait:
 
     __slots__ = ("node", "fired", "order")
     kind: ClassVar[str] = "wait"
-    #: Whether an engine holder keeps it while its instance is dehydrated.
-    held: ClassVar[bool] = False
+    #: Whether its instance may dehydrate with it armed: an engine holder keeps it, or none
+    #: is needed (a subprocess's, a multi-instance body's, an error or escalation start's).
+    holdable: ClassVar[bool] = False
 
     def __init__(self, node: str):
         self.node = node
@@ -71,7 +72,7 @@ class Wait:
 
     def unheld(self) -> str | None:
         """What part of this wait no holder can keep, named for a person; None if all held."""
-        return None if self.held else f"{self.kind} wait at {self.node!r}"
+        return None if self.holdable else f"{self.kind} wait at {self.node!r}"
 
     def conditions(self) -> int:
         """How many conditions over the instance data this wait evaluates."""
@@ -90,7 +91,7 @@ class Wait:
     def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
                 assignee: str | None) -> list[Later]:
         """Restart recovery: what re-registers its holder at the recorded values."""
-        if not self.held:
+        if not self.holdable:
             return []
         order = self.order
 
@@ -103,7 +104,7 @@ class Wait:
         order."""
         out: dict[str, Any] = {"kind": self.kind}
         out.update(self.fields())
-        if self.held:
+        if self.holdable:
             out["hold"] = order
         return dict(sorted(out.items()))
 
@@ -115,7 +116,7 @@ class Wait:
         """Build from the checkpoint form at ``path`` (fields checked by ``r``), with the
         order its holder was armed in when it has one."""
         w = cls.parse(r, obj, path, node)
-        if cls.held:
+        if cls.holdable:
             w.order = r.get(obj, "hold", "optint", path)
         return w
 
@@ -135,7 +136,7 @@ class TimerWait(Wait):
 
     __slots__ = ("deadline", "armed", "cycles")
     kind = "timer"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, deadline: int, armed: int, cycles: int | None = None):
         self.node = node  # the base fields, set here: one call per timer armed
@@ -168,7 +169,7 @@ class MessageWait(Wait):
 
     __slots__ = ("name", "key")
     kind = "message"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, name: str, key: str):
         super().__init__(node)
@@ -193,7 +194,7 @@ class SignalWait(Wait):
 
     __slots__ = ("name",)
     kind = "signal"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, name: str):
         super().__init__(node)
@@ -217,7 +218,7 @@ class TaskWait(Wait):
 
     __slots__ = ("task", "created")
     kind = "task"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, task: str, created: int):
         super().__init__(node)
@@ -255,7 +256,7 @@ class CallWait(Wait):
 
     __slots__ = ("child",)
     kind = "call"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, child: str):
         super().__init__(node)
@@ -305,7 +306,7 @@ class JobWait(Wait):
 
 class ConditionalWait(Wait):
     """Fires when its condition over the instance's own data holds, checked after each data
-    change. Never held: releasing the instance would destroy what fires it. On a boundary,
+    change. Never held: dehydrating the instance would destroy what fires it. On a boundary,
     ``last`` is the condition's value at the last check (it fires on a rise). ``order``
     (no holder's, as for held waits: its own): a number from the kernel's sequence when it
     was armed; after a data change the waits are checked in that order (a track's id would
@@ -348,7 +349,7 @@ class ScopeWait(Wait):
 
     __slots__ = ()
     kind = "scope"
-    held = True
+    holdable = True
 
 
 class ManyWait(Wait):
@@ -358,7 +359,7 @@ class ManyWait(Wait):
 
     __slots__ = ("total", "started", "done", "items", "outputs")
     kind = "many"
-    held = True
+    holdable = True
 
     def __init__(self, node: str, total: int, items: list[Any] | None = None,
                  outputs: list[Any] | None = None, started: int = 0, done: int = 0):
@@ -390,7 +391,7 @@ class CatchWait(Wait):
 
     __slots__ = ()
     kind = "catch"
-    held = True
+    holdable = True
 
 
 class GatewayWait(Wait):
@@ -406,12 +407,12 @@ class GatewayWait(Wait):
         self.arms: list[Wait] = arms if arms is not None else []
 
     @property
-    def held(self) -> bool:  # type: ignore[override]
-        return all(a.held for a in self.arms)
+    def holdable(self) -> bool:  # type: ignore[override]
+        return all(a.holdable for a in self.arms)
 
     def unheld(self) -> str | None:
         for a in self.arms:
-            if not a.held:
+            if not a.holdable:
                 return f"{a.kind} arm {a.node!r} of {self.node!r}"
         return None
 
@@ -466,7 +467,7 @@ def track_holdable(tr: Track) -> str | None:
     if missing is not None:
         return missing
     for bid, w in tr.boundaries.items():
-        if not w.held:
+        if not w.holdable:
             return f"{w.kind} boundary {bid!r} on {tr.node!r}"
     return None
 

@@ -86,7 +86,7 @@ class Kernel:
         #: ``(seq, fn, arg, kind)``; a coroutine's resume is ``(seq, coro, value, "")``.
         self._ready: deque[tuple[int, Any, Any, str]] = deque()
         #: The entries themselves (tuples: ordered by ``(at, seq)`` in C, no wrapper around
-        #: each, which would cost 64 bytes per held timer, that is per released instance).
+        #: each, which would cost 64 bytes per held timer, that is per dehydrated instance).
         self._heap: list[Deadline] = []
         #: Entries withdrawn while on the heap: dropped, not run, when they reach the top.
         self.cancelled: set[Deadline] = set()

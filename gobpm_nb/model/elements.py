@@ -1,7 +1,7 @@
 """Element classes of a process definition: immutable, no runtime state.
 
 A wait node may implement ``dehydratable(ctx) -> bool`` (docs/semantics.md, Eligibility): its
-permission to release its instance while a track is parked on it. A node that does not
+permission to dehydrate its instance while a track is parked on it. A node that does not
 implement it is simply not dehydratable, so its instance stays resident.
 """
 

@@ -16,15 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..vocabulary import ACTIVE, DEHYDRATED, LIVE, RESIDENCIES
 from .fact_pages import FACT_PAGE, FactQuery, fact_page, when
 from .fact_pages import fact_row as fact_row  # re-exported: the rows the widgets show
 from .fact_pages import short_details as short_details
 
-#: Track states in the order the engine lists them.
-TRACK_STATES = ("ready", "running", "waiting", "dehydrated", "merged", "completed", "withdrawn",
-                "cancelled", "failed")
-#: States of a track that may still stand somewhere (a token); see :func:`standing`.
-LIVE_STATES = frozenset({"ready", "running", "waiting", "dehydrated"})
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
                "boundary": "boundary fork", "scope": "scope", "event": "event subprocess",
@@ -34,15 +30,11 @@ EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
 ROOT_ORIGINS = {"event": "event subprocess start"}
 #: Origins of a track that begins where another track stands (drawn on the process view).
 FORK_ORIGINS = ("boundary", "continuation")
-#: Hold kinds in a fixed order (``engine.vocabulary.HOLD_KINDS``: a test keeps them equal).
-HOLD_KINDS = ("timer", "message", "signal", "task", "call")
 #: How a view names the holder of a hold armed on the process's own scope (track ``""``: the
 #: start of an event subprocess of the process), where it would name a track.
 PROCESS_SCOPE = "process"
 #: Element kinds that are scopes: drawn as a frame around the elements ``within`` them.
 SCOPE_KINDS = frozenset({"subprocess", "event_subprocess"})
-#: Residencies in a fixed order.
-RESIDENCIES = ("resident", "dehydrated", "finished")
 
 #: Newest facts a live dashboard keeps at hand: its fact table's newest page, read without
 #: copying the log (the table pages through the whole kept log: :mod:`.fact_pages`).
@@ -73,8 +65,8 @@ def standing(views: Sequence[Any]) -> set[str]:
     state as history and its continuation fork (a child of origin ``continuation``) carries
     on; it stands nowhere any more."""
     woke = {p for v in views if v.origin == "continuation" for p in v.parents}
-    return {v.id for v in views if v.state in LIVE_STATES
-            and not (v.state == "dehydrated" and v.id in woke)}
+    return {v.id for v in views if v.state in LIVE
+            and not (v.state == DEHYDRATED and v.id in woke)}
 
 
 # -- lineage ------------------------------------------------------------------------------
@@ -396,7 +388,7 @@ def choose(ids: Sequence[str], selected: str, known: Any = None,
     if selected and selected in (ids if known is None else known):
         return selected
     if state_of is not None:
-        active = next((i for i in ids if state_of(i) == "active"), None)
+        active = next((i for i in ids if state_of(i) == ACTIVE), None)
         if active is not None:
             return active
     return ids[0] if ids else ""
@@ -410,7 +402,7 @@ def instance_rows(engine: Any, ids: Sequence[str]) -> list[dict[str, str]]:
     for iid in ids:
         view = engine.describe_instance(iid)
         process = f"{view.process} v{view.version}" if view.process else "?"
-        where = f" ({view.residency})" if view.state == "active" else ""
+        where = f" ({view.residency})" if view.state == ACTIVE else ""
         rows.append({"id": iid, "process": process, "state": view.state,
                      "residency": view.residency,
                      "label": f"{iid} · {process} · {view.state}{where}"})

@@ -19,10 +19,21 @@ import shutil
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..observe.projections import (
+from ..observe.projections import SCOPE_KINDS, ProcessState
+from ..vocabulary import (
+    CANCELLED,
+    COMPLETED,
+    DEHYDRATED,
+    FAILED,
+    FINISHED,
     HOLD_KINDS,
-    SCOPE_KINDS,
-    ProcessState,
+    LIVE,
+    MERGED,
+    READY,
+    RESIDENT,
+    RUNNING,
+    WAITING,
+    WITHDRAWN,
 )
 
 FONT = "Arial,Helvetica,sans-serif"
@@ -32,15 +43,15 @@ MUTED = "#868e96"
 
 #: Fill, border and text colour of a track (lineage node, token) in each state.
 STATE_COLOURS: dict[str, tuple[str, str, str]] = {
-    "ready": ("#fff3bf", "#f08c00", INK),
-    "running": ("#ffe8cc", "#e8590c", INK),
-    "waiting": ("#d0ebff", "#1c7ed6", INK),
-    "dehydrated": ("#edf2ff", "#5c7cfa", "#364fc7"),
-    "merged": ("#f3f0ff", "#7950f2", INK),
-    "completed": ("#d3f9d8", "#2f9e44", INK),
-    "withdrawn": ("#f1f3f5", "#adb5bd", "#495057"),
-    "cancelled": ("#ffe3e3", "#e03131", INK),
-    "failed": ("#ffc9c9", "#c92a2a", "#c92a2a"),
+    READY: ("#fff3bf", "#f08c00", INK),
+    RUNNING: ("#ffe8cc", "#e8590c", INK),
+    WAITING: ("#d0ebff", "#1c7ed6", INK),
+    DEHYDRATED: ("#edf2ff", "#5c7cfa", "#364fc7"),
+    MERGED: ("#f3f0ff", "#7950f2", INK),
+    COMPLETED: ("#d3f9d8", "#2f9e44", INK),
+    WITHDRAWN: ("#f1f3f5", "#adb5bd", "#495057"),
+    CANCELLED: ("#ffe3e3", "#e03131", INK),
+    FAILED: ("#ffc9c9", "#c92a2a", "#c92a2a"),
 }
 #: Edge colour and style per origin of the child track.
 EDGE_STYLES: dict[str, tuple[str, str]] = {
@@ -54,10 +65,10 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
 }
 #: Look of the instance frame per residency: border colour, style, fill, words.
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {
-    "resident": ("#2f9e44", "rounded", "#ffffff", "resident: in memory, coroutines live"),
-    "dehydrated": ("#5c7cfa", "rounded,dashed,filled", "#f8f9ff",
-                   "dehydrated: released to the store, no coroutines"),
-    "finished": ("#adb5bd", "rounded,filled", "#f8f9fa", "finished: nothing held, no coroutines"),
+    RESIDENT: ("#2f9e44", "rounded", "#ffffff", "resident: in memory, coroutines live"),
+    DEHYDRATED: ("#5c7cfa", "rounded,dashed,filled", "#f8f9ff",
+                   "dehydrated: checkpoint in the store, no coroutines"),
+    FINISHED: ("#adb5bd", "rounded,filled", "#f8f9fa", "finished: nothing held, no coroutines"),
 }
 #: Glyph and colour of an armed hold of each kind.
 HOLD_LOOKS: dict[str, tuple[str, str]] = {
@@ -299,7 +310,7 @@ def _process_node(n: Any, on_path: bool, marks: _Marks) -> str:
         border = STATE_COLOURS.get(states[0], ("", TOKEN_COLOUR, ""))[1]
         fill = STATE_COLOURS.get(states[0], ("#ffffff", "", ""))[0]
         penwidth = 2.6
-        if "dehydrated" in states:
+        if DEHYDRATED in states:
             style.append("dashed")
     attrs, penwidth = _shape(n, extra, style, penwidth)
     attrs += [("style", q(",".join(style))), ("fillcolor", q(fill)), ("color", q(border)),
@@ -404,7 +415,7 @@ def process_legend() -> list[list[str]]:
     """What each look of the process view means, as ``[label, colour]`` pairs."""
     legend = [["path taken (nodes left)", PATH_COLOUR]]
     legend += [[f"token: track {state}", STATE_COLOURS[state][1]]
-               for state in ("ready", "running", "waiting", "dehydrated")]
+               for state in LIVE]
     legend += [[f"{HOLD_LOOKS[kind][0]} armed {kind} hold", HOLD_LOOKS[kind][1]]
                for kind in HOLD_KINDS]
     legend += [["dashed boundary: non-interrupting", MUTED],

@@ -3,7 +3,8 @@ across a call activity (split out of ``dot``, whose helpers and looks it shares)
 
 from __future__ import annotations
 
-from ..observe.projections import ROOT_ORIGINS, TRACK_STATES, Lineage
+from ..observe.projections import ROOT_ORIGINS, Lineage
+from ..vocabulary import DEHYDRATED, FINISHED, RESIDENT, TRACK_STATES
 from .dot import (
     EDGE_STYLES,
     INK,
@@ -26,7 +27,7 @@ def lineage_dot(view: Lineage) -> str:
     """The lineage as DOT: one node per track ("t3 / node / state"), one edge per parent
     link labelled by the child's origin (fork, join, continuation, boundary fork, scope — the
     first track inside a subprocess —, event subprocess, multi-instance); dehydrated tracks and
-    released instances dashed in grey-blue."""
+    instances dashed in grey-blue."""
     border, style, fill, words = RESIDENCY_LOOKS.get(
         view.residency, ("#adb5bd", "rounded", "#ffffff", view.residency))
     out = _header(f"lineage {view.instance}", "TB",
@@ -37,7 +38,7 @@ def lineage_dot(view: Lineage) -> str:
     out.append(f"    graph {frame}")
     for t in view.tracks:
         fill_, line_, ink = STATE_COLOURS.get(t.state, ("#ffffff", MUTED, INK))
-        dashed = t.state == "dehydrated" or view.residency == "dehydrated"
+        dashed = t.state == DEHYDRATED or view.residency == DEHYDRATED
         shape_style = "rounded,filled,dashed" if dashed else "rounded,filled"
         width = "2.2" if t.standing else "1.2"
         began = ROOT_ORIGINS.get(t.origin, "") if not t.parents else ""
@@ -80,7 +81,7 @@ def _call_links(view: Lineage) -> list[str]:
 def lineage_legend() -> list[list[str]]:
     """What each look of the lineage means, as ``[label, colour]`` pairs."""
     legend = [[f"track {state}", STATE_COLOURS[state][1]] for state in TRACK_STATES]
-    legend[TRACK_STATES.index("dehydrated")][0] = "track dehydrated (dashed: released)"
+    legend[TRACK_STATES.index(DEHYDRATED)][0] = "track dehydrated (dashed)"
     legend += [
         ["edge fork (parallel gateway)", EDGE_STYLES["fork"][0]],
         ["edge join (merged parents)", EDGE_STYLES["join"][0]],
@@ -89,9 +90,9 @@ def lineage_legend() -> list[list[str]]:
         ["edge scope (first track inside a subprocess)", EDGE_STYLES["scope"][0]],
         ["edge event subprocess (dashed)", EDGE_STYLES["event"][0]],
         ["edge multi-instance (inner instance, dotted)", EDGE_STYLES["many"][0]],
-        ["frame: resident instance", RESIDENCY_LOOKS["resident"][0]],
-        ["frame: dehydrated instance (dashed)", RESIDENCY_LOOKS["dehydrated"][0]],
-        ["frame: finished instance", RESIDENCY_LOOKS["finished"][0]],
+        ["frame: resident instance", RESIDENCY_LOOKS[RESIDENT][0]],
+        ["frame: dehydrated instance (dashed)", RESIDENCY_LOOKS[DEHYDRATED][0]],
+        ["frame: finished instance", RESIDENCY_LOOKS[FINISHED][0]],
     ]
     return legend
 

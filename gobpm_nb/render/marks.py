@@ -6,7 +6,7 @@ by element, without deciding anything itself:
 
 - ``elements``: one entry per node that has something to show, in definition order:
   ``classes`` (markers on the shape: ``gobpm-left`` path taken, ``gobpm-token`` a track
-  stands here, ``gobpm-dehydrated`` every track here is released, ``gobpm-held`` an armed
+  stands here, ``gobpm-dehydrated`` every track here is dehydrated, ``gobpm-held`` an armed
   hold, ``gobpm-fork`` a boundary fork or continuation began here), ``badges`` (token counts
   coloured by track state, hold badges with their deadline, correlation or task id, fork
   badges) and ``tip`` (the hover text: every track and hold there). Ids are the engine's
@@ -15,8 +15,8 @@ by element, without deciding anything itself:
   subprocess's shape, and a hold armed on the process's own scope (track ``""``: the start of
   an event subprocess) on that start event, said to be the process's;
 - ``flows``: the XML ids of the flows taken (both ends reached, the source left);
-- ``status``, ``residency``: the instance line above the diagram (a released instance is
-  drawn dashed and says so);
+- ``status``, ``residency``: the instance line above the diagram (a dehydrated instance
+  is drawn dashed and says so);
 - ``colours``: the few colours the markers use, so the palette lives here only.
 
 Deterministic: definition, track and armed order throughout. Everything is text; the front
@@ -28,7 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..observe.projections import HOLD_KINDS, PROCESS_SCOPE, TRACK_STATES, ProcessState
+from ..observe.projections import PROCESS_SCOPE, ProcessState
+from ..vocabulary import BOUNDARY, DEHYDRATED, HOLD_KINDS, LIVE, TRACK_STATES
 from .dot import (
     EDGE_STYLES,
     HOLD_LOOKS,
@@ -64,7 +65,7 @@ def _hold_badge(kind: str, track: str, wait_kind: str, deadline: str | None,
     if node_kind in TRIGGERED_STARTS:
         where = "this start of its event subprocess"
     else:
-        where = "its boundary" if wait_kind == "boundary" else "this node"
+        where = "its boundary" if wait_kind == BOUNDARY else "this node"
     holder = track or f"the {PROCESS_SCOPE}"
     return {"kind": "hold", "hold": kind, "text": f"{glyph} {text}", "colour": colour,
             "tip": f"{glyph} armed {kind} hold of {holder} on {where}: {what}"}
@@ -80,7 +81,7 @@ def _token_badges(tokens: list[tuple[str, str]]) -> list[dict[str, Any]]:
         fill, line, ink = STATE_COLOURS[state]
         badges.append({"kind": "token", "state": state, "text": str(len(tracks)),
                        "colour": line, "fill": fill, "ink": ink,
-                       "dashed": state == "dehydrated",
+                       "dashed": state == DEHYDRATED,
                        "tip": f"{', '.join(tracks)} {state}"})
     return badges
 
@@ -92,7 +93,7 @@ def _entry(node: Any, tokens: list[tuple[str, str]], holds: list[Any], forks: li
         classes.append("gobpm-left")
     if tokens:
         classes.append("gobpm-token")
-        if all(state == "dehydrated" for _, state in tokens):
+        if all(state == DEHYDRATED for _, state in tokens):
             classes.append("gobpm-dehydrated")
     if holds:
         classes.append("gobpm-held")
@@ -144,15 +145,15 @@ def colours() -> dict[str, str]:
     """The colours of the shape markers (the badges carry their own)."""
     return {"path": PATH_COLOUR, "path-fill": PATH_FILL, "token": TOKEN_COLOUR,
             "held": HOLD_LOOKS["timer"][1], "fork": EDGE_STYLES["boundary"][0],
-            "released": RESIDENCY_LOOKS["dehydrated"][0]}
+            DEHYDRATED: RESIDENCY_LOOKS[DEHYDRATED][0]}
 
 
 def bpmn_legend() -> list[list[str]]:
     """What each mark on the BPMN diagram means, as ``[label, colour]`` pairs."""
     legend = [["path taken (nodes left, flows taken)", PATH_COLOUR]]
     legend += [[f"tracks {state} here (count)", STATE_COLOURS[state][1]]
-               for state in ("ready", "running", "waiting")]
-    legend += [["tracks dehydrated here (count, dashed)", STATE_COLOURS["dehydrated"][1]],
+               for state in LIVE if state != DEHYDRATED]
+    legend += [["tracks dehydrated here (count, dashed)", STATE_COLOURS[DEHYDRATED][1]],
                ["outline: a track stands here", TOKEN_COLOUR],
                ["outline: an armed hold here", HOLD_LOOKS["timer"][1]]]
     hints = {"timer": "deadline", "message": "name · correlation", "signal": "name",
@@ -161,5 +162,5 @@ def bpmn_legend() -> list[list[str]]:
                for kind in HOLD_KINDS]
     legend += [[f"{FORK_GLYPHS['boundary']} boundary fork · {FORK_GLYPHS['continuation']} "
                 "continuation (new track)", EDGE_STYLES["boundary"][0]],
-               ["released instance (dashed frame)", RESIDENCY_LOOKS["dehydrated"][0]]]
+               ["dehydrated instance (dashed frame)", RESIDENCY_LOOKS[DEHYDRATED][0]]]
     return legend

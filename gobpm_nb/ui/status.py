@@ -39,6 +39,11 @@ IDLE = "nothing is scheduled (no track is ready, no deadline is armed): the engi
 HORIZON_HELP = ("an ISO 8601 duration such as 'PT24H', a date-time such as "
                 "'2026-01-02T00:00:00Z', or 'end' (until nothing is scheduled); leave it "
                 "empty to run to the next quiet point")
+#: The same help in the browser: the tooltip of Run and of the field beside it (the widgets'
+#: contract, :mod:`.contract`, carries it to the front end).
+HORIZON_TIP = ("Run to: empty = the next quiet point (everything due now, else the next "
+               "deadline and what is due then); PT24H = for 24 h of virtual time; "
+               "2026-01-02T00:00:00Z = until then; end = until nothing is scheduled")
 
 
 def span_text(span: timedelta) -> str:

@@ -3,8 +3,10 @@
 Both load the same small ES module (``gobpm_nb/static/widget.js``, built from ``widgets/``),
 which draws them with the shared module every widget of the kernel refers to (the views,
 Graphviz and the BPMN viewer, sent once: :mod:`gobpm_nb.ui.shared`), and pick their view
-with the ``view`` trait. The traits below are the whole contract with the front end;
-``widgets/src/traits.js`` mirrors them.
+with the ``view`` trait. The traits below are the whole contract with the front end:
+``python -m gobpm_nb.ui.contract`` writes them, with the words of each class docstring's
+"Traits" section, into ``widgets/src/contract.js``, and the front-end build refuses a stale
+copy.
 
 The dashboard sends commands as custom messages ``{"kind": ..., ...}``. They are dispatched
 by ``kind`` to handlers registered with :meth:`DashboardWidget.on_command`; a missing handler
@@ -50,10 +52,16 @@ _FIXED = frozenset({"view"})
 
 class _Widget(anywidget.AnyWidget):
     """Shared base: the loader module and the shared module it loads, strict keyword
-    arguments, a deterministic repr."""
+    arguments, a deterministic repr.
+
+    Traits (all synced):
+        _shared:        the kernel's :class:`SharedModule` (the views, Graphviz, the BPMN
+                        viewer), sent as ``"IPY_MODEL_<id>"``.
+        _shared_digest: str; what the imported shared module is kept under on
+                        ``globalThis``.
+    """
 
     _esm = _ESM
-    #: The kernel's shared module (views, Graphviz, BPMN viewer) and its digest.
     _shared = t.Instance(SharedModule, allow_none=True).tag(sync=True, **widget_serialization)
     _shared_digest = t.Unicode("").tag(sync=True)
 

@@ -11,13 +11,14 @@
 // keeps a margin below the diagram, and the badges lie under it (it has z-index 100).
 import NavigatedViewer from "bpmn-js/lib/NavigatedViewer";
 
+import { PALETTE } from "./contract.js";
 import { asText, h } from "./dom.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const OVERLAY_TYPE = "gobpm";
 const MARKER = /^gobpm-[a-z-]+$/;
 const COLOUR = /^#[0-9a-fA-F]{3,8}$/;
-const COLOUR_NAMES = ["path", "path-fill", "token", "held", "fork", "released"];
+const COLOUR_NAMES = Object.keys(PALETTE);
 // Screen pixels kept free around the fitted diagram: badges sit above shapes, the
 // watermark in the bottom-right corner. Below the diagram only a thin margin is kept when
 // the fitted diagram ends left of the watermark's corner (WATERMARK_ZONE px from the right

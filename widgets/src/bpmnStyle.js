@@ -1,14 +1,17 @@
 // Styles of the BPMN view: bpmn.io's own style sheets (bundled as text: the viewer needs them
 // for its canvas, overlays and watermark) and the look of the engine's marks. The marker
 // colours are CSS variables set from the data Python sends (gobpm_nb/render/marks.py), with
-// the same values as fallbacks here.
+// the contract's PALETTE (the same values, written from Python) as fallbacks here.
 import DIAGRAM_CSS from "bpmn-js/dist/assets/diagram-js.css";
 import BPMN_CSS from "bpmn-js/dist/assets/bpmn-js.css";
 
+import { DEHYDRATED, PALETTE } from "./contract.js";
+
+const COLOURS = Object.entries(PALETTE).map(([name, value]) => `--gobpm-${name}: ${value};`).join(" ");
+
 const MARKS_CSS = `
 .gobpm-bpmn {
-  --gobpm-path: #2b8a3e; --gobpm-path-fill: #ebfbee; --gobpm-token: #1864ab;
-  --gobpm-held: #e8590c; --gobpm-fork: #e8590c; --gobpm-released: #5c7cfa;
+  ${COLOURS}
   display: flex; flex-direction: column; gap: 4px; min-width: 0;
 }
 .gobpm-bpmn-header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 6px; }
@@ -20,8 +23,8 @@ const MARKS_CSS = `
   position: relative; height: 320px; overflow: hidden; background: #ffffff;
   border: 1px solid var(--gobpm-border, #d8dee4); border-radius: 4px;
 }
-.gobpm-bpmn[data-residency="dehydrated"] .gobpm-bpmn-canvas { border: 2px dashed var(--gobpm-released); }
-.gobpm-bpmn-status[data-residency="dehydrated"] { color: var(--gobpm-released, #5c7cfa); }
+.gobpm-bpmn[data-residency="${DEHYDRATED}"] .gobpm-bpmn-canvas { border: 2px dashed var(--gobpm-${DEHYDRATED}); }
+.gobpm-bpmn-status[data-residency="${DEHYDRATED}"] { color: var(--gobpm-${DEHYDRATED}, ${PALETTE[DEHYDRATED]}); }
 .gobpm-bpmn .djs-element.gobpm-left .djs-visual > :nth-child(1) { stroke: var(--gobpm-path) !important; }
 .gobpm-bpmn .djs-shape.gobpm-left .djs-visual > :nth-child(1) { fill: var(--gobpm-path-fill) !important; }
 .gobpm-bpmn .djs-connection.gobpm-taken .djs-visual > path { stroke: var(--gobpm-path) !important; stroke-width: 3px !important; }

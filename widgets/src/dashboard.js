@@ -4,6 +4,7 @@
 // table holds one page: the browser asks for pages and filters, Python reads the kept log.
 // The header says "live" with "freeze here"; frozen ("at fact N · clock", "follow live"),
 // every control that sends a command is disabled: the picture no longer follows the engine.
+import { FACT_COLUMNS, HOLD_COLUMNS, HORIZON_HELP } from "./contract.js";
 import { asText, fillSelect, h, trait, watch } from "./dom.js";
 import { GraphPane } from "./graph.js";
 import { isFrozen, momentLine } from "./moment.js";
@@ -20,16 +21,11 @@ const ALL = "\u0000all"; // filter value no id can take
 const PROCESS_HEIGHT = 350;
 // No label, badge or lineage text of the dashboard is drawn smaller than this (px on screen).
 const READABLE_PX = 11;
-const HORIZON_HELP =
-  "Run to: empty = the next quiet point (everything due now, else the next deadline and what is due then); " +
-  "PT24H = for 24 h of virtual time; 2026-01-02T00:00:00Z = until then; end = until nothing is scheduled";
 const LAST_STEP_HINT = "Step runs one event · Run goes to the next quiet point, or to the horizon typed next to it · Advance moves the clock";
 const FROZEN_HINT = "follow live to use the controls";
 const NO_KERNEL =
   "This dashboard has no live kernel behind it any more (the kernel was restarted or shut down, " +
   "or the notebook was opened from a file): its controls cannot reach the engine. Run the cell that made it again.";
-const HOLD_COLUMNS = ["instance", "track", "kind", "wait_kind", "node", "deadline", "keys"];
-const FACT_COLUMNS = ["seq", "at", "kind", "instance", "track", "node", "details"];
 
 /**
  * Send a command to Python; true when it went. A model whose kernel is gone throws: the

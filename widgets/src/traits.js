@@ -1,20 +1,9 @@
-// The synced traits, as the Python classes in gobpm_nb/ui/widgets.py (and shared.py) declare them.
-// Kept as JSDoc so the bundle needs no TypeScript step; keep both sides in step.
-
-/**
- * Traits every widget has: anywidget's `_esm` is the small loader (loader.js); it draws the
- * widget with the shared module the kernel sends once (index.js, in SharedModule.code).
- * @typedef {object} SharedTraits
- * @property {string} _shared           "IPY_MODEL_<id>" of the kernel's SharedModule
- * @property {string} _shared_digest    what the imported module is kept under on globalThis
- */
-
-/**
- * The SharedModule widget (an anywidget model with an empty module of its own; never shown).
- * @typedef {object} SharedModuleTraits
- * @property {string} digest
- * @property {DataView|ArrayBuffer} code   shared.js, gzip-compressed (a binary buffer)
- */
+// The shapes of the structured values Python sends in the synced traits (gobpm_nb/render/
+// marks.py, gobpm_nb/observe/projections.py and fact_pages.py, gobpm_nb/ui/views.py) and of the
+// commands the dashboard sends back. The traits themselves — names, types, words — are in
+// contract.js, which Python writes (`python -m gobpm_nb.ui.contract`), with the vocabulary
+// named below (TRACK_STATES, RESIDENCIES, HOLD_KINDS, PALETTE). Kept as JSDoc so the bundle
+// needs no TypeScript step; keep these shapes in step with the Python that builds them.
 
 /**
  * What to draw on one element of a BPMN diagram (gobpm_nb/render/marks.py).
@@ -24,7 +13,8 @@
  *                                      gobpm-dehydrated, gobpm-held, gobpm-fork
  * @property {Array<{kind: "token"|"hold"|"fork", text: string, tip: string, colour: string,
  *   state?: string, fill?: string, ink?: string, dashed?: boolean, hold?: string,
- *   origin?: string}>} badges
+ *   origin?: string}>} badges   a token's `state` is one of TRACK_STATES, a hold's `hold`
+ *                               one of HOLD_KINDS
  * @property {string} tip               hover text: the tracks and holds there
  */
 
@@ -32,25 +22,10 @@
  * The engine's state on a BPMN diagram.
  * @typedef {object} Marks
  * @property {string} status            the instance line shown above the diagram
- * @property {string} residency         resident | dehydrated | finished
+ * @property {string} residency         one of RESIDENCIES
  * @property {ElementMarks[]} elements  definition order
  * @property {string[]} flows           ids of the sequence flows taken
- * @property {Object<string, string>} colours  path, path-fill, token, held, fork, released
- */
-
-/**
- * Traits of GraphWidget (view "graph").
- * @typedef {object} GraphTraits
- * @property {"graph"} view
- * @property {string} title             shown above the graph, as text
- * @property {string} dot               a DOT document, built and quoted by Python; drawn
- *                                      when bpmn is empty
- * @property {string} bpmn              a BPMN 2.0 document with its diagram, or ""
- * @property {Marks|{}} marks           the engine's state on that diagram
- * @property {Array<[string, string]>} legend  [label, CSS colour] pairs
- * @property {string} moment            "live", "at fact 42 · 2026-01-01 05:00" (frozen
- *                                      there) or "" (no header line)
- * @property {boolean} live             two-way: true while the graph follows its engine
+ * @property {Object<string, string>} colours  the names of PALETTE -> CSS colour
  */
 
 /**
@@ -63,19 +38,36 @@
  */
 
 /**
- * One armed hold.
+ * The instance picker's entry for one of `instances`.
+ * @typedef {object} InstanceRow
+ * @property {string} id
+ * @property {string} process           "name vN"
+ * @property {string} state             active | completed | terminated | failed
+ * @property {string} residency         one of RESIDENCIES
+ * @property {string} label             what the picker shows (and filters on)
+ */
+
+/**
+ * What became of the last published message.
+ * @typedef {object} Notice
+ * @property {string} [text]
+ * @property {"ok"|"warning"} [level]   warning: it reached nobody
+ */
+
+/**
+ * One armed hold (its keys, in order: HOLD_COLUMNS).
  * @typedef {object} HoldRow
  * @property {string} instance
  * @property {string} track
- * @property {"timer"|"message"|"signal"|"task"} kind
- * @property {"node"|"boundary"} wait_kind
+ * @property {string} kind               one of HOLD_KINDS
+ * @property {"node"|"boundary"|"start"} wait_kind
  * @property {string} node
  * @property {string|null} deadline    ISO 8601 virtual time, or null
  * @property {*} keys                  shown as text (lists joined with ", ")
  */
 
 /**
- * One fact of the engine's log.
+ * One fact of the engine's log (its keys, in order: FACT_COLUMNS).
  * @typedef {object} FactRow
  * @property {number} seq
  * @property {string} at               ISO 8601 virtual time
@@ -114,35 +106,6 @@
  * @property {number} pending           facts after it that "reset" (a replay) runs again
  * @property {boolean} movable          false: no journal (a durable store); see note
  * @property {string} note
- */
-
-/**
- * Traits of DashboardWidget (view "dashboard").
- * @typedef {object} DashboardTraits
- * @property {"dashboard"} view
- * @property {string} clock                    the virtual clock, as text
- * @property {Object<string, number>} counters name -> count
- * @property {TaskRow[]} tasks
- * @property {HoldRow[]} holds
- * @property {FactRow[]} facts                 one page of the fact table, oldest first
- * @property {FactPage} fact_page              what the table says about that page
- * @property {string} last_step                what the last Step / Run / Advance did
- * @property {{text?: string, level?: "ok"|"warning"}} publish_notice  the last message's fate
- * @property {string[]} instances
- * @property {{id: string, process: string, state: string, residency: string, label: string}[]} instance_rows
- *   the picker's label of each of `instances`
- * @property {string} selected                 two-way: set by the instance select
- * @property {string} lineage_dot
- * @property {string} process_dot                Graphviz; drawn when process_bpmn is ""
- * @property {string} process_bpmn               its process as BPMN with a diagram
- * @property {Marks|{}} process_marks            the engine's state on it
- * @property {boolean} playing                 true while Python's play loop runs
- * @property {Timeline|{}} timeline            the history slider
- * @property {string|null} branch              "IPY_MODEL_<id>" of the last branch's dashboard
- * @property {string} moment                   "live", "at fact 42 · 2026-01-01 05:00" (frozen
- *                                             there: its controls are disabled) or "" (no header line)
- * @property {boolean} live                    two-way: true while the dashboard follows its engine
- * @property {string} error                    shown in red when non-empty
  */
 
 /**

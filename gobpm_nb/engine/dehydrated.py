@@ -1,9 +1,9 @@
 """A dehydrated instance's record: what stays in memory while its checkpoint is in the store.
 
-Most released instances are alike: one hold, no ended track, nothing inside a subprocess, no
+Most dehydrated instances are alike: one hold, no ended track, nothing inside a subprocess, no
 caller. Their record is one slot — the hold — and everything else is read from it or from
 its class: its id is its hold's instance, its definition sits on a class made once per
-deployed version (``compact``; the residency keeps one per version it released). The others
+deployed version (``compact``; the residency keeps one per version it dehydrated). The others
 (ended tracks to show, subprocess scopes, a caller, or a record being rebuilt by recovery)
 keep each field in a slot of their own.
 """
@@ -12,20 +12,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .vocabulary import ACTIVE
+from ..vocabulary import ACTIVE, DEHYDRATED
 
 if TYPE_CHECKING:
     from ..model import Definition
     from .holders import Hold
 
 
-class Released:
+class Dehydrated:
     """A dehydrated instance's whole footprint in memory: who it is, the history of its ended
     tracks, and its engine holders. Everything else lives in its checkpoint in the store."""
 
     __slots__ = ("_holds",)
     _holds: Any
-    residency = "dehydrated"
+    residency = DEHYDRATED
     state = ACTIVE
     stored = True
     #: Its version (a compact record's is on its class; a ``Recorded`` keeps its own).
@@ -49,7 +49,7 @@ class Released:
     def of(iid: str, defn: Definition | None, history: list[Any] | None,
            holds: tuple[Hold, ...], scopes: dict[str, str] | None = None,
            parent: tuple[str, str] | None = None,
-           like: type[Released] | None = None) -> Released:
+           like: type[Dehydrated] | None = None) -> Dehydrated:
         """The record of a dehydrated instance; one with ended tracks keeps their views, one
         with tracks inside subprocesses the map of them, a called one its caller; one with a
         single hold and none of those is an instance of ``like``, the compact class of its
@@ -82,7 +82,7 @@ class Released:
         self._holds = holds[0] if len(holds) == 1 else holds
 
 
-class Recorded(Released):
+class Recorded(Dehydrated):
     """A dehydrated instance that keeps its id and definition itself (recovery rebuilds
     records this way, and any instance unlike the common one)."""
 
@@ -107,7 +107,7 @@ class Scoped(WithHistory):
     __slots__ = ("scopes", "parent")
 
 
-def compact(defn: Definition) -> type[Released]:
-    """A class for the one-slot records of ``defn``'s released instances."""
-    return type(f"Released_{defn.id}_{defn.version}", (Released,),
+def compact(defn: Definition) -> type[Dehydrated]:
+    """A class for the one-slot records of ``defn``'s dehydrated instances."""
+    return type(f"Dehydrated_{defn.id}_{defn.version}", (Dehydrated,),
                 {"__slots__": (), "defn": defn, "__module__": __name__})
