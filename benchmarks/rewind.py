@@ -32,8 +32,8 @@ import tracemalloc
 from typing import Any
 
 import gobpm_nb as bpm
-from gobpm_nb import history as journal
-from gobpm_nb.rewind import Build
+from gobpm_nb.travel import history
+from gobpm_nb.travel.rewind import Build
 
 
 def order() -> bpm.Process:
@@ -56,7 +56,7 @@ def order() -> bpm.Process:
     return p.validate()
 
 
-def history(target: int) -> tuple[bpm.Engine, float]:
+def make_history(target: int) -> tuple[bpm.Engine, float]:
     """The engine after the scenario, and the wall time it took."""
     eng = bpm.Engine(keep_facts=None)
     p = order()
@@ -77,8 +77,8 @@ def history(target: int) -> tuple[bpm.Engine, float]:
 
 def plain_replay(eng: bpm.Engine) -> tuple[float, int]:
     """Replay the whole journal from its start, with no snapshot: (seconds, facts)."""
-    saved = journal.SNAPSHOT_FACTS
-    journal.SNAPSHOT_FACTS = 10**15
+    saved = history.SNAPSHOT_FACTS
+    history.SNAPSHOT_FACTS = 10**15
     try:
         hist = eng._history
         t0 = time.perf_counter()
@@ -86,7 +86,7 @@ def plain_replay(eng: bpm.Engine) -> tuple[float, int]:
         b.forward(until=(len(hist.entries), 0))
         return time.perf_counter() - t0, b.aside.stats()["facts"]
     finally:
-        journal.SNAPSHOT_FACTS = saved
+        history.SNAPSHOT_FACTS = saved
 
 
 def journal_bytes(eng: bpm.Engine) -> tuple[float, float]:
@@ -111,7 +111,7 @@ def journal_bytes(eng: bpm.Engine) -> tuple[float, float]:
 
 
 def measure(target: int, points: int, rnd: random.Random) -> list[str]:
-    original = journal.take
+    original = history.take
     spent: list[float] = []
 
     def take(*args: Any, **kwargs: Any) -> Any:
@@ -121,11 +121,11 @@ def measure(target: int, points: int, rnd: random.Random) -> list[str]:
         finally:
             spent.append(time.perf_counter() - t0)
 
-    journal.take = take
+    history.take = take
     try:
-        eng, run_s = history(target)
+        eng, run_s = make_history(target)
     finally:
-        journal.take = original
+        history.take = original
     facts = eng.stats()["facts"]
     full = [f.to_json() for f in eng.facts]
     hist = eng._history
@@ -148,7 +148,7 @@ def measure(target: int, points: int, rnd: random.Random) -> list[str]:
     per_entry, per_outcome = journal_bytes(eng)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    snap = journal.take(eng._core, facts, hist.place)
+    snap = history.take(eng._core, facts, hist.place)
     snap_bytes = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     unfinished = sum(1 for i in eng.instances() if i.residency != "finished")

@@ -23,7 +23,6 @@ from .engine.finished import Finished
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Run
 from .errors import EngineError, GobpmError, StoreError
-from .history import Command, History
 from .instance import Instance
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
@@ -31,11 +30,12 @@ from .model.timers import add
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
-from .rewind import Rewound, span_of
-from .rewind import branch as branch_at
-from .rewind import commands as commands_of
-from .rewind import replay as replay_history
-from .rewind import rewind as rewind_to
+from .travel.history import Command, History
+from .travel.rewind import Rewound, span_of
+from .travel.rewind import branch as branch_at
+from .travel.rewind import commands as commands_of
+from .travel.rewind import replay as replay_history
+from .travel.rewind import rewind as rewind_to
 from .when import instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from test_transparency import commands, schedules
 
 import gobpm_nb as bpm
-from gobpm_nb import history as journal
+from gobpm_nb.travel import history
 
 CALLS: Counter[str] = Counter()
 
@@ -112,8 +112,8 @@ def reference(eng, done: int, events: int, **options) -> bpm.Engine:
 @pytest.fixture
 def dense(monkeypatch):
     """Snapshots every 40 facts, so rewinds and replays start from many of them."""
-    monkeypatch.setattr(journal, "SNAPSHOT_FACTS", 40)
-    monkeypatch.setattr(journal, "SNAPSHOT_COST", 0)
+    monkeypatch.setattr(history, "SNAPSHOT_FACTS", 40)
+    monkeypatch.setattr(history, "SNAPSHOT_COST", 0)
 
 
 def test_rewind_to_every_fact_of_the_mixed_scenario_then_replay(dense):
@@ -403,8 +403,8 @@ def test_rewind_anywhere_in_random_scenarios_then_replay(tree, schedule, points,
     random facts keeps the facts before them, and replaying the rest (replay(), or by hand
     with the interrupted command finished first) gives every fact and the final state again."""
     proc, called, *_ = build(tree)
-    saved = journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST
-    journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST = spacing, 0 if spacing < 100 else 8
+    saved = history.SNAPSHOT_FACTS, history.SNAPSHOT_COST
+    history.SNAPSHOT_FACTS, history.SNAPSHOT_COST = spacing, 0 if spacing < 100 else 8
     try:
         eng = bpm.Engine(keep_facts=None)
         for _, command in commands(proc, called, schedule):
@@ -423,7 +423,7 @@ def test_rewind_anywhere_in_random_scenarios_then_replay(tree, schedule, points,
                 eng.replay()
             assert lines(eng) == full and state(eng) == final
     finally:
-        journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST = saved
+        history.SNAPSHOT_FACTS, history.SNAPSHOT_COST = saved
 
 
 def drive(eng, begin_at=0, branches=None):
@@ -485,7 +485,7 @@ def test_without_a_journal_start_an_engine_branches_where_it_stands(tmp_path, mo
     """A recovered engine on a durable store keeps no journal (nor would it keep a start
     for a store too big to copy): a rewind point or branch(at=...) is refused, saying why;
     branch() works, and the branch's own journal starts at the branch point."""
-    monkeypatch.setattr(journal, "START_MAX_INSTANCES", 0)
+    monkeypatch.setattr(history, "START_MAX_INSTANCES", 0)
     path = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(path))
     eng.start(mixed(), {"order": "o-1", "amount": 500})

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
+from ..travel.tape import Tape, TapedStore
 from . import behaviour, calls
 from .checkpoint import capture
 from .finished import Finished
@@ -29,7 +30,6 @@ from .released import Released
 from .residency import Residency
 from .run import Run
 from .starts import Starts, how_it_starts
-from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
 from .vocabulary import ACTIVE, FINISHED, RESIDENT

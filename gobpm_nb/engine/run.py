@@ -22,7 +22,7 @@ from .vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
-    from .tape import Tape
+    from ..travel.tape import Tape
 
 BUSY = frozenset({"ready", "running"})
 

@@ -3,7 +3,7 @@
 Every public command that changed the engine is an ``Entry``: its name and arguments (copied
 when it began), the fact sequence number it began and ended at, the virtual clock at both
 ends and, for ``step``/``run``/``advance``, how many scheduler events it ran. What user
-callables answered and which store calls failed are on the core's tape (``engine/tape``).
+callables answered and which store calls failed are on the core's tape (``travel/tape``).
 Together they let a replay rebuild the engine at any point of its history:
 
 - a command that runs no scheduler event (``deploy``, ``start``, a trigger, ``fetch_jobs``…)
@@ -19,7 +19,7 @@ command called after a rewind discards them (an undo stack), a command interrupt
 rewind point being kept as the events it had run.
 
 **Snapshots** (``Snapshot``) are copies of the engine state at event boundaries
-(``engine/clone``): the journal's start, then as ``Pacer`` says (at least ``SNAPSHOT_FACTS``
+(``travel/clone``): the journal's start, then as ``Pacer`` says (at least ``SNAPSHOT_FACTS``
 facts apart, the copy a small share of the work), taken at the end of a command and while a
 replay runs, so that a rewind replays from the nearest one.
 """
@@ -31,12 +31,12 @@ import time
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .engine.clone import Frozen, freeze, thaw
-from .engine.core import Core
-from .engine.tape import Tape
+from ..engine.core import Core
+from ..observe import FactLog
+from ..persist import MemoryStore
+from .clone import Frozen, freeze, thaw
 from .entries import Entries
-from .observe import FactLog
-from .persist import MemoryStore
+from .tape import Tape
 
 #: Commands replayed as scheduler events (the others are called again).
 EVENT_COMMANDS = frozenset({"step", "run", "advance"})

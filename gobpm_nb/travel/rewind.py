@@ -23,14 +23,14 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from . import history as journal
-from .engine.tape import Diverged
+from ..errors import EngineError, GobpmError, StoreError
+from ..kernel import to_datetime, to_us
+from ..observe import FactLog
+from ..when import instant
+from . import history
 from .entries import Entry
-from .errors import EngineError, GobpmError, StoreError
 from .history import Command, History, Pacer, Place, Snapshot, restore, take
-from .kernel import to_datetime, to_us
-from .observe import FactLog
-from .when import instant
+from .tape import Diverged
 
 Raw = tuple[Any, ...]
 
@@ -91,7 +91,7 @@ class Build:
                 self.close(i, entry)
                 i, e = i + 1, 0
             self.place = (i, e)
-            if log.seq - self.pacer.seq >= journal.SNAPSHOT_FACTS:
+            if log.seq - self.pacer.seq >= history.SNAPSHOT_FACTS:
                 self.snapshot()
         if i < len(entries) and not entries[i].settled and e == entries[i].events:
             self.place = (i + 1, 0)  # a cut-short command's end does nothing

@@ -32,13 +32,13 @@ from collections.abc import Generator, Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..engine.finished import Finished
+from ..engine.run import Run
+from ..engine.tracks import loop_body, track_body
 from ..kernel import Deadline, Trap
-from .finished import Finished
-from .run import Run
-from .tracks import loop_body, track_body
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..engine.core import Core
 
 #: Records that never change once made (an ended instance's summary): shared, not copied.
 SHARED: frozenset[type] = frozenset({Finished})

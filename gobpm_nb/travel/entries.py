@@ -17,8 +17,8 @@ import math
 from array import array
 from typing import Any
 
-from .engine.values import MAX_DEPTH, int_fits
-from .model import Process
+from ..engine.values import MAX_DEPTH, int_fits
+from ..model import Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
          "complete_task", "fetch_jobs", "complete_job", "fail_job", "start_many")
