@@ -1,10 +1,17 @@
-"""The journal's entries, kept compactly: a command costs about a hundred bytes.
+"""The history's entries, kept compactly: a command costs about a hundred bytes.
 
 Each recorded command keeps one byte for its name, five 8-byte numbers (the facts it began
-and ended at, the clock at both ends, the scheduler events it ran) and its arguments as
-compact JSON text, a process given as its number in a table of frozen builders (one per
-process definition; a command given only a process keeps just that number). Arguments
-JSON cannot hold exactly (a ``timedelta``, a ``datetime``) are kept as copied Python values.
+and ended at, the clock at both ends, the scheduler events it ran) and its arguments,
+*packed*, in one of three forms:
+
+- JSON text ``[args, kwargs]`` when JSON holds every value exactly (``as_text``, checked in
+  C: no Python call per value) — the common case; a process among them is written as the
+  number of its frozen builder in a table (one per process definition), and the text has a
+  third item, where those were: ``[args, kwargs, places]``;
+- an int: a command given only a process (``start(p)``, ``deploy(p)``), its builder's number;
+- a tuple ``(args, kwargs)`` of copied values, where JSON cannot hold them exactly (a
+  ``timedelta``, a ``datetime``, a tuple).
+
 The rare flags (a command that raised, one cut short by a rewind) are kept apart. ``Entry``
 is the readable form.
 """
@@ -13,18 +20,43 @@ from __future__ import annotations
 
 import copy
 import json
-import math
+import marshal
 from array import array
 from typing import Any
 
-from ..engine.values import MAX_DEPTH, int_fits
-from ..model import Process
+from ..model import Definition, Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
          "complete_task", "fetch_jobs", "complete_job", "fail_job", "start_many")
 NUMBER = {name: n for n, name in enumerate(NAMES)}
 WIDTH = 5  # numbers per entry: first, last, before, after, events (-1: none)
-_encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+#: A command's arguments as kept: JSON text, a builder's number, or copied values.
+Packed = str | int | tuple[tuple[Any, ...], dict[str, Any] | None]
+#: What a command given no argument keeps (``step()``, ``run()``).
+NO_ARGUMENTS = "[[],{}]"
+#: Why a value is not JSON as it stands: not an exact built-in type (marshal), no JSON
+#: value (json), an integer too long for text, nested too deep.
+NOT_TEXT = (ValueError, TypeError, RecursionError)
+encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+decode = json.JSONDecoder().decode
+#: Refuses every value that is not of an exact built-in type (a subclass, a Process...).
+exact_types = marshal.dumps
+
+
+def as_text(args: tuple[Any, ...], kwargs: dict[str, Any],
+            places: list[int | str] | None = None) -> str | None:
+    """``[args, kwargs]`` (and ``places``) as JSON text when it reads back exactly as given,
+    else None. Every step runs in C: ``marshal`` refuses any type that is not exactly a
+    built-in one, JSON any value it has no text for (a NaN, a set), and reading the text back
+    tells a tuple (read back as a list) or a key that is not a string. ``History.begin``
+    does the same inline (the common case costs no call)."""
+    try:
+        exact_types((args, kwargs))
+        text = encode((args, kwargs) if places is None else (args, kwargs, places))
+        same = decode(text)[:2] == [list(args), kwargs]
+    except NOT_TEXT:
+        return None
+    return text if same else None
 
 
 class Entry:
@@ -55,26 +87,6 @@ class Entry:
         return out
 
 
-def exact(value: Any, depth: int = 0) -> bool:
-    """Whether JSON text holds ``value`` exactly (str keys, lists, finite numbers...). Past
-    ``MAX_DEPTH`` levels it says no (the value is kept as a copy; the command refuses it)
-    instead of recursing as deep as a hostile argument goes."""
-    kind = type(value)
-    if kind in (str, bool) or value is None:
-        return True
-    if kind is int:
-        return int_fits(value)
-    if kind is float:
-        return math.isfinite(value)
-    if depth >= MAX_DEPTH:
-        return False
-    if kind is list:
-        return all(exact(v, depth + 1) for v in value)
-    if kind is dict:
-        return all(type(k) is str and exact(v, depth + 1) for k, v in value.items())
-    return False
-
-
 def _copied(value: Any) -> Any:
     try:
         return copy.deepcopy(value)
@@ -83,124 +95,129 @@ def _copied(value: Any) -> Any:
 
 
 class Entries:
-    """The entries of one journal, in order (index them like a list)."""
+    """The entries of one history, in order (index them like a list). Its columns: ``names``
+    (a byte each), ``nums`` (``WIDTH`` numbers each), ``args`` (packed) and ``odd`` (the
+    rare flags by index); ``History.end`` appends to them inline, the hot path of every
+    command, and everything else goes through ``add``."""
 
     def __init__(self, procs: list[Process] | None = None,
-                 known: dict[int, tuple[Any, int]] | None = None):
-        self._names = array("B")
-        self._nums = array("q")
-        self._args: list[Any] = []
-        self._odd: dict[int, tuple[str | None, bool]] = {}
+                 known: dict[int, tuple[Definition, int]] | None = None):
+        self.names = array("B")
+        self.nums = array("q")
+        self.args: list[Packed] = []
+        self.odd: dict[int, tuple[str | None, bool]] = {}
         #: Frozen builders, one per process definition commands were given, shared by
-        #: the journals of an engine and its branches; id(definition) -> (it, number).
+        #: the histories of an engine and its branches; id(definition) -> (it, number).
         self._procs = procs if procs is not None else []
         self._known = known if known is not None else {}
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self.names)
 
-    def frozen(self, process: Process) -> Any:
-        """The frozen builder of ``process`` as it is now (a builder changed later does not
-        change the record; a replay does not build its definition again)."""
+    def number(self, process: Process) -> int | None:
+        """The number of the frozen builder of ``process`` as it is now (a builder changed
+        later does not change the record; a replay does not build its definition again);
+        None for an invalid process (the command refuses it)."""
         try:
             defn = process.definition()
         except Exception:  # an invalid process: the command refuses it
-            return process
+            return None
         kept = self._known.get(id(defn))
         if kept is None:
             frozen = Process.of(defn)
             frozen._cache = defn  # the graph it holds: no second build, no new signature
             self._procs.append(frozen)
             kept = self._known[id(defn)] = (defn, len(self._procs) - 1)
-        return self._procs[kept[1]]
+        return kept[1]
 
-    def pack(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Any:
-        """A command's arguments as kept: JSON text (a process as its frozen builder's
-        number), or copied values where JSON cannot hold them exactly."""
+    def pack(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Packed:
+        """A command's arguments as kept (see the module's docstring)."""
+        kwargs = kwargs or {}
         if len(args) == 1 and not kwargs and type(args[0]) is Process:  # start(p), deploy(p)
-            try:  # a known graph, the common case: its number without ``frozen``
-                kept = self._known.get(id(args[0].definition()))
-            except Exception:  # an invalid process: as below
-                kept = None
-            if kept is None:
-                kept = self._known.get(id(self.frozen(args[0])._cache))
-            if kept is not None:
-                return kept[1]  # an int: the frozen builder's number
+            n = self.number(args[0])
+            if n is not None:
+                return n
+        places: list[int | str] = [i for i, v in enumerate(args) if isinstance(v, Process)]
+        places += [k for k, v in kwargs.items() if isinstance(v, Process)]
+        text = None
+        if not places:
+            text = as_text(args, kwargs)
+        else:
+            numbers = {id(v): self.number(v) for v in (*args, *kwargs.values())
+                       if isinstance(v, Process)}
+            if None not in numbers.values():
+                text = as_text(tuple(numbers.get(id(v), v) for v in args),
+                               {k: numbers.get(id(v), v) for k, v in kwargs.items()}, places)
+        if text is not None:
+            return text
+        return (tuple(v if isinstance(v, Process) else _copied(v) for v in args),
+                {k: v if isinstance(v, Process) else _copied(v) for k, v in kwargs.items()}
+                or None)
 
-        def one(v: Any) -> Any:
-            if isinstance(v, Process):
-                kept = self._known.get(id(self.frozen(v)._cache))
-                return [1, kept[1]] if kept is not None else None
-            return [0, v] if exact(v) else None
-        coded = [one(a) for a in args]
-        named = {k: one(v) for k, v in (kwargs or {}).items()}
-        if None in coded or None in named.values():
-            return (tuple(v if isinstance(v, Process) else _copied(v) for v in args),
-                    {k: _copied(v) for k, v in (kwargs or {}).items()} or None)
-        return _encode([coded, named] if named else coded)
-
-    def _unpack(self, packed: Any) -> tuple[tuple[Any, ...], dict[str, Any] | None]:
-        if type(packed) is int:
+    def _unpack(self, packed: Packed) -> tuple[tuple[Any, ...], dict[str, Any] | None]:
+        if isinstance(packed, int):
             return (self._procs[packed],), None
-        if type(packed) is tuple:
-            return packed[0], packed[1]
-        data = json.loads(packed)
-        coded, named = (data[0], data[1]) if len(data) == 2 and type(data[1]) is dict \
-            else (data, {})
-
-        def one(c: list[Any]) -> Any:
-            return self._procs[c[1]] if c[0] == 1 else c[1]
-        return tuple(one(c) for c in coded), ({k: one(c) for k, c in named.items()} or None)
+        if isinstance(packed, tuple):
+            return packed
+        data = decode(packed)
+        args, kwargs = data[0], data[1]
+        for at in data[2] if len(data) == 3 else ():
+            if type(at) is int:
+                args[at] = self._procs[args[at]]
+            else:
+                kwargs[at] = self._procs[kwargs[at]]
+        return tuple(args), kwargs or None
 
     def append(self, e: Entry) -> None:
         self.add(e.name, self.pack(e.args, e.kwargs), e.first, e.last, e.before, e.after,
                  -1 if e.events is None else e.events, e.raised, e.settled)
 
-    def add(self, name: str, packed: Any, first: int, last: int, before: int, after: int,
+    def add(self, name: str, packed: Packed, first: int, last: int, before: int, after: int,
             events: int, raised: str | None = None, settled: bool = True) -> None:
         """Add an entry, its arguments as ``pack`` gave them (``events``: -1 for none)."""
-        self._names.append(NUMBER[name])
-        self._nums.extend((first, last, before, after, events))
-        self._args.append(packed)
+        self.names.append(NUMBER[name])
+        self.nums.extend((first, last, before, after, events))
+        self.args.append(packed)
         if raised is not None or not settled:
-            self._odd[len(self._names) - 1] = (raised, settled)
+            self.odd[len(self.names) - 1] = (raised, settled)
 
     def __getitem__(self, i: int) -> Entry:
         if i < 0:
-            i += len(self._names)
-        if not 0 <= i < len(self._names):
+            i += len(self.names)
+        if not 0 <= i < len(self.names):
             raise IndexError(i)
-        first, last, before, after, events = self._nums[i * WIDTH:(i + 1) * WIDTH]
-        args, kwargs = self._unpack(self._args[i])
-        e = Entry(NAMES[self._names[i]], args, kwargs, first, before)
+        first, last, before, after, events = self.nums[i * WIDTH:(i + 1) * WIDTH]
+        args, kwargs = self._unpack(self.args[i])
+        e = Entry(NAMES[self.names[i]], args, kwargs, first, before)
         e.last, e.after, e.events = last, after, (None if events < 0 else events)
-        e.raised, e.settled = self._odd.get(i, (None, True))
+        e.raised, e.settled = self.odd.get(i, (None, True))
         return e
 
     def truncate(self, n: int) -> None:
         """Keep the first ``n`` entries."""
-        del self._names[n:]
-        del self._nums[n * WIDTH:]
-        del self._args[n:]
-        for k in [k for k in self._odd if k >= n]:
-            del self._odd[k]
+        del self.names[n:]
+        del self.nums[n * WIDTH:]
+        del self.args[n:]
+        for k in [k for k in self.odd if k >= n]:
+            del self.odd[k]
 
     def head(self, n: int) -> Entries:
-        """A journal of the first ``n`` entries (the process table is shared)."""
+        """A history of the first ``n`` entries (the process table is shared)."""
         out = Entries(self._procs, self._known)
-        out._names = self._names[:n]
-        out._nums = self._nums[:n * WIDTH]
-        out._args = self._args[:n]
-        out._odd = {k: v for k, v in self._odd.items() if k < n}
+        out.names = self.names[:n]
+        out.nums = self.nums[:n * WIDTH]
+        out.args = self.args[:n]
+        out.odd = {k: v for k, v in self.odd.items() if k < n}
         return out
 
     def befores(self) -> list[int]:
         """The clock at which each command began."""
-        return list(self._nums[2::WIDTH])
+        return list(self.nums[2::WIDTH])
 
     def last(self) -> int:
         """The fact count at the end of the last entry (0 when there is none)."""
-        return self._nums[-WIDTH + 1] if self._names else 0
+        return self.nums[-WIDTH + 1] if self.names else 0
 
 
-__all__ = ["NAMES", "Entries", "Entry", "exact"]
+__all__ = ["NAMES", "NO_ARGUMENTS", "NUMBER", "WIDTH", "Entries", "Entry", "Packed",
+           "as_text"]

@@ -1,10 +1,12 @@
-"""The command journal behind ``Engine.rewind``, ``Engine.replay`` and ``Engine.branch``.
+"""The command history behind ``Engine.rewind``, ``Engine.replay`` and ``Engine.branch``.
 
-Every public command that changed the engine is an ``Entry``: its name and arguments (copied
+Every public command goes through ``command``, the command envelope: the history records it,
+then the store records the clock and counters and the watchers are told. Every public
+command that changed the engine is an ``Entry``: its name and arguments (kept as they were
 when it began), the fact sequence number it began and ended at, the virtual clock at both
 ends and, for ``step``/``run``/``advance``, how many scheduler events it ran. What user
-callables answered and which store calls failed are on the core's tape (``travel/tape``).
-Together they let a replay rebuild the engine at any point of its history:
+callables answered and which store calls failed are on the core's tape (``tape``). Together
+they let a replay rebuild the engine at any point of its history:
 
 - a command that runs no scheduler event (``deploy``, ``start``, a trigger, ``fetch_jobs``…)
   is replayed by calling it again with its recorded arguments;
@@ -12,74 +14,121 @@ Together they let a replay rebuild the engine at any point of its history:
   kernel's one next-event rule picks the same events), then the clock move it ended with;
 - user callables are served their recorded outcomes; nothing outside the engine runs again.
 
-The journal's *position* is ``(done, into)``: ``done`` entries complete, plus ``into`` events
-of the next one when a rewind stopped inside it. Entries past the position are the history a
-rewind went back over: ``Engine.replay`` and a rewind forward run them again; the first
+The history's *position* is ``(done, into)``: ``done`` entries complete, plus ``into``
+events of the next one when a rewind stopped inside it. Entries past the position are what
+a rewind went back over: ``Engine.replay`` and a rewind forward run them again; the first
 command called after a rewind discards them (an undo stack), a command interrupted by the
-rewind point being kept as the events it had run.
-
-**Snapshots** (``Snapshot``) are copies of the engine state at event boundaries
-(``travel/clone``): the journal's start, then as ``Pacer`` says (at least ``SNAPSHOT_FACTS``
-facts apart, the copy a small share of the work), taken at the end of a command and while a
-replay runs, so that a rewind replays from the nearest one.
+rewind point being kept as the events it had run. **Snapshots** (``snapshots``) of the
+engine state let a rewind replay from the nearest one.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
-from ..engine.core import Core
-from ..observe import FactLog
+from ..errors import StoreError
 from ..persist import MemoryStore
-from .clone import Frozen, freeze, thaw
-from .entries import Entries
-from .tape import Tape
+from . import snapshots
+from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
+from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot
+
+if TYPE_CHECKING:
+    from .state import EngineState
 
 #: Commands replayed as scheduler events (the others are called again).
 EVENT_COMMANDS = frozenset({"step", "run", "advance"})
-#: At least this many facts between two snapshots…
-SNAPSHOT_FACTS = 1_000
-#: …and at least this many times as much work (wall time running commands, or replaying)
-#: as the last snapshot took to copy: copying stays under 1/SNAPSHOT_COST of the work, and a
-#: rewind replays about SNAPSHOT_COST copies' worth of work at most.
-SNAPSHOT_COST = 8
-#: Snapshots kept at most; past it every other one goes (the journal's start stays).
-MAX_SNAPSHOTS = 64
-#: No snapshot of an engine bigger than this (instances + live coroutines + holds): a copy
-#: would cost as much memory as the engine; its rewinds replay from an earlier snapshot.
-SNAPSHOT_MAX_SIZE = 50_000
-#: The snapshots kept add up to at most this size (past it, every other one goes).
-SNAPSHOT_BUDGET = 200_000
-#: A recovered engine whose store holds more instances keeps no copy of it: its journal
+#: A recovered engine whose store holds more instances keeps no copy of it: its history
 #: has no start (a copy of a big durable store would double the memory the engine needs).
 START_MAX_INSTANCES = 10_000
 
-#: A size below which a copy costs about the same whatever the size (the pacer's guess of
-#: what the next copy costs scales with the growth above it).
-SMALL = 50
-
-Place = tuple[int, int]  # (entries complete, events run of the next one)
 log = logging.getLogger("gobpm_nb")
+_clock = time.perf_counter
+#: Whether facts are echoed to the logger (asked once per command, not once per fact).
+_debugging = functools.partial(log.isEnabledFor, logging.DEBUG)
+
+#: What a command changes, as ``mark`` reads it: facts, clock, numbers, versions, events,
+#: the tape (the fact count and the clock come first, the tape's position seventh).
+Mark = tuple[int, int, int, int, int, int, int, int]
+#: A command being recorded: its name, its arguments as kept, the engine's ``mark`` when it
+#: began, what puts back a history it discarded, the tape's failures and the wall clock then.
+Pending = tuple[str, Packed, Mark, "Undo | None", int, float]
+#: What ``History.discard`` took away: entries, position, snapshots, facts, tape records.
+Undo = tuple[Entries, int, int, list[Snapshot], list[tuple[Any, ...]], list[Any], list[Any]]
 
 
-def _emit_mark(*args: Any) -> None:
-    """What a frozen core emits with: nothing runs on a frozen core (thaw replaces it)."""
-    raise RuntimeError("a frozen engine state does not run")
+class Stateful(Protocol):
+    """What the command envelope wraps: an object holding an engine state (``Engine``)."""
+
+    _state: EngineState
 
 
-def _emit_all_mark(*args: Any) -> None:
-    """The same, for the fact log's many-facts emitter."""
-    raise RuntimeError("a frozen engine state does not run")
+S = TypeVar("S", bound=Stateful)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-_TAPE_MARK = Tape()  # what a frozen core's tape is; thaw replaces it
+def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+    """A public command: the history records it (rewind, replay, branch) and it ends,
+    whether it returned or raised, with ``History.end``: the store records the clock and
+    counters, the command is recorded, the watchers are told. The envelope costs three calls
+    in the package besides the command's own (``begin``, ``end`` and the durability
+    journal's ``settle``), and bears the command's name: a traceback says which command."""
+    name = fn.__name__
+
+    def envelope(eng: S, *args: P.args, **kwargs: P.kwargs) -> R:
+        state = eng._state
+        history = state.history
+        if not history.replaying:
+            state.facts.echo = _debugging()
+        pending = history.begin(state, name, args, kwargs)
+        try:
+            result = fn(eng, *args, **kwargs)
+        except BaseException as exc:  # record what can be; the command's own error wins
+            history.end(state, pending, exc)
+            raise
+        refused = history.end(state, pending, None)
+        if refused is not None:
+            raise refused
+        return result
+
+    envelope.__code__ = envelope.__code__.replace(co_name=name, co_qualname=f"command.{name}")
+    return functools.wraps(fn)(envelope)
+
+
+def settle(state: EngineState) -> None:
+    """What every command ends with, outside one (``Engine.recover``): the store records the
+    clock and counters (StoreError if it cannot), the watchers are told."""
+    refused = state.history.end(state, None, None)
+    if refused is not None:
+        raise refused
+
+
+def tell(watchers: list[Callable[[], object]]) -> None:
+    """Call every watcher (a watcher that raises is logged and removed)."""
+    for fn in tuple(watchers):
+        try:
+            fn()
+        except Exception:
+            log.exception("command watcher %r raised; it is removed", fn)
+            if fn in watchers:
+                watchers.remove(fn)
+
+
+def mark(state: EngineState) -> Mark:
+    """What a command that changed the engine changes (``History.begin`` reads it inline)."""
+    core = state.core
+    kernel, tape = core.kernel, core.tape
+    return (state.facts.seq, kernel.now, kernel.seq, core.next_instance, len(core.deployed),
+            state.ran, tape.at, tape.calls)
 
 
 class Command(NamedTuple):
-    """A command of the journal as ``Engine.history()`` shows it: its name and arguments,
+    """A command of the history as ``Engine.history()`` shows it: its name and arguments,
     the fact count when it began and ended, the clock when it began, and whether it is
     behind the engine's position (False: a rewind went back over it, or into it)."""
 
@@ -92,125 +141,18 @@ class Command(NamedTuple):
     done: bool
 
 
-class Snapshot:
-    """The engine state at a place of the journal: a frozen core, the fact count and clock
-    there, the tape's position, and how long the copy took."""
-
-    __slots__ = ("place", "seq", "clock", "frozen", "tape", "cost", "size")
-
-    def __init__(self, place: Place, seq: int, clock: int, frozen: Frozen,
-                 tape: tuple[int, int, int], cost: float, size: int):
-        self.place = place
-        self.seq = seq
-        self.clock = clock
-        self.frozen = frozen
-        self.tape = tape
-        self.cost = cost  # seconds it took to take
-        self.size = size  # how big the engine was (``size_of``)
-
-
-def memory_copy(store: Any) -> MemoryStore:
-    """A memory store holding what ``store`` holds (checkpoints, meta, journal)."""
-    out = MemoryStore()
-    if isinstance(store, MemoryStore):
-        out.replace(store.contents())
-    else:
-        out.replace(({i: store.get(i) for i in store.ids()}, store.meta(), store.journal()))
-    return out
-
-
-def take(core: Core, seq: int, place: Place) -> Snapshot:
-    """A snapshot of ``core`` (between two events) at ``place``, with ``seq`` facts."""
-    began = time.perf_counter()
-    taped = core.store
-    shared = {id(core.tape): _TAPE_MARK, id(core.emit): _emit_mark,
-              id(core.emit_all): _emit_all_mark,
-              id(getattr(taped, "inner", taped)): memory_copy(getattr(taped, "inner", taped))}
-    frozen = freeze(core, shared)
-    return Snapshot(place, seq, core.kernel.now, frozen, core.tape.position(),
-                    time.perf_counter() - began, size_of(core))
-
-
-class Pacer:
-    """When the next snapshot is due: ``SNAPSHOT_FACTS`` facts and ``SNAPSHOT_COST`` times
-    the last copy's time of work after the last snapshot, of an engine no bigger than
-    ``SNAPSHOT_MAX_SIZE``. Where snapshots are taken changes no fact and no state a rewind
-    gives (the wall time read here decides only how far a rewind replays)."""
-
-    __slots__ = ("seq", "cost", "size", "work", "skipped", "threshold")
-
-    def __init__(self, snap: Snapshot):
-        self.seq = snap.seq  # the fact count at the last snapshot
-        self.cost = snap.cost  # what it took to copy, in seconds
-        self.size = snap.size  # how big the engine was then
-        self.work = 0.0  # seconds of work since
-        self.skipped = -1  # the fact count at which one was skipped (too big an engine)
-        self.threshold = SNAPSHOT_COST * self.cost  # no look before this much work
-
-    def due(self, seq: int, core: Core) -> bool:
-        """Whether to take one now; the next copy's cost is guessed from the last one's,
-        scaled by how much the engine grew since."""
-        if seq - max(self.seq, self.skipped) < SNAPSHOT_FACTS:
-            return False
-        guess = self.cost * max(1.0, (size_of(core) + SMALL) / (self.size + SMALL))
-        self.threshold = SNAPSHOT_COST * guess
-        return self.work >= self.threshold
-
-    def take(self, core: Core, seq: int, place: Place) -> Snapshot | None:
-        """A snapshot here, or None when the engine is too big (then not again before
-        ``SNAPSHOT_FACTS`` more facts)."""
-        if size_of(core) > SNAPSHOT_MAX_SIZE:
-            self.skipped = seq
-            return None
-        snap = take(core, seq, place)
-        self.passed(snap)
-        return snap
-
-    def passed(self, snap: Snapshot) -> None:
-        """A snapshot is at hand here (taken, or found)."""
-        self.seq, self.cost, self.size, self.work = snap.seq, snap.cost, snap.size, 0.0
-        self.threshold = SNAPSHOT_COST * self.cost
-
-
-def restore(snap: Snapshot, log: FactLog, tape: Tape) -> Core:
-    """A live core from a snapshot, emitting into ``log`` and reading ``tape``."""
-    core = thaw(snap.frozen, {id(_TAPE_MARK): tape, id(_emit_mark): log.emit,
-                                 id(_emit_all_mark): log.emit_all})
-    log.clock = core.kernel
-    log.seq = snap.seq
-    return core
-
-
-class Pending:
-    """A command being recorded: its name, its arguments as kept, what the engine looked
-    like when it began (``_mark``: its fact count and clock first), and what it takes to
-    undo a discard."""
-
-    __slots__ = ("name", "packed", "mark", "ran", "undo", "began", "failed")
-
-    def __init__(self, name: str, packed: Any, mark: tuple[Any, ...], ran: int, undo: Any,
-                 failed: int):
-        self.name = name
-        self.failed = failed  # the tape's store failures when it began
-        self.packed = packed
-        self.mark = mark
-        self.ran = ran
-        self.undo = undo
-        self.began = time.perf_counter()
-
-
 class History:
-    """The journal of one engine: entries, its position, snapshots, facts rewound over."""
+    """The history of one engine: entries, its position, snapshots, facts rewound over."""
 
-    def __init__(self) -> None:
+    def __init__(self, replaying: bool = False) -> None:
         self.entries = Entries()
         self.done = 0
         self.into = 0
         self.snapshots: list[Snapshot] = []
         #: Set on an engine that replays (a rewind's or a branch's): nothing is recorded.
-        self.replaying = False
+        self.replaying = replaying
         self.depth = 0  # commands nested in the one being recorded (advance runs run)
-        self.label: tuple[str, tuple[Any, ...]] | None = None  # advance names its run
+        self.label: tuple[str, tuple[Any, ...]] | None = None  # start_many names its part
         #: Raw facts after the position that the last rewind dropped from the log (kept for
         #: a rewind forward or a replay), or [] once a new command discarded them.
         self.redo: list[tuple[Any, ...]] = []
@@ -221,34 +163,35 @@ class History:
 
     @property
     def started(self) -> bool:
-        """Whether the journal has its start (a snapshot at its first place)."""
+        """Whether the history has its start (a snapshot at its first place)."""
         return bool(self.snapshots) and self.snapshots[0].place == (0, 0)
 
     @property
     def place(self) -> Place:
         return self.done, self.into
 
-    def start(self, core: Core, seq: int, store: Any) -> None:
-        """The journal begins here (a new engine, or one just recovered). Snapshots are
+    def start(self, state: EngineState) -> None:
+        """The history begins here (a new engine, or one just recovered). Snapshots are
         taken as commands end only on a memory store (copying it is cheap and reads nothing
         that could fail). The first snapshot copies the store: a store that cannot be read,
         or one holding more than ``START_MAX_INSTANCES`` instances (a big recovered one),
-        leaves the journal without a start: the engine then branches at its current state
+        leaves the history without a start: the engine then branches at its current state
         only."""
+        store, core = state.store, state.core
         self.entries, self.done, self.into, self.redo = Entries(), 0, 0, []
         self.live = isinstance(store, MemoryStore)
         self.snapshots, self.pacer = [], None
-        #: A durable store is the engine's history: no journal, no tape (their memory would
+        #: A durable store is the engine's history: no entries, no tape (their memory would
         #: grow with every command of a long run); it branches where it stands only.
         self.kept = core.tape.keeping = not store.durable
         if not self.kept:
             return
         try:
             if self.live or len(store.ids()) <= START_MAX_INSTANCES:
-                self.snapshots = [take(core, seq, (0, 0))]
+                self.snapshots = [snapshots.take(core, state.facts.seq, (0, 0))]
                 self.pacer = Pacer(self.snapshots[0])
         except Exception as exc:  # the store failed while it was read
-            log.warning("the command journal has no start (the store raised %s): rewind "
+            log.warning("the command history has no start (the store raised %s): rewind "
                         "and branch(at=...) are not available", type(exc).__name__)
 
     def future(self) -> int:
@@ -256,70 +199,106 @@ class History:
         return len(self.entries) - self.done
 
     # -- recording ------------------------------------------------------------------------
-    def begin(self, eng: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-              ) -> Pending | None:
-        """A public command begins (None: nested in another, or a replay's)."""
+    def begin(self, state: EngineState, name: str, args: tuple[Any, ...],
+              kwargs: dict[str, Any]) -> Pending | None:
+        """A public command begins (None: nested in another, a replay's, or none is kept).
+        Its arguments are kept as JSON text when that holds them exactly (``as_text``,
+        inline: all in C), else as ``Entries.pack`` gives them."""
         if self.replaying or not self.kept:
             return None
         if self.depth:
             self.depth += 1
-            self.label = None  # a nested advance names nothing: its outer command is recorded
+            self.label = None  # a nested command names nothing: its outer one is recorded
             return None
         self.depth = 1
         if self.label is not None:
-            name, args, kwargs = self.label[0], self.label[1], {}
-            self.label = None
-        core = eng._core
-        undo = self.discard(core, eng._log.seq) if self.done < len(self.entries) else None
-        mark = _mark(eng)
-        return Pending(name, self.entries.pack(args, kwargs), mark, eng._ran, undo,
-                       core.tape.failed)
+            (name, args), kwargs, self.label = self.label, {}, None
+        undo = self.discard(state) if self.done < len(self.entries.names) else None
+        core = state.core
+        kernel, tape = core.kernel, core.tape
+        began: Mark = (state.facts.seq, kernel.now, kernel.seq, core.next_instance,
+                       len(core.deployed), state.ran, tape.at, tape.calls)  # = mark(state)
+        packed: Packed = NO_ARGUMENTS
+        if args or kwargs:
+            try:  # as_text(args, kwargs)
+                exact_types((args, kwargs))
+                text = encode((args, kwargs))
+                same = decode(text) == [list(args), kwargs]
+            except NOT_TEXT:
+                same = False
+            packed = text if same else self.entries.pack(args, kwargs)
+        return name, packed, began, undo, tape.failed, _clock()
 
-    def end(self, eng: Any, pending: Pending | None, failed: BaseException | None) -> None:
-        """The command ended (``failed``: what it raised). A command that raised having
-        changed nothing was refused: it is not recorded, and a history it discarded is
-        back."""
+    def end(self, state: EngineState, pending: Pending | None, failed: BaseException | None
+            ) -> StoreError | None:
+        """The end of a command (``failed``: what it raised): the store records the clock
+        and counters, the command is recorded, then the watchers are told. Returns the
+        store's refusal (the command raises it, unless it is raising already). A command
+        that raised having changed nothing was refused: it is not recorded, and a history
+        it discarded is back."""
+        core = state.core
+        refused: StoreError | None = None
+        try:
+            core.journal.settle()
+        except StoreError as exc:
+            refused = exc
+            if failed is None:
+                failed = exc
         if pending is None:
             if self.depth:
                 self.depth -= 1
-            return
-        self.depth = 0
-        if failed is not None and _mark(eng) == pending.mark:
-            if pending.undo is not None:
-                self.restore_discarded(eng._core, pending.undo)
-            return
-        core = eng._core
-        tape = core.tape
-        if tape.at != pending.mark[6] or tape.failed != pending.failed:
-            tape.untrace(pending.mark[6], pending.failed)
-        name, mark, seq = pending.name, pending.mark, eng._log.seq
-        self.entries.add(name, pending.packed, mark[0], seq, mark[1], core.kernel.now,
-                         eng._ran - pending.ran if name in EVENT_COMMANDS else -1,
-                         None if failed is None else type(failed).__name__)
-        self.done += 1
-        pacer = self.pacer
-        if pacer is not None and self.live:
-            pacer.work += time.perf_counter() - pending.began
-            if pacer.work >= pacer.threshold and pacer.due(seq, core):
-                try:
-                    snap = pacer.take(core, seq, (self.done, 0))
-                except Exception:  # never break a command for a snapshot; rewinds go on
-                    log.exception("snapshot at fact %s not taken", seq)
-                    self.pacer = None
-                    return
-                if snap is not None:
-                    self.add([snap])
+        elif failed is not None and mark(state) == pending[2]:
+            self.depth = 0
+            if pending[3] is not None:
+                self.restore_discarded(state, pending[3])
+        else:
+            self.depth = 0
+            name, packed, began, _, tape_failed, wall = pending
+            kernel, tape, seq = core.kernel, core.tape, state.facts.seq
+            if tape.at != began[6] or tape.failed != tape_failed:
+                tape.untrace(began[6], tape_failed)
+            entries = self.entries  # Entries.add, inline
+            entries.names.append(NUMBER[name])
+            entries.nums.extend((began[0], seq, began[1], kernel.now,
+                                 state.ran - began[5] if name in EVENT_COMMANDS else -1))
+            entries.args.append(packed)
+            if failed is not None:
+                entries.odd[len(entries.names) - 1] = (type(failed).__name__, True)
+            self.done += 1
+            pacer = self.pacer
+            if pacer is not None and self.live:
+                pacer.work += _clock() - wall
+                if seq >= pacer.ready_at and pacer.work >= pacer.threshold:
+                    self.snapshot(state, pacer, seq)
+        if state.watchers:
+            tell(state.watchers)
+        return refused
 
-    def discard(self, core: Core, seq: int) -> tuple[Any, ...]:
+    def snapshot(self, state: EngineState, pacer: Pacer, seq: int) -> None:
+        """Take a snapshot at the end of a command if one is due (never breaking the
+        command: a failed copy stops the live snapshots; rewinds go on)."""
+        try:
+            snap = pacer.take(state.core, seq, (self.done, 0)) \
+                if pacer.due(seq, state.core) else None
+        except Exception:
+            log.exception("snapshot at fact %s not taken", seq)
+            self.pacer = None
+            return
+        if snap is not None:
+            self.add([snap])
+
+    def discard(self, state: EngineState) -> Undo:
         """Drop the history past the position (a new command after a rewind); returns what
         puts it back if the command is refused."""
+        core = state.core
         tape = core.tape
         entries = self.entries
-        undo = (entries.head(len(entries)), self.done, self.into, list(self.snapshots),
-                self.redo, tape.outcomes[tape.at:], tape.failures[tape.failed:])
+        undo: Undo = (entries.head(len(entries)), self.done, self.into, list(self.snapshots),
+                      self.redo, tape.outcomes[tape.at:], tape.failures[tape.failed:])
         here = self.place
         self.snapshots = [s for s in self.snapshots if s.place <= here]
-        cut = entries[self.done].cut_at(self.into, seq, core.kernel.now) if self.into else None
+        cut = entries[self.done].cut_at(self.into, state.facts.seq, core.kernel.now) \
+            if self.into else None
         entries.truncate(self.done)
         if cut is not None:
             entries.append(cut)
@@ -328,10 +307,10 @@ class History:
         tape.cut()
         return undo
 
-    def restore_discarded(self, core: Core, undo: tuple[Any, ...]) -> None:
+    def restore_discarded(self, state: EngineState, undo: Undo) -> None:
         self.entries, self.done, self.into, self.snapshots, self.redo = undo[:5]
-        core.tape.outcomes.extend(undo[5])
-        core.tape.failures.extend(undo[6])
+        state.core.tape.outcomes.extend(undo[5])
+        state.core.tape.failures.extend(undo[6])
 
     # -- snapshots ------------------------------------------------------------------------
     def add(self, snaps: list[Snapshot]) -> None:
@@ -360,19 +339,5 @@ class History:
         return best
 
 
-def size_of(core: Core) -> int:
-    """How big an engine is, for the snapshot cap: instances, live coroutines, holds."""
-    return len(core.runs) + len(core.kernel.live) + sum(core.holders.counts.values())
-
-
-def _mark(eng: Any) -> tuple[Any, ...]:
-    """What a command that changed the engine changes: facts, clock, numbers, versions,
-    scheduler events, the tape (the fact count and the clock come first)."""
-    core = eng._core
-    kernel, tape = core.kernel, core.tape
-    return (eng._log.seq, kernel.now, kernel.seq, core.next_instance, len(core.deployed),
-            eng._ran, tape.at, tape.calls)
-
-
-__all__ = ["EVENT_COMMANDS", "Command", "History", "Pacer", "Pending", "Snapshot",
-           "memory_copy", "restore", "take"]
+__all__ = ["EVENT_COMMANDS", "Command", "History", "Pending", "command", "mark", "settle",
+           "tell"]

@@ -17,20 +17,20 @@ from ..observe.fact_pages import when
 from .widgets import Command
 
 #: The ``timeline`` trait of an engine whose history cannot be moved along.
-NO_JOURNAL = "this engine keeps no journal (a durable store: its store is its history); " \
-             "branch here still works"
+NO_HISTORY = "this engine keeps no command history (a durable store: its store is its " \
+             "history); branch here still works"
 
 
 def timeline_state(engine: Any) -> dict[str, Any]:
-    """``{start, end, position, at, pending, movable, note}``: the fact numbers the journal
-    covers (``start``..``end``), the one the engine stands at, its clock, how many facts
+    """``{start, end, position, at, pending, movable, note}``: the fact numbers the command
+    history covers (``start``..``end``), the one the engine stands at, its clock, how many facts
     after it ``replay()`` would run again, whether a rewind can move the engine."""
     start, position, end = engine.history_span()  # cheap: no command, no fact is copied
     durable = bool(getattr(engine.store, "durable", False))
     if durable or (start, end) == (position, position) and not engine.history():
         return {"start": position, "end": position, "position": position,
                 "at": when(engine.now) or "", "pending": 0, "movable": False,
-                "note": NO_JOURNAL if durable else ""}
+                "note": NO_HISTORY if durable else ""}
     return {"start": start, "end": end, "position": position, "at": when(engine.now) or "",
             "pending": end - position, "movable": True, "note": ""}
 
@@ -74,4 +74,4 @@ class TimelineCommands:
                          "dashboard is below; this engine is untouched"
 
 
-__all__ = ["NO_JOURNAL", "TimelineCommands", "rewound_line", "timeline_state"]
+__all__ = ["NO_HISTORY", "TimelineCommands", "rewound_line", "timeline_state"]
