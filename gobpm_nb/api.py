@@ -13,15 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from .engine.checkpoint import capture
+from .engine.checkpoint import Image, capture
 from .engine.checkpoint import read as read_checkpoint
 from .engine.checkpoint import views as track_views
 from .engine.core import Core
 from .engine.finished import Finished
 from .engine.journal import Store
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
+from .engine.released import Released
 from .engine.run import Run
 from .errors import EngineError, GobpmError
 from .instance import Instance
@@ -40,15 +41,33 @@ from .travel.rewind import rewind as rewind_to
 from .travel.state import EngineState
 from .when import instant, span
 
+if TYPE_CHECKING:
+    from .ui import Dashboard
+
 DEFAULT_START = "2026-01-01T00:00:00Z"
+
+
+class Options(TypedDict, total=False):
+    """The engine's options (``Engine``'s keyword arguments; ``Engine.recover`` takes any)."""
+
+    min_dehydrate_wait: str | timedelta
+    wake_retry_backoff: str | timedelta
+    dehydrate: bool
+    keep_facts: int | None
+    max_steps_without_wait: int
+    max_call_depth: int
+
+
 #: The engine's options, and what ``Engine.recover`` takes when one is not given.
-DEFAULTS = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S", "dehydrate": True,
-            "keep_facts": 100_000, "max_steps_without_wait": 10_000, "max_call_depth": 100}
+DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
+                     "dehydrate": True, "keep_facts": 100_000,
+                     "max_steps_without_wait": 10_000, "max_call_depth": 100}
 
 
-def _opened(store: Store, start: str | datetime, options: dict[str, Any]) -> EngineState:
-    """A new engine's state on ``store``, its clock at ``start`` (``options``: as
-    ``DEFAULTS`` names them; each checked here, or by the core)."""
+def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
+    """A new engine's state on ``store``, its clock at ``start``, with the ``given`` options
+    (the others as ``DEFAULTS``; each checked here, or by the core)."""
+    options = DEFAULTS | given
     begin = instant(start, "start")
     min_wait = span(options["min_dehydrate_wait"], "min_dehydrate_wait")
     backoff = span(options["wake_retry_backoff"], "wake_retry_backoff")
@@ -97,7 +116,8 @@ class Engine:
         return eng
 
     @classmethod
-    def recover(cls, store: Store, processes: Iterable[Process] = (), **options: Any) -> Engine:
+    def recover(cls, store: Store, processes: Iterable[Process] = (),
+                **options: Unpack[Options]) -> Engine:
         """Restart recovery from a store, in a fresh engine. The clock resumes where the
         store recorded it at the end of the last command; each waiting track keeps its id
         and re-arms at its recorded deadline (an overdue timer fires once); tasks keep their
@@ -115,7 +135,7 @@ class Engine:
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
-        state = _opened(store, start, DEFAULTS | options)
+        state = _opened(store, start, options)
         core = state.core
         core.load_registry(meta)
         core.journal.load(meta)
@@ -143,7 +163,7 @@ class Engine:
         return self._state.branched_at
 
     # -- commands end here ----------------------------------------------------------------
-    def after_each_command(self, fn: Callable[[], Any]) -> Callable[[], None]:
+    def after_each_command(self, fn: Callable[[], object]) -> Callable[[], None]:
         """Call ``fn()`` at the end of every public command (after the store recorded it);
         returns the callable that stops it. A watcher that raises is logged and removed."""
         watchers = self._state.watchers
@@ -165,7 +185,7 @@ class Engine:
         where: list[str | None] = [None]
         self._state.core.journal.group()
 
-        def before(kind: str, subject: Any) -> None:
+        def before(kind: str, subject: Any) -> None:  # a track's or loop's owner tag here
             if kind in ("track", "loop"):
                 rec = self._state.core.runs.get(subject[1])
                 tracks = rec.tracks if isinstance(rec, Run) else {}
@@ -202,7 +222,7 @@ class Engine:
             return self._run_out()
         return self._run_until(until)
 
-    def _run_until(self, until: Any) -> int:
+    def _run_until(self, until: str | datetime) -> int:
         """Run every event due up to ``until``, then stand the clock there."""
         kernel = self._state.core.kernel
         limit = to_us(instant(until, "until"))
@@ -273,7 +293,7 @@ class Engine:
         return self._start_many(process, items)
 
     @command
-    def _start_many(self, process: Process, items: Any) -> list[Instance]:
+    def _start_many(self, process: Process, items: object) -> list[Instance]:
         if not isinstance(items, list):
             raise EngineError(f"start_many needs a list of start data, got {type(items).__name__}")
         return [Instance(self, iid) for iid in self._state.core.start_many(process, items)]
@@ -336,13 +356,14 @@ class Engine:
                               f"store ({type(exc).__name__})") from exc
         return raw
 
-    def _stored(self, iid: str) -> Any:
+    def _stored(self, iid: str) -> Image:
         return read_checkpoint(codec.decode(self._read(iid), iid), iid)
 
     # -- triggers -------------------------------------------------------------------------
     @command
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
-                        message_id: str | None = None, ttl: Any = None) -> str | None:
+                        message_id: str | None = None, ttl: str | timedelta | None = None
+                        ) -> str | None:
         """Correlate a message by name and key; returns the instance it reached, if any.
         On a durable store, a message that returned an instance (or was buffered) has been
         recorded and survives a crash."""
@@ -391,7 +412,7 @@ class Engine:
         engine; ``stats()["facts"]`` counts every fact emitted."""
         return self._state.keep_facts
 
-    def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
+    def subscribe(self, fn: Callable[[Fact], object]) -> Callable[[], None]:
         """Call ``fn`` with every fact from now on; returns the unsubscribe callable."""
         return self._state.facts.subscribe(fn)
 
@@ -440,7 +461,7 @@ class Engine:
         began and ended at; ``done`` is False past the point a rewind went back to."""
         return commands_of(self._state)
 
-    def _record(self, iid: str) -> Any:
+    def _record(self, iid: str) -> Run | Released | Finished:
         """An instance's record (EngineError for an unknown one, saying so after a rewind)."""
         try:
             return self._state.core.run_of(iid)
@@ -451,7 +472,7 @@ class Engine:
                           f"engine was rewound to fact {self._state.facts.seq}): it did not exist "
                           "yet") from None
 
-    def dashboard(self) -> Any:
+    def dashboard(self) -> Dashboard:
         """A live dashboard widget: step/run/advance/play controls, publish and complete
         forms, counters, the holder table, the fact timeline and the selected instance's
         lineage and process views. Its controls call only this public API."""

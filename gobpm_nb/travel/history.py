@@ -36,6 +36,7 @@ from ..persist import MemoryStore
 from . import snapshots
 from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
 from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot
+from .tape import Site
 
 if TYPE_CHECKING:
     from .state import EngineState
@@ -58,7 +59,8 @@ Mark = tuple[int, int, int, int, int, int, int, int]
 #: began, what puts back a history it discarded, the tape's failures and the wall clock then.
 Pending = tuple[str, Packed, Mark, "Undo | None", int, float]
 #: What ``History.discard`` took away: entries, position, snapshots, facts, tape records.
-Undo = tuple[Entries, int, int, list[Snapshot], list[tuple[Any, ...]], list[Any], list[Any]]
+Undo = tuple[Entries, int, int, list[Snapshot], list[tuple[Any, ...]],
+             list[tuple[Site, bool, Any]], list[tuple[int, BaseException]]]
 
 
 class Stateful(Protocol):
@@ -80,7 +82,7 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
     journal's ``settle``), and bears the command's name: a traceback says which command."""
     name = fn.__name__
 
-    def envelope(eng: S, *args: P.args, **kwargs: P.kwargs) -> R:
+    def envelope(eng: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         state = eng._state
         history = state.history
         if not history.replaying:
@@ -97,7 +99,8 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
         return result
 
     envelope.__code__ = envelope.__code__.replace(co_name=name, co_qualname=f"command.{name}")
-    return functools.wraps(fn)(envelope)
+    functools.update_wrapper(envelope, fn)  # its name, docstring and signature
+    return envelope
 
 
 def settle(state: EngineState) -> None:

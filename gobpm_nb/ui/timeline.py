@@ -11,17 +11,22 @@ changes nothing. The views follow a rewind through the ``rewound`` fact
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from ..observe.fact_pages import when
 from .widgets import Command
+
+if TYPE_CHECKING:
+    from ..api import Engine
+    from ..travel.rewind import Rewound
 
 #: The ``timeline`` trait of an engine whose history cannot be moved along.
 NO_HISTORY = "this engine keeps no command history (a durable store: its store is its " \
              "history); branch here still works"
 
 
-def timeline_state(engine: Any) -> dict[str, Any]:
+def timeline_state(engine: Engine) -> dict[str, Any]:
     """``{start, end, position, at, pending, movable, note}``: the fact numbers the command
     history covers (``start``..``end``), the one the engine stands at, its clock, how many facts
     after it ``replay()`` would run again, whether a rewind can move the engine."""
@@ -35,7 +40,7 @@ def timeline_state(engine: Any) -> dict[str, Any]:
             "pending": end - position, "movable": True, "note": ""}
 
 
-def rewound_line(done: Any, end: int) -> str:
+def rewound_line(done: Rewound, end: int) -> str:
     """The last-step line after a rewind or a replay."""
     at = when(done.at) or ""
     after = end - done.seq
@@ -48,9 +53,12 @@ def rewound_line(done: Any, end: int) -> str:
 class TimelineCommands:
     """The dashboard's rewind, replay and branch commands (mixed into ``Dashboard``)."""
 
-    _engine: Any
+    _engine: Engine
     last_step: str
-    branch: Any
+    branch: TimelineCommands | None
+
+    if TYPE_CHECKING:  # the dashboard class this is mixed into
+        def close(self) -> None: ...
 
     def _rewind(self, command: Command) -> None:
         to = command.get("to")
@@ -66,7 +74,9 @@ class TimelineCommands:
     def _branch(self, _command: Command) -> None:
         engine = self._engine
         where = engine.history_span()[1]
-        other = type(self)(engine.branch())  # the same kind of dashboard, on the branch
+        # the same kind of dashboard (a class made of an engine), on the branch
+        dashboard = cast("Callable[[Engine], TimelineCommands]", type(self))
+        other = dashboard(engine.branch())
         old, self.branch = self.branch, other
         if old is not None:
             old.close()
