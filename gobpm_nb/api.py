@@ -288,7 +288,7 @@ class Engine:
         first checkpoints are one transaction, written before this returns (a thousand
         instances cost one commit). Ids as ``start`` gives them, in order."""
         ok = not isinstance(data, (str, bytes, dict)) and isinstance(data, Iterable)
-        items = list(data) if ok else data  # read once, for the journal; refused inside
+        items = list(data) if ok else data  # read once, for the history; refused inside
         self._state.history.label = ("start_many", (process, items))  # recorded so
         return self._start_many(process, items)
 

@@ -83,7 +83,7 @@ def taped(core: Core) -> TapedStore:
 
 
 def memory_copy(store: Store) -> MemoryStore:
-    """A memory store holding what ``store`` holds (checkpoints, meta, journal)."""
+    """A memory store holding what ``store`` holds (checkpoints, meta, accepted triggers)."""
     out = MemoryStore()
     if isinstance(store, MemoryStore):
         out.replace(store.contents())
