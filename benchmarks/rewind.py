@@ -1,5 +1,5 @@
 """Rewind: how long ``eng.rewind(n)`` takes in a 10,000- and a 100,000-fact history, beside a
-plain replay of the whole history from its start, and what the journal costs.
+plain replay of the whole history from its start, and what the history costs.
 
 The history: batches of 20 instances of an order process (a parallel block with a short
 timer, a script, a two-hour timer, a message catch, a user task under a non-interrupting
@@ -9,10 +9,10 @@ engine has emitted the target number of facts. Most instances dehydrate and wake
 history is full of checkpoints written and read back.
 
 For each size it prints: the live run (its time, its commands, the snapshots the engine
-took on the way and what they cost), a plain replay of the whole journal from its start
+took on the way and what they cost), a plain replay of the whole history from its start
 (no snapshot used or taken: what a rewind would cost without snapshots), rewinds to random
 facts (the first one, then the median and the slowest of the rest; each is followed by
-``replay()`` back to the end, not timed), and the journal's memory per command and per
+``replay()`` back to the end, not timed), and the history's memory per command and per
 recorded callable outcome (tracemalloc). It checks that every rewind kept the facts before
 its point and that every replay gave the whole log back, and exits non-zero if not; it never
 asserts on timing.
@@ -32,8 +32,8 @@ import tracemalloc
 from typing import Any
 
 import gobpm_nb as bpm
-from gobpm_nb import history as journal
-from gobpm_nb.rewind import Build
+from gobpm_nb.travel import snapshots
+from gobpm_nb.travel.rewind import Build
 
 
 def order() -> bpm.Process:
@@ -56,7 +56,7 @@ def order() -> bpm.Process:
     return p.validate()
 
 
-def history(target: int) -> tuple[bpm.Engine, float]:
+def make_history(target: int) -> tuple[bpm.Engine, float]:
     """The engine after the scenario, and the wall time it took."""
     eng = bpm.Engine(keep_facts=None)
     p = order()
@@ -76,30 +76,30 @@ def history(target: int) -> tuple[bpm.Engine, float]:
 
 
 def plain_replay(eng: bpm.Engine) -> tuple[float, int]:
-    """Replay the whole journal from its start, with no snapshot: (seconds, facts)."""
-    saved = journal.SNAPSHOT_FACTS
-    journal.SNAPSHOT_FACTS = 10**15
+    """Replay the whole history from its start, with no snapshot: (seconds, facts)."""
+    saved = snapshots.SNAPSHOT_FACTS
+    snapshots.SNAPSHOT_FACTS = 10**15
     try:
-        hist = eng._history
+        hist = eng._state.history
         t0 = time.perf_counter()
-        b = Build(eng, hist.snapshots[0], eng.keep_facts)
+        b = Build(eng._state, hist.snapshots[0], eng.keep_facts, type(eng)._on)
         b.forward(until=(len(hist.entries), 0))
-        return time.perf_counter() - t0, b.aside.stats()["facts"]
+        return time.perf_counter() - t0, b.engine.stats()["facts"]
     finally:
-        journal.SNAPSHOT_FACTS = saved
+        snapshots.SNAPSHOT_FACTS = saved
 
 
-def journal_bytes(eng: bpm.Engine) -> tuple[float, float]:
-    """Bytes per journal entry and per recorded callable outcome, measured by building the
+def history_bytes(eng: bpm.Engine) -> tuple[float, float]:
+    """Bytes per history entry and per recorded callable outcome, measured by building the
     same structures again under tracemalloc."""
-    hist = eng._history
+    hist = eng._state.history
     entries = hist.entries
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     copy = entries.head(len(entries))
-    copy._args = [a if type(a) is tuple else "".join(a) for a in entries._args]  # fresh str
+    copy.args = [a if type(a) is not str else "".join(a) for a in entries.args]  # fresh str
     per_entry = (tracemalloc.get_traced_memory()[0] - before) / max(1, len(entries))
-    tape = eng._core.tape
+    tape = eng._state.core.tape
     before = tracemalloc.get_traced_memory()[0]
     outcomes = [(site, ok, dict(v) if isinstance(v, dict) else
                  (v[0], dict(v[1]) if isinstance(v[1], dict) else v[1])
@@ -111,7 +111,7 @@ def journal_bytes(eng: bpm.Engine) -> tuple[float, float]:
 
 
 def measure(target: int, points: int, rnd: random.Random) -> list[str]:
-    original = journal.take
+    original = snapshots.take
     spent: list[float] = []
 
     def take(*args: Any, **kwargs: Any) -> Any:
@@ -121,14 +121,14 @@ def measure(target: int, points: int, rnd: random.Random) -> list[str]:
         finally:
             spent.append(time.perf_counter() - t0)
 
-    journal.take = take
+    snapshots.take = take
     try:
-        eng, run_s = history(target)
+        eng, run_s = make_history(target)
     finally:
-        journal.take = original
+        snapshots.take = original
     facts = eng.stats()["facts"]
     full = [f.to_json() for f in eng.facts]
-    hist = eng._history
+    hist = eng._state.history
     live_snaps = len(hist.snapshots)
     costs = [round(s.cost * 1000, 1) for s in hist.snapshots]
     plain_s, replayed = plain_replay(eng)
@@ -145,10 +145,10 @@ def measure(target: int, points: int, rnd: random.Random) -> list[str]:
         eng.replay()
         if [f.to_json() for f in eng.facts] != full:
             problems.append(f"replay after rewind({n}) gave other facts")
-    per_entry, per_outcome = journal_bytes(eng)
+    per_entry, per_outcome = history_bytes(eng)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    snap = journal.take(eng._core, facts, hist.place)
+    snap = snapshots.take(eng._state.core, facts, hist.place)
     snap_bytes = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     unfinished = sum(1 for i in eng.instances() if i.residency != "finished")
@@ -157,23 +157,23 @@ def measure(target: int, points: int, rnd: random.Random) -> list[str]:
     label = f"{target // 1000}k"
     lines = [
         f"history {label}: {facts:,} facts, {len(hist.entries):,} commands, "
-        f"{len(eng._core.tape.outcomes):,} callable outcomes; live run {run_s:.2f} s",
+        f"{len(eng._state.core.tape.outcomes):,} callable outcomes; live run {run_s:.2f} s",
         f"  snapshots taken live: {live_snaps - 1} (+ the start), at facts "
         f"{[s.seq for s in hist.snapshots]}, each copy in ms {costs}, {sum(spent):.3f} s in "
         f"all ({100 * sum(spent) / run_s:.1f}% of the run)",
-        f"  plain replay of the whole journal from its start: {plain_s:.3f} s",
+        f"  plain replay of the whole history from its start: {plain_s:.3f} s",
         f"  rewind to a random fact (after each, replay() back to the end): first "
         f"{times[0] * 1000:.0f} ms, median {statistics.median(rest) * 1000:.0f} ms, "
         f"slowest {max(rest) * 1000:.0f} ms over {len(rest)}; snapshots now "
         f"{len(hist.snapshots)}",
-        f"  journal memory: {per_entry:.0f} bytes per command, {per_outcome:.0f} bytes per "
+        f"  history memory: {per_entry:.0f} bytes per command, {per_outcome:.0f} bytes per "
         f"callable outcome; a snapshot of the final state ({unfinished:,} unfinished "
         f"instances): {snap_bytes / 1e6:.2f} MB",
         f"rewind_{label}_first_ms={times[0] * 1000:.0f}",
         f"rewind_{label}_median_ms={statistics.median(rest) * 1000:.0f}",
         f"rewind_{label}_max_ms={max(rest) * 1000:.0f}",
         f"plain_replay_{label}_s={plain_s:.3f}",
-        f"journal_bytes_per_command_{label}={per_entry:.0f}",
+        f"history_bytes_per_command_{label}={per_entry:.0f}",
     ]
     lines += [f"PROBLEM: {p}" for p in problems]
     return lines

@@ -1,29 +1,30 @@
-"""``Engine``: the public facade. It wires the core to its store, its fact log and widgets.
+"""``Engine``: the public facade over one ``EngineState`` (``travel.state``): the core, its
+store, its fact log, its command history and its watchers.
 
 Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
 ``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``fetch_jobs``,
-``complete_job``, ``fail_job``) ends the same way, whether it returned or raised: the store
-records the clock and counters (durable stores), and every watcher added with
+``complete_job``, ``fail_job``) goes through the command envelope (``travel.history.command``)
+and ends the same way, whether it returned or raised: the store records the clock and
+counters (durable stores), the history records the command, and every watcher added with
 ``after_each_command`` is called, so live widgets show the exact state the command left.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from .engine.checkpoint import capture
+from .engine.checkpoint import Image, capture
 from .engine.checkpoint import read as read_checkpoint
 from .engine.checkpoint import views as track_views
 from .engine.core import Core
 from .engine.finished import Finished
+from .engine.journal import Store
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
+from .engine.released import Released
 from .engine.run import Run
-from .errors import EngineError, GobpmError, StoreError
-from .history import Command, History
+from .errors import EngineError, GobpmError
 from .instance import Instance
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
@@ -31,85 +32,93 @@ from .model.timers import add
 from .observe import Fact, FactLog
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
-from .rewind import Rewound, span_of
-from .rewind import branch as branch_at
-from .rewind import commands as commands_of
-from .rewind import replay as replay_history
-from .rewind import rewind as rewind_to
+from .travel.history import Command, command, settle, tell
+from .travel.rewind import Rewound, span_of
+from .travel.rewind import branch as branch_at
+from .travel.rewind import commands as commands_of
+from .travel.rewind import replay as replay_history
+from .travel.rewind import rewind as rewind_to
+from .travel.state import EngineState
 from .vocabulary import RESIDENCIES
 from .when import instant, span
 
+if TYPE_CHECKING:
+    from .ui import Dashboard
+
 DEFAULT_START = "2026-01-01T00:00:00Z"
+
+
+class Options(TypedDict, total=False):
+    """The engine's options (``Engine``'s keyword arguments; ``Engine.recover`` takes any)."""
+
+    min_dehydrate_wait: str | timedelta
+    wake_retry_backoff: str | timedelta
+    dehydrate: bool
+    keep_facts: int | None
+    max_steps_without_wait: int
+    max_call_depth: int
+
+
 #: The engine's options, and what ``Engine.recover`` takes when one is not given.
-DEFAULTS = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S", "dehydrate": True,
-            "keep_facts": 100_000, "max_steps_without_wait": 10_000, "max_call_depth": 100}
-log = logging.getLogger("gobpm_nb")
-F = TypeVar("F", bound=Callable[..., Any])
+DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
+                     "dehydrate": True, "keep_facts": 100_000,
+                     "max_steps_without_wait": 10_000, "max_call_depth": 100}
 
 
-def command(fn: F) -> F:
-    """A public command: it goes in the engine's journal (rewind, replay, branch), and it
-    ends by recording the clock and telling the watchers."""
-    name = fn.__name__
-
-    @functools.wraps(fn)
-    def run(self: Engine, *args: Any, **kwargs: Any) -> Any:
-        history = self._history
-        if not history.replaying:
-            self._log.follow_logging()
-        pending = history.begin(self, name, args, kwargs)
-        try:
-            result = fn(self, *args, **kwargs)
-        except BaseException as exc:  # record what can be; the command's own error wins
-            self._settle(raising=False, pending=pending, failed=exc)
-            raise
-        self._settle(pending=pending)
-        return result
-    return run  # type: ignore[return-value]
+def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
+    """A new engine's state on ``store``, its clock at ``start``, with the ``given`` options
+    (the others as ``DEFAULTS``; each checked here, or by the core)."""
+    options = DEFAULTS | given
+    begin = instant(start, "start")
+    min_wait = span(options["min_dehydrate_wait"], "min_dehydrate_wait")
+    backoff = span(options["wake_retry_backoff"], "wake_retry_backoff")
+    if backoff <= timedelta(0):
+        raise EngineError(f"wake_retry_backoff {options['wake_retry_backoff']!r} must be "
+                          "longer than zero")
+    keep_facts = options["keep_facts"]
+    if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
+        raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
+    facts = FactLog(keep_facts)
+    core = Core(now=to_us(begin), facts=facts, dehydrate=bool(options["dehydrate"]),
+                min_dehydrate_wait=min_wait // timedelta(microseconds=1),
+                wake_retry_backoff=backoff // timedelta(microseconds=1), store=store,
+                codec=codec, max_steps_without_wait=options["max_steps_without_wait"],
+                max_call_depth=options["max_call_depth"])
+    return EngineState(core, facts, store, keep_facts)
 
 
 class Engine:
     """A deterministic BPMN engine on a virtual clock. Nothing runs until step/run/advance."""
 
-    def __init__(self, store: Any = None, start: str | datetime = DEFAULT_START, *,
-                 min_dehydrate_wait: Any = "PT1H", wake_retry_backoff: Any = "PT15S",
-                 dehydrate: bool = True, keep_facts: int | None = 100_000,
-                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
+    _state: EngineState  # everything it is made of (``travel.state``)
+
+    def __init__(self, store: Store | None = None, start: str | datetime = DEFAULT_START, *,
+                 min_dehydrate_wait: str | timedelta = "PT1H",
+                 wake_retry_backoff: str | timedelta = "PT15S", dehydrate: bool = True,
+                 keep_facts: int | None = 100_000, max_steps_without_wait: int = 10_000,
+                 max_call_depth: int = 100):
         store = store if store is not None else MemoryStore()
         check_store(store)
         ids, meta = read_store(store)
         if ids or meta:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
-        self._open(store, start, min_dehydrate_wait, wake_retry_backoff, dehydrate, keep_facts,
-                   max_steps_without_wait=max_steps_without_wait, max_call_depth=max_call_depth)
-        self._history.start(self._core, self._log.seq, store)
-
-    def _open(self, store: Any, start: Any, min_dehydrate_wait: Any, wake_retry_backoff: Any,
-              dehydrate: Any, keep_facts: Any, **bounds: Any) -> None:
-        begin = instant(start, "start")
-        min_wait = span(min_dehydrate_wait, "min_dehydrate_wait")
-        backoff = span(wake_retry_backoff, "wake_retry_backoff")
-        if backoff <= timedelta(0):
-            raise EngineError(f"wake_retry_backoff {wake_retry_backoff!r} must be longer than "
-                              "zero")
-        if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
-            raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
-        self._log = FactLog(keep_facts)
-        self._keep_facts: int | None = keep_facts
-        self._watchers: list[Callable[[], Any]] = []
-        self._history = History()  # the command journal (rewind, replay, branch)
-        self._ran = 0  # scheduler events run by commands, in all
-        #: On a branch (``branch()``), the fact of the original engine it starts at.
-        self.branched_at: int | None = None
-        self.store = store
-        self._core = Core(now=to_us(begin), facts=self._log, dehydrate=bool(dehydrate),
-                          min_dehydrate_wait=min_wait // timedelta(microseconds=1),
-                          wake_retry_backoff=backoff // timedelta(microseconds=1),
-                          store=store, codec=codec, **bounds)
+        self._state = _opened(store, start, {
+            "min_dehydrate_wait": min_dehydrate_wait, "wake_retry_backoff": wake_retry_backoff,
+            "dehydrate": dehydrate, "keep_facts": keep_facts,
+            "max_steps_without_wait": max_steps_without_wait, "max_call_depth": max_call_depth})
+        self._state.history.start(self._state)
 
     @classmethod
-    def recover(cls, store: Any, processes: Iterable[Process] = (), **options: Any) -> Engine:
+    def _on(cls, state: EngineState) -> Engine:
+        """An engine on ``state`` (a recovered one, or one a rewind or a branch rebuilt)."""
+        eng = cls.__new__(cls)
+        eng._state = state
+        return eng
+
+    @classmethod
+    def recover(cls, store: Store, processes: Iterable[Process] = (),
+                **options: Unpack[Options]) -> Engine:
         """Restart recovery from a store, in a fresh engine. The clock resumes where the
         store recorded it at the end of the last command; each waiting track keeps its id
         and re-arms at its recorded deadline (an overdue timer fires once); tasks keep their
@@ -127,9 +136,8 @@ class Engine:
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
-        eng = cls.__new__(cls)
-        eng._open(store, start, **(DEFAULTS | options))
-        core = eng._core
+        state = _opened(store, start, options)
+        core = state.core
         core.load_registry(meta)
         core.journal.load(meta)
         for p in processes:
@@ -141,48 +149,33 @@ class Engine:
         except Exception as exc:  # the store failed while it was read
             raise EngineError(f"recovery from {store!r} failed: the store raised "
                               f"{type(exc).__name__}: {exc}") from None
-        eng._settle()
-        eng._history.start(core, eng._log.seq, store)  # the journal starts here
-        return eng
+        settle(state)
+        state.history.start(state)  # the command history starts here
+        return cls._on(state)
+
+    @property
+    def store(self) -> Store:
+        """The store the engine was given (a branch's: its memory copy)."""
+        return self._state.store
+
+    @property
+    def branched_at(self) -> int | None:
+        """On a branch (``branch()``), the fact of the original engine it starts at."""
+        return self._state.branched_at
 
     # -- commands end here ----------------------------------------------------------------
-    def after_each_command(self, fn: Callable[[], Any]) -> Callable[[], None]:
+    def after_each_command(self, fn: Callable[[], object]) -> Callable[[], None]:
         """Call ``fn()`` at the end of every public command (after the store recorded it);
         returns the callable that stops it. A watcher that raises is logged and removed."""
-        self._watchers.append(fn)
-        return lambda: self._watchers.remove(fn) if fn in self._watchers else None
-
-    def _settle(self, raising: bool = True, pending: Any = None,
-                failed: BaseException | None = None) -> None:
-        """The end of a command: the store records the clock (EngineError if it cannot,
-        unless the command is already raising), the journal records the command (``failed``:
-        what it raised), then the watchers are told."""
-        refused: StoreError | None = None
-        try:
-            self._core.journal.settle()
-        except StoreError as exc:
-            refused = exc
-        self._history.end(self, pending, failed or refused)
-        if self._watchers:
-            self._tell()
-        if refused is not None and raising:
-            raise refused
-
-    def _tell(self) -> None:
-        """Call every watcher (a watcher that raises is logged and removed)."""
-        for fn in tuple(self._watchers):
-            try:
-                fn()
-            except Exception:
-                log.exception("command watcher %r raised; it is removed", fn)
-                if fn in self._watchers:
-                    self._watchers.remove(fn)
+        watchers = self._state.watchers
+        watchers.append(fn)
+        return lambda: watchers.remove(fn) if fn in watchers else None
 
     # -- clock and running ----------------------------------------------------------------
     @property
     def now(self) -> datetime:
         """The virtual clock, a timezone-aware datetime."""
-        return to_datetime(self._core.kernel.now)
+        return to_datetime(self._state.core.kernel.now)
 
     @command
     def step(self) -> EventView | None:
@@ -191,18 +184,18 @@ class Engine:
         ran at (where the track stood when the event began); None when nothing is
         scheduled at all."""
         where: list[str | None] = [None]
-        self._core.journal.group()
+        self._state.core.journal.group()
 
-        def before(kind: str, subject: Any) -> None:
+        def before(kind: str, subject: Any) -> None:  # a track's or loop's owner tag here
             if kind in ("track", "loop"):
-                rec = self._core.runs.get(subject[1])
+                rec = self._state.core.runs.get(subject[1])
                 tracks = rec.tracks if isinstance(rec, Run) else {}
                 where[0] = tracks[subject[2]].node if subject[2] in tracks else None
 
-        event = self._core.kernel.step(before)
+        event = self._state.core.kernel.step(before)
         if event is None:
             return None
-        self._ran += 1
+        self._state.ran += 1
         at, kind, subject = event
         when = to_datetime(at)
         if kind in ("track", "loop"):
@@ -222,7 +215,7 @@ class Engine:
         stands at ``until``). Returns the number of events run. Without ``until``, raises
         EngineError when an unbounded cycle timer is armed, or when only retries of failing
         wakes are left (they would go on for ever)."""
-        core = self._core
+        core = self._state.core
         core.journal.group()
         if until is None:
             endless = core.unbounded_cycles()
@@ -233,33 +226,34 @@ class Engine:
             return self._run_out()
         return self._run_until(until)
 
-    def _run_until(self, until: Any) -> int:
+    def _run_until(self, until: str | datetime) -> int:
         """Run every event due up to ``until``, then stand the clock there."""
-        kernel = self._core.kernel
+        kernel = self._state.core.kernel
         limit = to_us(instant(until, "until"))
         if limit < kernel.now:
             raise EngineError(f"run(until={until!r}) is before the clock ({self.now.isoformat()}"
                               "); the clock never moves backwards")
         count = kernel.run(limit)
-        self._ran += count
+        self._state.ran += count
         kernel.jump(limit)
         return count
 
     def _run_out(self) -> int:
         """Run until nothing is scheduled. When only retries of failing wakes are left, give
         them one more round each time; a round in which none of them succeeds raises."""
-        kernel, residency = self._core.kernel, self._core.residency
-        began = self._ran  # counted as they run: the journal needs them even if this raises
-        self._ran += kernel.run(idle="retry")
+        state = self._state
+        kernel, residency = state.core.kernel, state.core.residency
+        began = state.ran  # counted as they run: the history needs them even if this raises
+        state.ran += kernel.run(idle="retry")
         while residency.pending and kernel.only("retry"):
             stuck = residency.waking()
-            self._ran += kernel.run(until=kernel.next_at())
+            state.ran += kernel.run(until=kernel.next_at())
             if residency.waking() == stuck and kernel.only("retry"):
                 raise EngineError(f"run() would never end: the wakes of {', '.join(stuck)} "
                                   "keep failing (see the wake_failed facts); give "
                                   "run(until=...)")
-            self._ran += kernel.run(idle="retry")
-        return self._ran - began
+            state.ran += kernel.run(idle="retry")
+        return state.ran - began
 
     @command
     def advance(self, duration: str | timedelta) -> int:
@@ -271,7 +265,7 @@ class Engine:
         except (OverflowError, ValueError):
             raise EngineError(f"duration {duration!r} from {self.now.isoformat()} is out of "
                               "the calendar's range") from None
-        self._core.journal.group()
+        self._state.core.journal.group()
         return self._run_until(until)
 
     # -- instances ------------------------------------------------------------------------
@@ -281,7 +275,7 @@ class Engine:
         if not isinstance(process, Process):
             raise EngineError(f"deploy needs a Process, got {type(process).__name__}")
         process.validate()
-        return self._core.deploy(process).version
+        return self._state.core.deploy(process).version
 
     @command
     def start(self, process: Process, data: dict[str, Any] | None = None,
@@ -289,7 +283,7 @@ class Engine:
         """Schedule a new instance; ``key`` gives its id (default i1, i2…). Nothing runs
         until step/run/advance; on a durable store the instance is recorded before this
         returns."""
-        return Instance(self, self._core.start(process, data, key))
+        return Instance(self, self._state.core.start(process, data, key))
 
     def start_many(self, process: Process, data: Iterable[dict[str, Any] | None]
                    ) -> list[Instance]:
@@ -298,22 +292,22 @@ class Engine:
         first checkpoints are one transaction, written before this returns (a thousand
         instances cost one commit). Ids as ``start`` gives them, in order."""
         ok = not isinstance(data, (str, bytes, dict)) and isinstance(data, Iterable)
-        items = list(data) if ok else data  # read once, for the journal; refused inside
-        self._history.label = ("start_many", (process, items))  # the journal names it so
+        items = list(data) if ok else data  # read once, for the history; refused inside
+        self._state.history.label = ("start_many", (process, items))  # recorded so
         return self._start_many(process, items)
 
     @command
-    def _start_many(self, process: Process, items: Any) -> list[Instance]:
+    def _start_many(self, process: Process, items: object) -> list[Instance]:
         if not isinstance(items, list):
             raise EngineError(f"start_many needs a list of start data, got {type(items).__name__}")
-        return [Instance(self, iid) for iid in self._core.start_many(process, items)]
+        return [Instance(self, iid) for iid in self._state.core.start_many(process, items)]
 
     def instance(self, iid: str) -> Instance:
         self._record(iid)
         return Instance(self, iid)
 
     def instances(self) -> list[Instance]:
-        return [Instance(self, i) for i in self._core.runs]
+        return [Instance(self, i) for i in self._state.core.runs]
 
     def describe_instance(self, iid: str) -> InstanceView:
         """An instance's id, process, version, state and residency, and the instance that
@@ -355,53 +349,54 @@ class Engine:
         if isinstance(rec, Run):
             if rec.defn is None:
                 raise EngineError(f"instance {iid!r} was not recovered; it has no checkpoint")
-            return capture(rec, self._core.kernel.now)
+            return capture(rec, self._state.core.kernel.now)
         return codec.decode(self._read(iid), iid)
 
     def _read(self, iid: str) -> bytes:
         try:
-            raw: bytes = self._core.journal.read(iid)
+            raw: bytes = self._state.core.journal.read(iid)
         except Exception as exc:  # the store's own failure, named for the reader
             raise EngineError(f"checkpoint of instance {iid!r} cannot be read from the "
                               f"store ({type(exc).__name__})") from exc
         return raw
 
-    def _stored(self, iid: str) -> Any:
+    def _stored(self, iid: str) -> Image:
         return read_checkpoint(codec.decode(self._read(iid), iid), iid)
 
     # -- triggers -------------------------------------------------------------------------
     @command
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
-                        message_id: str | None = None, ttl: Any = None) -> str | None:
+                        message_id: str | None = None, ttl: str | timedelta | None = None
+                        ) -> str | None:
         """Correlate a message by name and key; returns the instance it reached, if any.
         On a durable store, a message that returned an instance (or was buffered) has been
         recorded and survives a crash."""
-        return self._core.publish_message(name, key, payload, message_id, ttl)
+        return self._state.core.publish_message(name, key, payload, message_id, ttl)
 
     @command
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
         """Deliver a signal to every waiting subscriber; returns how many there were."""
-        return self._core.broadcast_signal(name, payload)
+        return self._state.core.broadcast_signal(name, payload)
 
     def tasks(self) -> list[TaskView]:
-        return self._core.tasks()
+        return self._state.core.tasks()
 
     @command
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
-        self._core.complete_task(task_id, outputs)
+        self._state.core.complete_task(task_id, outputs)
 
     @command
     def fetch_jobs(self, topic: str, worker: str = "worker", max_jobs: int | None = None
                    ) -> list[JobView]:
-        return self._core.fetch_jobs(topic, worker, max_jobs)
+        return self._state.core.fetch_jobs(topic, worker, max_jobs)
 
     @command
     def complete_job(self, job_id: str, outputs: dict[str, Any] | None = None) -> None:
-        self._core.complete_job(job_id, outputs)
+        self._state.core.complete_job(job_id, outputs)
 
     @command
     def fail_job(self, job_id: str, error: str) -> None:
-        self._core.fail_job(job_id, error)
+        self._state.core.fail_job(job_id, error)
 
     # -- observing ------------------------------------------------------------------------
     def holders(self, instance: str | None = None) -> list[HoldView]:
@@ -409,30 +404,30 @@ class Engine:
         came while its instance's wake is pending reads ``state="waking"``."""
         if instance is not None:
             self._record(instance)
-        return self._core.holders.views(instance)
+        return self._state.core.holders.views(instance)
 
     @property
     def facts(self) -> list[Fact]:
-        return self._log.snapshot()
+        return self._state.facts.snapshot()
 
     @property
     def keep_facts(self) -> int | None:
         """How many of the newest facts ``facts`` keeps (None: every one), as given to the
         engine; ``stats()["facts"]`` counts every fact emitted."""
-        return self._keep_facts
+        return self._state.keep_facts
 
-    def subscribe(self, fn: Callable[[Fact], Any]) -> Callable[[], None]:
+    def subscribe(self, fn: Callable[[Fact], object]) -> Callable[[], None]:
         """Call ``fn`` with every fact from now on; returns the unsubscribe callable."""
-        return self._log.subscribe(fn)
+        return self._state.facts.subscribe(fn)
 
     def stats(self) -> dict[str, Any]:
-        core = self._core
+        core = self._state.core
         residency = dict.fromkeys(RESIDENCIES, 0)
         for rec in core.runs.values():
             residency[rec.residency] += 1
         return {"instances": residency, "coroutines": len(core.kernel.live),
                 "holds": dict(core.holders.counts), "tasks": len(core.inbox),
-                "jobs": len(core.jobs), "facts": self._log.seq,
+                "jobs": len(core.jobs), "facts": self._state.facts.seq,
                 "pending_events": core.kernel.pending()}
 
     # -- history --------------------------------------------------------------------------
@@ -442,47 +437,46 @@ class Engine:
         text: the last fact at or before it) or 0 for the start. Facts after it leave
         ``facts``; subscribers get one ``rewound`` fact. EngineError, nothing changed, for
         a point outside the history or on a durable store. See README, Rewind and branch."""
-        done = rewind_to(self, to)
-        self._tell()
+        done = rewind_to(self._state, to, self._on)
+        tell(self._state.watchers)
         return done
 
     def replay(self, commands: int | None = None) -> Rewound:
         """Run again, with the outcomes recorded the first time, the commands the last
         rewind went back over (``commands``: only that many; an interrupted one counts
         once): the facts are the same, byte for byte."""
-        done = replay_history(self, commands)
-        self._tell()
+        done = replay_history(self._state, commands, self._on)
+        tell(self._state.watchers)
         return done
 
     def branch(self, at: int | str | datetime | None = None) -> Engine:
         """An independent engine on a memory store, at the current state or at rewind
         point ``at``, for a what-if; this engine is untouched."""
-        out: Engine = branch_at(self, at)
-        return out
+        return branch_at(self._state, at, self._on)
 
     def history_span(self) -> tuple[int, int, int]:
-        """``(first, position, last)``: the fact the journal starts after, the one the engine
-        stands at, and the last one the history reaches (past the position after a rewind);
-        all equal on an engine that keeps no journal. Reads no command (cheap)."""
-        return span_of(self)
+        """``(first, position, last)``: the fact the history starts after, the one the
+        engine stands at, and the last one the history reaches (past the position after a
+        rewind); all equal on an engine that keeps no history. Reads no command (cheap)."""
+        return span_of(self._state)
 
     def history(self) -> list[Command]:
-        """The journal: every command that changed the engine, in order, with the facts it
+        """The command history: every command that changed the engine, in order, with the facts it
         began and ended at; ``done`` is False past the point a rewind went back to."""
-        return commands_of(self)
+        return commands_of(self._state)
 
-    def _record(self, iid: str) -> Any:
+    def _record(self, iid: str) -> Run | Released | Finished:
         """An instance's record (EngineError for an unknown one, saying so after a rewind)."""
         try:
-            return self._core.run_of(iid)
+            return self._state.core.run_of(iid)
         except EngineError:
-            if not self._history.rewound:
+            if not self._state.history.rewound:
                 raise
         raise EngineError(f"unknown instance {iid!r} at this point of the history (the "
-                          f"engine was rewound to fact {self._log.seq}): it did not exist "
+                          f"engine was rewound to fact {self._state.facts.seq}): it did not exist "
                           "yet") from None
 
-    def dashboard(self) -> Any:
+    def dashboard(self) -> Dashboard:
         """A live dashboard widget: step/run/advance/play controls, publish and complete
         forms, counters, the holder table, the fact timeline and the selected instance's
         lineage and process views. Its controls call only this public API."""

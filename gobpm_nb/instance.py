@@ -12,6 +12,8 @@ from .engine.records import HoldView, TrackView
 
 if TYPE_CHECKING:
     from .api import Engine
+    from .model import Definition
+    from .ui import LineageView, ProcessView
 
 
 class Instance:
@@ -28,7 +30,7 @@ class Instance:
         return self._engine.describe_instance(self.id).process
 
     @property
-    def definition(self) -> Any:
+    def definition(self) -> Definition | None:
         """The immutable process definition this instance is pinned to (None only for a
         recovered instance whose version has not been deployed again yet)."""
         return self._engine.definition_of(self.id)
@@ -65,7 +67,7 @@ class Instance:
     def holds(self) -> list[HoldView]:
         return self._engine.holders(self.id)
 
-    def lineage(self, live: bool = False) -> Any:
+    def lineage(self, live: bool = False) -> LineageView:
         """A widget of this instance's lineage: every track, its parent links and how each
         came to be (fork, join, continuation, boundary fork). It shows the instance as it is
         now and stays there (its header names the fact and the time; "follow live" follows
@@ -74,7 +76,7 @@ class Instance:
 
         return lineage_view(self._engine, self.id, live)
 
-    def process_view(self, live: bool = False) -> Any:
+    def process_view(self, live: bool = False) -> ProcessView:
         """A widget of this instance's process graph: tokens, armed holds, path taken; as
         it is now, frozen there like ``lineage()`` (``live=True``: following the engine)."""
         from .ui import process_view

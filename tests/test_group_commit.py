@@ -205,7 +205,7 @@ def test_a_long_run_commits_every_group_of_writes(tmp_path, monkeypatch):
     store.commits = 0
     eng.run(until=eng.now)
     assert store.commits == 3  # after 4 and 8 writes, and at the end
-    assert len(eng._core.journal.unsynced) == 0 and len(store) == 10
+    assert len(eng._state.core.journal.unsynced) == 0 and len(store) == 10
 
 
 def test_start_many_is_one_command_in_the_history_and_replays():

@@ -1,5 +1,5 @@
 """Rewind, replay and branch (README, "Rewind and branch"): the engine goes back to the state
-right after any fact of its history, replaying its command journal from the nearest snapshot
+right after any fact of its history, replaying its command history from the nearest snapshot
 with the outcomes its user callables gave the first time; replaying the rest gives the same
 facts, byte for byte; a branch is an independent engine."""
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from test_transparency import commands, schedules
 
 import gobpm_nb as bpm
-from gobpm_nb import history as journal
+from gobpm_nb.travel import history, snapshots
 
 CALLS: Counter[str] = Counter()
 
@@ -98,7 +98,7 @@ def state(eng) -> tuple:
 
 
 def reference(eng, done: int, events: int, **options) -> bpm.Engine:
-    """A fresh engine that ran the first ``done`` commands of ``eng``'s journal, called
+    """A fresh engine that ran the first ``done`` commands of ``eng``'s history, called
     again by hand, then ``events`` more scheduler events (where a rewind inside a command
     stops)."""
     ref = bpm.Engine(**options)
@@ -112,8 +112,8 @@ def reference(eng, done: int, events: int, **options) -> bpm.Engine:
 @pytest.fixture
 def dense(monkeypatch):
     """Snapshots every 40 facts, so rewinds and replays start from many of them."""
-    monkeypatch.setattr(journal, "SNAPSHOT_FACTS", 40)
-    monkeypatch.setattr(journal, "SNAPSHOT_COST", 0)
+    monkeypatch.setattr(snapshots, "SNAPSHOT_FACTS", 40)
+    monkeypatch.setattr(snapshots, "SNAPSHOT_COST", 0)
 
 
 def test_rewind_to_every_fact_of_the_mixed_scenario_then_replay(dense):
@@ -126,12 +126,12 @@ def test_rewind_to_every_fact_of_the_mixed_scenario_then_replay(dense):
     full, final = lines(eng), state(eng)
     assert {"dehydrated", "hydrated", "job_failed", "task_completed"} <= {
         f.kind for f in eng.facts}
-    assert len(eng._history.snapshots) > 3
+    assert len(eng._state.history.snapshots) > 3
     for n in range(len(full) + 1):
         r = eng.rewind(n)
         got = lines(eng)
         assert got == full[:len(got)] and r.seq == len(got) >= n
-        events = eng._history.into
+        events = eng._state.history.into
         assert (r.interrupted is not None) == (events > 0)
         assert state(eng) == state(reference(eng, r.commands, events, keep_facts=None)), n
         if n % 2:
@@ -142,7 +142,7 @@ def test_rewind_to_every_fact_of_the_mixed_scenario_then_replay(dense):
 
 
 def by_hand(eng, r) -> None:
-    """Finish the interrupted command (replay(1)), then call the rest of the journal's
+    """Finish the interrupted command (replay(1)), then call the rest of the history's
     commands by hand, live."""
     rest = [c for c in eng.history() if not c.done]
     if r.interrupted:
@@ -154,7 +154,7 @@ def by_hand(eng, r) -> None:
 
 def test_replaying_the_remaining_commands_by_hand_gives_the_same_facts():
     """After a rewind, finishing the interrupted command (replay(1)) and calling the rest of
-    the journal's commands by hand, live, gives the same facts byte for byte."""
+    the history's commands by hand, live, gives the same facts byte for byte."""
     eng = play_mixed(keep_facts=None)
     full = lines(eng)
     for n in (0, 7, len(full) // 3, len(full) // 2, len(full) - 4):
@@ -314,9 +314,9 @@ def test_a_branch_is_independent_of_its_engine():
 
 def test_durable_stores_refuse_rewind_and_branch_into_memory(tmp_path):
     """On SQLite rewind raises EngineError saying why (it would rewrite durable history)
-    and changes nothing; the engine keeps no journal (its memory would grow with every
+    and changes nothing; the engine keeps no command history (its memory would grow with every
     command of a long run: the store is its history), so branch(at=...) is refused too, and
-    branch() gives a memory engine where it stands, with a journal of its own."""
+    branch() gives a memory engine where it stands, with a history of its own."""
     eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"), keep_facts=None)
     inst = eng.start(mixed(), {"order": "o-1", "amount": 500})
     eng.advance("PT1H")
@@ -325,20 +325,20 @@ def test_durable_stores_refuse_rewind_and_branch_into_memory(tmp_path):
     before = snapshot(eng)
     with pytest.raises(bpm.EngineError, match="durable"):
         eng.rewind(3)
-    with pytest.raises(bpm.EngineError, match="keeps no journal"):
+    with pytest.raises(bpm.EngineError, match="keeps no command history"):
         eng.branch(at=10)
     assert snapshot(eng) == before and eng.history() == []
     now = eng.branch()
     assert snapshot(now) == before and isinstance(now.store, bpm.MemoryStore)
     assert not now.store.durable
     now.run(until="2026-01-01T09:00:00Z")
-    now.rewind(len(before[0]))  # the branch keeps a journal from where it began
+    now.rewind(len(before[0]))  # the branch keeps a history from where it began
     assert snapshot(now) == before
     assert snapshot(eng) == before and inst.residency == eng.instance("i1").residency
 
 
-def test_a_recovered_engine_journal_starts_at_the_recovery(tmp_path):
-    """After Engine.recover (from a memory store) the journal begins at the recovery:
+def test_a_recovered_engine_history_starts_at_the_recovery(tmp_path):
+    """After Engine.recover (from a memory store) the history begins at the recovery:
     branch(at=0) is the recovered state, and a fact before the recovery is refused."""
     store = bpm.MemoryStore()
     eng = bpm.Engine(store=store)
@@ -356,9 +356,9 @@ def test_a_recovered_engine_journal_starts_at_the_recovery(tmp_path):
     assert [c.name for c in back.history()] == ["publish_message", "advance"]
 
 
-def test_bounded_fact_logs_rewind_through_the_journal():
+def test_bounded_fact_logs_rewind_through_the_history():
     """With keep_facts, a point whose fact left the kept log is still reached through the
-    journal, and the log then keeps exactly the newest facts up to it."""
+    history, and the log then keeps exactly the newest facts up to it."""
     full = lines(play_mixed(keep_facts=None))
     eng = play_mixed(keep_facts=25)
     for n in (10, len(full) // 2, len(full) - 30):
@@ -403,8 +403,8 @@ def test_rewind_anywhere_in_random_scenarios_then_replay(tree, schedule, points,
     random facts keeps the facts before them, and replaying the rest (replay(), or by hand
     with the interrupted command finished first) gives every fact and the final state again."""
     proc, called, *_ = build(tree)
-    saved = journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST
-    journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST = spacing, 0 if spacing < 100 else 8
+    saved = snapshots.SNAPSHOT_FACTS, snapshots.SNAPSHOT_COST
+    snapshots.SNAPSHOT_FACTS, snapshots.SNAPSHOT_COST = spacing, 0 if spacing < 100 else 8
     try:
         eng = bpm.Engine(keep_facts=None)
         for _, command in commands(proc, called, schedule):
@@ -416,14 +416,14 @@ def test_rewind_anywhere_in_random_scenarios_then_replay(tree, schedule, points,
             got = lines(eng)
             assert got == full[:len(got)] and len(got) >= n
             event(f"rewound into a command: {r.interrupted is not None}")
-            event(f"replayed from a later snapshot: {len(eng._history.snapshots) > 1}")
+            event(f"replayed from a later snapshot: {len(eng._state.history.snapshots) > 1}")
             if manual:
                 by_hand(eng, r)
             else:
                 eng.replay()
             assert lines(eng) == full and state(eng) == final
     finally:
-        journal.SNAPSHOT_FACTS, journal.SNAPSHOT_COST = saved
+        snapshots.SNAPSHOT_FACTS, snapshots.SNAPSHOT_COST = saved
 
 
 def drive(eng, begin_at=0, branches=None):
@@ -481,11 +481,11 @@ def test_replays_fail_the_store_calls_that_failed():
         assert golden_lines(eng) == full, n
 
 
-def test_without_a_journal_start_an_engine_branches_where_it_stands(tmp_path, monkeypatch):
-    """A recovered engine on a durable store keeps no journal (nor would it keep a start
+def test_without_a_history_start_an_engine_branches_where_it_stands(tmp_path, monkeypatch):
+    """A recovered engine on a durable store keeps no command history (nor would it keep a start
     for a store too big to copy): a rewind point or branch(at=...) is refused, saying why;
-    branch() works, and the branch's own journal starts at the branch point."""
-    monkeypatch.setattr(journal, "START_MAX_INSTANCES", 0)
+    branch() works, and the branch's own history starts at the branch point."""
+    monkeypatch.setattr(history, "START_MAX_INSTANCES", 0)
     path = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(path))
     eng.start(mixed(), {"order": "o-1", "amount": 500})
@@ -493,7 +493,7 @@ def test_without_a_journal_start_an_engine_branches_where_it_stands(tmp_path, mo
     eng.store.close()
     back = bpm.Engine.recover(bpm.SQLiteStore(path), processes=[mixed()])
     back.publish_message("payment", key="o-1")
-    with pytest.raises(bpm.EngineError, match="keeps no journal"):
+    with pytest.raises(bpm.EngineError, match="keeps no command history"):
         back.branch(at=0)
     b = back.branch()
     assert lines(b) == lines(back)
@@ -504,11 +504,11 @@ def test_without_a_journal_start_an_engine_branches_where_it_stands(tmp_path, mo
 
 
 def test_a_replay_that_goes_another_way_leaves_the_engine_as_it_was():
-    """When the journal cannot reproduce the recorded run (here: a tape tampered with), a
+    """When the history cannot reproduce the recorded run (here: a tape tampered with), a
     rewind raises EngineError and the engine, its store and its log are exactly as before."""
     eng = play_mixed(keep_facts=None)
     before = state(eng)
-    tape = eng._core.tape
+    tape = eng._state.core.tape
     site, returned, value = tape.outcomes[0]
     tape.outcomes[0] = (("fn", "elsewhere"), returned, value)
     with pytest.raises(bpm.EngineError, match="nothing changed"):
@@ -527,7 +527,7 @@ def test_the_rewind_benchmark_runs():
     proc = subprocess.run([sys.executable, str(script), "--sizes", "3000", "--points", "3"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in ("rewind_3k_median_ms", "plain_replay_3k_s", "journal_bytes_per_command_3k"):
+    for name in ("rewind_3k_median_ms", "plain_replay_3k_s", "history_bytes_per_command_3k"):
         assert re.search(rf"^{name}=\d", proc.stdout, re.MULTILINE), proc.stdout
 
 
@@ -587,7 +587,7 @@ def test_a_store_that_cannot_be_put_back_refuses_rewind():
     assert len(got) >= 3 and got == lines(eng)[:len(got)]
 
 
-def test_history_span_reads_the_journal_bounds_without_copying(tmp_path):
+def test_history_span_reads_the_history_bounds_without_copying(tmp_path):
     """history_span() is (first, position, last): the whole history before a rewind, the
     rewound-to position inside it after one, all three equal on a durable store's engine."""
     eng = play_mixed(keep_facts=None)

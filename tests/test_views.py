@@ -1030,7 +1030,7 @@ def test_a_bad_rewind_is_refused_and_changes_nothing(to, message):
 
 
 def test_a_durable_store_refuses_the_timeline_but_branches(tmp_path):
-    """On SQLite the slider cannot move (no journal): a rewind is refused into the error
+    """On SQLite the slider cannot move (no command history): a rewind is refused into the error
     trait; "branch here" still makes a branch in memory, with its own dashboard."""
     eng = bpm.Engine(store=bpm.SQLiteStore(tmp_path / "run.db"))
     eng.start(approval(), {"request": "r-1"})

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
+from ..travel.tape import Opaque
 from ..vocabulary import WAITING
 from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
@@ -20,7 +21,6 @@ from .compute import check, key_of, outgoing, timer_wait
 from .incident import Incident, clean
 from .records import Track, Trigger, join_key
 from .run import Run
-from .tape import Opaque
 from .tracks import PARK, spawn
 from .values import json_copy
 from .waits import (

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
+from ..travel.tape import Tape, TapedStore
 from ..vocabulary import ACTIVE, FINISHED
 from . import behaviour, calls, fast
 from .checkpoint import capture
@@ -32,7 +33,6 @@ from .recovery import recover
 from .residency import Residency
 from .run import Run
 from .starts import Starts, how_it_starts
-from .tape import Tape, TapedStore
 from .tracks import spawn, start_loop
 from .values import json_dict
 

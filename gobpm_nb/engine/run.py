@@ -22,7 +22,7 @@ from .records import Job, Task, Track, Trigger, join_parts
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
-    from .tape import Tape
+    from ..travel.tape import Tape
 
 BUSY = frozenset({"ready", "running"})
 

@@ -80,7 +80,9 @@ class Kernel:
 
     def __init__(self, now: int, seq: int = 0, fast: bool = True):
         self.now = now
-        self._seq = seq
+        #: The last number handed out by the kernel's one sequence (a plain attribute: every
+        #: command reads it as it begins, ``travel.history``).
+        self.seq = seq
         #: Whether ``run`` takes its inline next-event rule (off: ``_next`` every time).
         self.fast = fast
         #: ``(seq, fn, arg, kind)``; a coroutine's resume is ``(seq, coro, value, "")``.
@@ -99,26 +101,21 @@ class Kernel:
         #: The coroutine running right now (None between events).
         self.current: Coro | None = None
 
-    @property
-    def seq(self) -> int:
-        """The last number handed out by the kernel's one sequence."""
-        return self._seq
-
     def advance_seq(self, to: int) -> None:
         """Continue the sequence after ``to`` (recovery: numbers recorded earlier stay unique)."""
-        self._seq = max(self._seq, to)
+        self.seq = max(self.seq, to)
 
     # -- scheduling -----------------------------------------------------------------------
     def call_soon(self, fn: Callback, arg: Any = None, event: str = "call") -> None:
         """Run ``fn(arg)`` as an event of kind ``event`` at the current time, after those
         already queued."""
-        self._seq += 1
-        self._ready.append((self._seq, fn, arg, event))
+        self.seq += 1
+        self._ready.append((self.seq, fn, arg, event))
 
     def call_at(self, at: int, fn: Callback, arg: Any = None, event: str = "call") -> Deadline:
         """Run ``fn(arg)`` as an event of kind ``event`` at virtual time ``at`` (never earlier
         than now)."""
-        self._seq = seq = self._seq + 1
+        self.seq = seq = self.seq + 1
         entry = Scheduled((max(at, self.now), seq, fn, arg, event, self))
         heapq.heappush(self._heap, entry)
         return entry
@@ -135,7 +132,7 @@ class Kernel:
     def push_next(self, cls: type[D], at: int, *rest: Any) -> D:
         """Make the entry ``cls((at, seq, *rest))``, ``seq`` the next number in the one
         sequence, and put it on the heap."""
-        self._seq = seq = self._seq + 1
+        self.seq = seq = self.seq + 1
         entry = cls((at, seq) + rest)  # one allocation (``(at, seq, *rest)`` makes a list)
         heapq.heappush(self._heap, entry)  # type: ignore[misc]  # a D is a Deadline
         return entry
@@ -151,8 +148,8 @@ class Kernel:
 
     def next_seq(self) -> int:
         """A number from the kernel's one sequence (what orders events at one time)."""
-        self._seq += 1
-        return self._seq
+        self.seq += 1
+        return self.seq
 
     # -- coroutines -----------------------------------------------------------------------
     def _prime(self, coro: Coro) -> None:
@@ -177,8 +174,8 @@ class Kernel:
 
     def resume(self, coro: Coro, value: Any = None) -> None:
         """Schedule a suspended coroutine to continue with ``value``."""
-        self._seq += 1
-        self._ready.append((self._seq, coro, value, ""))
+        self.seq += 1
+        self._ready.append((self.seq, coro, value, ""))
 
 
     def close(self, coro: Coro) -> None:
@@ -202,8 +199,8 @@ class Kernel:
         finally:
             self.current = outer
         if trap is PASS:
-            self._seq += 1
-            self._ready.append((self._seq, coro, None, ""))
+            self.seq += 1
+            self._ready.append((self.seq, coro, None, ""))
         elif trap is not SUSPEND:
             self.close(coro)
             raise TypeError(f"a kernel coroutine yielded {trap!r}, which is not a kernel trap")

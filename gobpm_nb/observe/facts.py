@@ -83,8 +83,8 @@ class FactLog:
         self.seq = 0
         self.clock = clock  # anything with ``now`` in virtual microseconds
         #: Whether each fact is echoed to the ``gobpm_nb`` logger at DEBUG: read from the
-        #: logger's level by ``follow_logging`` (the engine calls it as each command
-        #: begins), not asked again for every fact.
+        #: logger's level as each command begins (``travel.history.command``), not asked
+        #: again for every fact.
         self.echo = log.isEnabledFor(logging.DEBUG)
         #: emit(kind, instance, track, node, details=None): record a fact at the clock's
         #: current time and hand it to every subscriber (a closure: the hot path's one call).
@@ -123,10 +123,6 @@ class FactLog:
                 append((seq, now, kind, instance, track, node, details))
             facts.seq = seq
         return emit_all
-
-    def follow_logging(self) -> None:
-        """Echo facts from now on if and only if the logger is enabled for DEBUG."""
-        self.echo = log.isEnabledFor(logging.DEBUG)
 
     def _publish(self, raw: tuple[Any, ...]) -> None:
         """Hand a fact just recorded to every subscriber, and echo it at DEBUG if asked."""

@@ -438,7 +438,8 @@ def svg(dot: str) -> str | None:
         return None
     import graphviz
 
-    return graphviz.Source(dot).pipe(format="svg", encoding="utf-8")
+    out: str = graphviz.Source(dot).pipe(format="svg", encoding="utf-8")
+    return out
 
 
 

@@ -144,7 +144,9 @@ def js_type(name: str, trait: t.TraitType[Any, Any]) -> str:
         return f"{js_type('', inner)}[]" if inner is not None else "Array<*>"
     if isinstance(trait, t.Dict):
         value = trait._value_trait
-        return f"Object<string, {js_type('', value)}>" if value is not None else "object"
+        if isinstance(value, t.TraitType):
+            return f"Object<string, {js_type('', value)}>"
+        return "object"
     if isinstance(trait, t.Instance):  # a widget, sent as "IPY_MODEL_<id>"
         return "string|null" if trait.allow_none else "string"
     raise TypeError(f"no JavaScript type for trait {name!r} ({type(trait).__name__})")

@@ -39,10 +39,17 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from ..observe.projections import PathTracker
 from .coalesce import Coalescer
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from ..api import Engine
+    from ..observe import Fact
 
 #: Wall seconds between two rebuilds while the engine runs.
 INTERVAL = 0.05
@@ -51,7 +58,7 @@ STRIDE = 16  # a power of two
 #: A rebuild that took c seconds is followed by at least BUDGET * c seconds without one.
 BUDGET = 20.0
 
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+_LIVE: weakref.WeakSet[_Live] = weakref.WeakSet()
 #: The notebook cell running now (IPython's ``cell_id``), None outside a notebook.
 _CELL: list[str | None] = [None]
 
@@ -65,10 +72,10 @@ class _Live:
     never has to read the whole fact log.
     """
 
-    _engine: Any
-    _tail: deque[Any]
+    _engine: Engine
+    _tail: deque[Fact]
     _tracker: PathTracker | None
-    _synced: tuple[int, Any] | None
+    _synced: tuple[int, datetime] | None
     _quiet_until: float
     _last_sync: float
     _coalescer: Coalescer
@@ -79,7 +86,14 @@ class _Live:
     moment: str  # synced traits of the widget class this is mixed into
     live: bool
 
-    def _bind(self, engine: Any, tail: int = 1, tracked: str | None = None,
+    if TYPE_CHECKING:  # what the widget class this is mixed into has (traitlets)
+        def observe(self, handler: Callable[[Any], None], names: str) -> None: ...
+
+        def hold_sync(self) -> AbstractContextManager[None]: ...
+
+        def close(self) -> None: ...
+
+    def _bind(self, engine: Engine, tail: int = 1, tracked: str | None = None,
               live: bool = True) -> None:
         """Follow ``engine`` (``tail``: the newest facts to keep; ``tracked``: the instance
         whose path to track); ``live=False``: show it as it is now and stay there."""
@@ -181,7 +195,7 @@ class _Live:
         rebase = self._rebase
         if self._tracker is None:
 
-            def on_fact(fact: Any) -> None:
+            def on_fact(fact: Fact) -> None:
                 if fact.kind == "rewound":
                     return rebase()
                 append(fact)
@@ -192,7 +206,7 @@ class _Live:
             iid = self._tracker.instance
             feed = self._tracker.feed
 
-            def on_fact(fact: Any) -> None:
+            def on_fact(fact: Fact) -> None:
                 if fact.kind == "rewound":
                     return rebase()
                 append(fact)
@@ -223,7 +237,7 @@ class _Live:
         return self._tracker
 
     # -- refreshing -----------------------------------------------------------------------
-    def _key(self) -> tuple[int, Any]:
+    def _key(self) -> tuple[int, datetime]:
         return (self._tail[-1].seq if self._tail else 0), self._engine.now
 
     def _pushed(self) -> None:

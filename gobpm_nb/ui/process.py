@@ -9,12 +9,15 @@ diagram once and then a few kilobytes of state.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..bpmn.drawing import Drawing, drawing
 from ..observe.projections import PathTracker, ProcessState, process_state
 from ..render.dot import process_dot, process_legend
 from ..render.marks import bpmn_legend, process_marks
+
+if TYPE_CHECKING:
+    from ..api import Engine
 
 
 class Drawings:
@@ -45,7 +48,7 @@ class ProcessPicture(NamedTuple):
     legend: list[list[str]]
 
 
-def process_picture(engine: Any, iid: str, path: PathTracker | None = None,
+def process_picture(engine: Engine, iid: str, path: PathTracker | None = None,
                     drawings: Drawings | None = None) -> ProcessPicture:
     """The process view of instance ``iid`` (``path``: a live tracker of it; ``drawings``: a
     widget's cache of drawings)."""

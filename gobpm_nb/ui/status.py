@@ -18,12 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ModelError
 from ..model.timers import parse_date, parse_duration
 from ..observe.fact_pages import when
 from ..observe.projections import PROCESS_SCOPE
+
+if TYPE_CHECKING:
+    from ..engine.records import EventView, TaskView
+    from ..observe import Fact
 
 #: What each event kind ``eng.step()`` reports means, in words.
 EVENT_WORDS = {
@@ -69,7 +73,7 @@ WAITS = (("task", "open task (the Complete form)", "open tasks (the Complete for
          ("signal", "signal wait", "signal waits"))
 
 
-def idle_line(stats: Any = None) -> str:
+def idle_line(stats: dict[str, Any] | None = None) -> str:
     """The engine is idle; ``stats`` (``eng.stats()``) tells what it still waits for from
     outside (open tasks, message and signal waits), so an idle engine with work left does
     not look finished."""
@@ -79,7 +83,7 @@ def idle_line(stats: Any = None) -> str:
     return IDLE + (f"; it waits for the outside: {', '.join(waits)}" if waits else "")
 
 
-def complete_line(task: Any, dehydrated: bool) -> str:
+def complete_line(task: TaskView, dehydrated: bool) -> str:
     """What completing ``task`` (a ``TaskView``) did; ``dehydrated``: its instance is
     dehydrated, so the next event is its wake from the store."""
     line = f"Complete task {task.id} (instance {task.instance}, node {task.node}): done"
@@ -94,7 +98,8 @@ def play_line(events: int, before: datetime, after: datetime) -> str:
     return run_line("Pause: play stopped", events, before, after)
 
 
-def step_line(event: Any, before: datetime, stats: Any = None) -> str:
+def step_line(event: EventView | None, before: datetime,
+              stats: dict[str, Any] | None = None) -> str:
     """What one Step did: ``event`` is what ``eng.step()`` returned, ``before`` the clock
     before it; ``stats`` (for an idle engine) what it still waits for."""
     if event is None:
@@ -147,7 +152,7 @@ def read_horizon(value: Any) -> Horizon:
                          ) from None
 
 
-def publish_notice(name: str, key: Any, reached: str | None, facts: Iterable[Any]
+def publish_notice(name: str, key: Any, reached: str | None, facts: Iterable[Fact]
                    ) -> dict[str, str]:
     """What became of a published message: ``reached`` is what ``publish_message`` returned,
     ``facts`` the facts emitted while it ran. ``level`` is ``ok`` or ``warning``."""

@@ -11,31 +11,36 @@ changes nothing. The views follow a rewind through the ``rewound`` fact
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from ..observe.fact_pages import when
 from .widgets import Command
 
+if TYPE_CHECKING:
+    from ..api import Engine
+    from ..travel.rewind import Rewound
+
 #: The ``timeline`` trait of an engine whose history cannot be moved along.
-NO_JOURNAL = "this engine keeps no journal (a durable store: its store is its history); " \
-             "branch here still works"
+NO_HISTORY = "this engine keeps no command history (a durable store: its store is its " \
+             "history); branch here still works"
 
 
-def timeline_state(engine: Any) -> dict[str, Any]:
-    """``{start, end, position, at, pending, movable, note}``: the fact numbers the journal
-    covers (``start``..``end``), the one the engine stands at, its clock, how many facts
+def timeline_state(engine: Engine) -> dict[str, Any]:
+    """``{start, end, position, at, pending, movable, note}``: the fact numbers the command
+    history covers (``start``..``end``), the one the engine stands at, its clock, how many facts
     after it ``replay()`` would run again, whether a rewind can move the engine."""
     start, position, end = engine.history_span()  # cheap: no command, no fact is copied
     durable = bool(getattr(engine.store, "durable", False))
     if durable or (start, end) == (position, position) and not engine.history():
         return {"start": position, "end": position, "position": position,
                 "at": when(engine.now) or "", "pending": 0, "movable": False,
-                "note": NO_JOURNAL if durable else ""}
+                "note": NO_HISTORY if durable else ""}
     return {"start": start, "end": end, "position": position, "at": when(engine.now) or "",
             "pending": end - position, "movable": True, "note": ""}
 
 
-def rewound_line(done: Any, end: int) -> str:
+def rewound_line(done: Rewound, end: int) -> str:
     """The last-step line after a rewind or a replay."""
     at = when(done.at) or ""
     after = end - done.seq
@@ -48,9 +53,12 @@ def rewound_line(done: Any, end: int) -> str:
 class TimelineCommands:
     """The dashboard's rewind, replay and branch commands (mixed into ``Dashboard``)."""
 
-    _engine: Any
+    _engine: Engine
     last_step: str
-    branch: Any
+    branch: TimelineCommands | None
+
+    if TYPE_CHECKING:  # the dashboard class this is mixed into
+        def close(self) -> None: ...
 
     def _rewind(self, command: Command) -> None:
         to = command.get("to")
@@ -66,7 +74,9 @@ class TimelineCommands:
     def _branch(self, _command: Command) -> None:
         engine = self._engine
         where = engine.history_span()[1]
-        other = type(self)(engine.branch())  # the same kind of dashboard, on the branch
+        # the same kind of dashboard (a class made of an engine), on the branch
+        dashboard = cast("Callable[[Engine], TimelineCommands]", type(self))
+        other = dashboard(engine.branch())
         old, self.branch = self.branch, other
         if old is not None:
             old.close()
@@ -74,4 +84,4 @@ class TimelineCommands:
                          "dashboard is below; this engine is untouched"
 
 
-__all__ = ["NO_JOURNAL", "TimelineCommands", "rewound_line", "timeline_state"]
+__all__ = ["NO_HISTORY", "TimelineCommands", "rewound_line", "timeline_state"]

@@ -26,7 +26,7 @@ import base64
 import math
 from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..observe.fact_pages import FactQuery, fact_query, matching, needs_log
 from ..observe.projections import (
@@ -52,6 +52,10 @@ from .status import (
 from .timeline import TimelineCommands, timeline_state
 from .widgets import Command, DashboardWidget, GraphWidget
 
+if TYPE_CHECKING:
+    from ..api import Engine
+    from ..instance import Instance
+
 #: Wall seconds between two steps of play.
 TICK = 0.1
 
@@ -60,7 +64,7 @@ __all__ = ["INTERVAL", "TICK", "Dashboard", "LineageView", "ProcessView", "_afte
            "with_png"]
 
 
-def _iid(instance: Any) -> str:
+def _iid(instance: Instance | str) -> str:
     """An instance id from an id or an ``Instance`` handle."""
     return instance if isinstance(instance, str) else str(instance.id)
 
@@ -76,7 +80,7 @@ class _InstanceGraph(_Live, GraphWidget):
     _iid: str
     _summary: str
 
-    def _start(self, engine: Any, iid: str, what: str, live: bool, **bind: Any) -> None:
+    def _start(self, engine: Engine, iid: str, what: str, live: bool, **bind: Any) -> None:
         self._iid = iid
         self._summary = ""
         where = engine.branched_at
@@ -106,7 +110,7 @@ class _InstanceGraph(_Live, GraphWidget):
 class LineageView(_InstanceGraph):
     """Every track of one instance as a graph of parent links (frozen unless ``live``)."""
 
-    def __init__(self, engine: Any, instance: Any, live: bool = False) -> None:
+    def __init__(self, engine: Engine, instance: Instance | str, live: bool = False) -> None:
         iid = _iid(instance)
         engine.instance(iid)  # an unknown id fails here, with the engine's message
         super().__init__(legend=lineage_legend())
@@ -128,7 +132,7 @@ class ProcessView(_InstanceGraph):
     layout) with tokens, armed holds, forks and the path taken on it; in Graphviz where no
     diagram can be had (frozen unless ``live``)."""
 
-    def __init__(self, engine: Any, instance: Any, live: bool = False) -> None:
+    def __init__(self, engine: Engine, instance: Instance | str, live: bool = False) -> None:
         iid = _iid(instance)
         engine.instance(iid)
         super().__init__()
@@ -164,7 +168,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
     as is choosing another instance. Only "pause" still runs: freezing pauses a play first.
     """
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Engine) -> None:
         super().__init__()
         self._ids: list[str] = []
         self._known: set[str] = set()
@@ -448,24 +452,24 @@ def marked(bundle: Any, frozen: bool) -> Any:
 
 
 # -- the public constructors ------------------------------------------------------------------
-def lineage_view(engine: Any, instance: Any, live: bool = False) -> LineageView:
+def lineage_view(engine: Engine, instance: Instance | str, live: bool = False) -> LineageView:
     """The lineage graph of one instance (an id or an ``Instance``) as it is now, frozen
     there; ``live=True``: following the engine."""
     return LineageView(engine, instance, live)
 
 
-def process_view(engine: Any, instance: Any, live: bool = False) -> ProcessView:
+def process_view(engine: Engine, instance: Instance | str, live: bool = False) -> ProcessView:
     """The process view of one instance (tokens, armed holds, path taken) as it is now,
     frozen there; ``live=True``: following the engine."""
     return ProcessView(engine, instance, live)
 
 
-def dashboard(engine: Any) -> Dashboard:
+def dashboard(engine: Engine) -> Dashboard:
     """A live dashboard of the engine, with controls that call its public API."""
     return Dashboard(engine)
 
 
-def dashboard_traits(engine: Any, selected: str = "", query: FactQuery | None = None
+def dashboard_traits(engine: Engine, selected: str = "", query: FactQuery | None = None
                      ) -> dict[str, Any]:
     """What a dashboard showing ``selected`` (and ``query`` in its fact table: by default
     the newest facts) must hold, built from scratch (for tests and for comparing a live

@@ -153,9 +153,9 @@ class DashboardWidget(_Widget):
         playing:     bool, default ``False``; set it while a play loop runs so the Play/Pause
                      button shows the truth (the button also flips itself when clicked).
         timeline:    dict, default ``{}``; the history slider: ``start``, ``end`` (the fact
-                     numbers the journal covers), ``position`` (the fact the engine stands
+                     numbers the history covers), ``position`` (the fact the engine stands
                      at), ``at`` (its clock), ``pending`` (facts a replay runs again),
-                     ``movable`` (False: no journal; ``note`` says why).
+                     ``movable`` (False: no command history; ``note`` says why).
         branch:      a ``DashboardWidget`` or None, default None; the dashboard of the
                      last branch made here ("branch here"), drawn below this one.
         moment:      str, default ``""``; which moment the dashboard shows, in its header

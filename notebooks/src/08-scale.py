@@ -128,7 +128,7 @@ plt.show()
 # Two thousand orders parked on their payment wait, measured with `tracemalloc` (Python's
 # own allocation tracer: every object the engine keeps for them), released and resident, on
 # a SQLite store in a temporary folder: the checkpoints are on disk, and an engine on a
-# durable store keeps no command journal (see the README's "Rewind and branch"), so what is
+# durable store keeps no command history (see the README's "Rewind and branch"), so what is
 # counted is what the engine itself holds per instance. The fact log is switched off
 # (`keep_facts=0`) so that it does not count. (Tracing every allocation is slow; two
 # thousand are plenty for a per-instance figure.)

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 12. What if? Rewind, branch and replay
 #
-# An engine on a memory store records every command it ran (its **journal**) and every
+# An engine on a memory store records every command it ran (its **history**) and every
 # answer user Python gave (its **tape**). With those it can go back: `eng.rewind(to)` puts
 # the whole engine — instances, tasks, holders, the clock, the store — back to the state
 # right after an earlier fact; `eng.branch()` makes an independent engine from a point for a
@@ -9,7 +9,7 @@
 # byte for byte, without calling any user function twice.
 #
 # > **Reference:** [Rewind and branch](../README.md#rewind-and-branch) — where a rewind
-# > stops, what the journal keeps, why a durable store refuses a rewind;
+# > stops, what the history keeps, why a durable store refuses a rewind;
 # > [Boundary fork](../docs/semantics.md#boundary-fork) — what the deadline does to the task.
 
 # %%
@@ -63,7 +63,7 @@ show_facts(eng.facts)
 original = list(eng.facts)
 
 # %% [markdown]
-# ## The journal
+# ## The history
 #
 # `eng.history()` lists the commands that changed the engine, with the fact numbers each
 # began and ended at. Two commands: the start (facts 1-2) and the two-day advance, which
@@ -89,7 +89,7 @@ print("the last fact kept:", eng.facts[-1].seq, eng.facts[-1].kind)
 # %% [markdown]
 # Everything is as it was there: the instance is active and released again, Alice's task is
 # back in the inbox, the deadline's holder is armed. The same `inst` handle still works.
-# The journal marks the advance as not done: it waits for `replay()`.
+# The history marks the advance as not done: it waits for `replay()`.
 
 # %%
 print(inst.state, inst.residency, [(t.id, t.assignee) for t in eng.tasks()])

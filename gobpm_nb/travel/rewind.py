@@ -1,6 +1,6 @@
 """Rewind, replay and branch: the engine's state at another point of its history.
 
-The state is rebuilt *aside*, by replaying the journal (``history``) from the nearest
+The state is rebuilt *aside*, by replaying the command history (``history``) from the nearest
 snapshot onto a new core with a new fact log, checked against what was recorded (each
 command's fact count, clock and outcome, and every replayed fact the log still keeps), and
 only then swapped into the engine (``rewind``, ``replay``) or handed out as a new engine
@@ -19,26 +19,44 @@ from __future__ import annotations
 import bisect
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
-from . import history as journal
-from .engine.tape import Diverged
+from ..errors import EngineError, GobpmError, StoreError
+from ..kernel import to_datetime, to_us
+from ..observe import FactLog
+from ..persist import MemoryStore
+from ..persist.stores import Contents
+from ..when import instant
+from . import snapshots
 from .entries import Entry
-from .errors import EngineError, GobpmError, StoreError
-from .history import Command, History, Pacer, Place, Snapshot, restore, take
-from .kernel import to_datetime, to_us
-from .observe import FactLog
-from .when import instant
+from .history import Command, History
+from .snapshots import Pacer, Place, Snapshot, restore, taped
+from .state import EngineState
+from .tape import Diverged
+
+if TYPE_CHECKING:
+    from ..api import Engine
 
 Raw = tuple[Any, ...]
+
+
+@runtime_checkable
+class Replaceable(Protocol):
+    """A store whose contents a rewind can put back (``MemoryStore``)."""
+
+    def replace(self, contents: Contents) -> None: ...
+
+
+#: What makes an engine of a state (``Engine``'s own maker, passed by the engine).
+Wrap = Callable[[EngineState], "Engine"]
 
 
 class Rewound(NamedTuple):
     """What ``Engine.rewind`` or ``Engine.replay`` did. The engine stands right after fact
     ``seq`` (at virtual time ``at``); ``dropped`` facts left the end of the log and
-    ``added`` came back; ``commands`` commands of the journal are complete, ``pending`` are
+    ``added`` came back; ``commands`` commands of the history are complete, ``pending`` are
     left for ``Engine.replay`` (the interrupted one, if any, counts once)."""
 
     seq: int
@@ -51,16 +69,19 @@ class Rewound(NamedTuple):
 
 
 class Build:
-    """An engine being rebuilt aside from a snapshot by replaying the journal."""
+    """An engine being rebuilt aside from a snapshot by replaying the history: its state
+    (``state``) and the engine on it (``engine``), which the replay calls commands on."""
 
-    def __init__(self, eng: Any, snap: Snapshot, keep: int | None):
-        self.history: History = eng._history
+    def __init__(self, state: EngineState, snap: Snapshot, keep: int | None, wrap: Wrap):
+        self.history = state.history
         self.entries = self.history.entries
         log = FactLog(keep)
         log.echo = False  # a replay's facts are not logged again
-        tape = eng._core.tape.reading(*snap.tape)
+        tape = state.core.tape.reading(*snap.tape)
         core = restore(snap, log, tape)
-        self.aside = aside(eng, core, log)
+        self.state = EngineState(core, log, taped(core).inner, state.keep_facts,
+                                 replaying=True)
+        self.engine = wrap(self.state)
         self.start = snap.seq
         self.place: Place = snap.place
         self.snaps: list[Snapshot] = []
@@ -70,9 +91,9 @@ class Build:
 
     def forward(self, until_seq: int | None = None, until: Place | None = None) -> None:
         """Replay to the first boundary with ``until_seq`` facts, or to place ``until``, or
-        to the end of the journal."""
-        entries, log = self.entries, self.aside._log
-        kernel = self.aside._core.kernel
+        to the end of the history."""
+        entries, log = self.entries, self.state.facts
+        kernel = self.state.core.kernel
         i, e = self.place
         while i < len(entries):
             if (until_seq is not None and log.seq >= until_seq) or \
@@ -91,14 +112,14 @@ class Build:
                 self.close(i, entry)
                 i, e = i + 1, 0
             self.place = (i, e)
-            if log.seq - self.pacer.seq >= journal.SNAPSHOT_FACTS:
+            if log.seq - self.pacer.seq >= snapshots.SNAPSHOT_FACTS:
                 self.snapshot()
         if i < len(entries) and not entries[i].settled and e == entries[i].events:
             self.place = (i + 1, 0)  # a cut-short command's end does nothing
 
     def call(self, n: int, entry: Entry) -> None:
         """Replay a command that runs no scheduler event: call it again."""
-        method = getattr(self.aside, entry.name)
+        method = getattr(self.engine, entry.name)
         try:
             method(*entry.args, **(entry.kwargs or {}))
         except GobpmError as exc:
@@ -114,33 +135,33 @@ class Build:
         """The end of ``step``/``run``/``advance``: the kernel's last look for an event (a
         ``run`` ends when it finds none; it drops cancelled entries on top of the heap), its
         clock move, then what every command ends with (the store records)."""
-        kernel = self.aside._core.kernel
+        kernel = self.state.core.kernel
         if entry.settled and (entry.name != "step" or not entry.events):
             kernel.next_at()  # its last look for an event dropped the cancelled ones on top
         if entry.after > kernel.now:
             kernel.jump(entry.after)
         if entry.settled:
             with contextlib.suppress(StoreError):  # as it did in the run: the tape says so
-                self.aside._core.journal.settle()
+                self.state.core.journal.settle()
         self.check(n, entry)
 
     def check(self, n: int, entry: Entry) -> None:
-        got = (self.aside._log.seq, self.aside._core.kernel.now)
+        got = (self.state.facts.seq, self.state.core.kernel.now)
         if got != (entry.last, entry.after):
             raise Diverged(f"command {n + 1} ({entry.name}) ended at fact {got[0]} where "
                            f"the run ended at fact {entry.last}")
 
     def snapshot(self) -> None:
-        """Take a snapshot here if one is due (a snapshot the journal has on the way
+        """Take a snapshot here if one is due (a snapshot the history has on the way
         counts as taken)."""
-        pacer, seq = self.pacer, self.aside._log.seq
+        pacer, seq, core = self.pacer, self.state.facts.seq, self.state.core
         now = time.perf_counter()
         pacer.work, self.began = pacer.work + now - self.began, now
         k = bisect.bisect_right(self.known, seq) - 1
         if k >= 0 and self.known[k] > pacer.seq:
             pacer.passed(self.history.snapshots[k])
-        elif pacer.work >= pacer.threshold and pacer.due(seq, self.aside._core):
-            snap = pacer.take(self.aside._core, seq, self.place)
+        elif pacer.work >= pacer.threshold and pacer.due(seq, core):
+            snap = pacer.take(core, seq, self.place)
             if snap is not None:
                 self.snaps.append(snap)
             self.began = time.perf_counter()
@@ -148,30 +169,15 @@ class Build:
     def verify(self, known: tuple[int, list[Raw]]) -> None:
         """Every replayed fact the log still keeps must equal the recorded one."""
         first, facts = known
-        for raw in self.aside._log.raw():
+        for raw in self.state.facts.raw():
             k = raw[0] - first
             if 0 <= k < len(facts) and facts[k] != raw:
                 raise Diverged(f"fact {raw[0]} differs from the recorded one")
 
 
-def aside(eng: Any, core: Any, log: FactLog) -> Any:
-    """An engine like ``eng`` on ``core`` and ``log``, without watchers, recording nothing:
-    what a replay rebuilds (and what a branch becomes)."""
-    cls: Any = type(eng)
-    out = cls.__new__(cls)
-    out._log, out._keep_facts, out._watchers = log, eng._keep_facts, []
-    out.store = getattr(core.store, "inner", core.store)
-    out._core = core
-    out._history = History()
-    out._history.replaying = True
-    out._ran = 0
-    out.branched_at = None
-    return out
-
-
-def commands(eng: Any) -> list[Command]:
-    """``Engine.history``: the journal's commands as views."""
-    history: History = eng._history
+def commands(state: EngineState) -> list[Command]:
+    """``Engine.history``: the history's commands as views."""
+    history = state.history
     entries = history.entries
     return [Command(e.name, e.args, dict(e.kwargs or {}), e.first, e.last,
                     to_datetime(e.before), n < history.done)
@@ -179,63 +185,64 @@ def commands(eng: Any) -> list[Command]:
 
 
 # -- targets --------------------------------------------------------------------------------
-def known(eng: Any) -> tuple[int, list[Raw]]:
+def known(state: EngineState) -> tuple[int, list[Raw]]:
     """The facts still at hand, contiguous: the kept log, then those a rewind dropped."""
-    facts = eng._log.raw()
-    redo = eng._history.redo
+    facts = state.facts.raw()
+    redo = state.history.redo
     if redo and (not facts or redo[0][0] == facts[-1][0] + 1):
         facts = facts + redo
-    return (facts[0][0] if facts else eng._log.seq + 1), facts
+    return (facts[0][0] if facts else state.facts.seq + 1), facts
 
 
-def span_of(eng: Any) -> tuple[int, int, int]:
-    """``Engine.history_span``: where the journal starts, the position, where it ends."""
-    history: History = eng._history
-    position = eng._log.seq
+def span_of(state: EngineState) -> tuple[int, int, int]:
+    """``Engine.history_span``: where the history starts, the position, where it ends."""
+    history = state.history
+    position = state.facts.seq
     if not history.kept or not len(history.entries):
         return position, position, position
-    return history.entries[0].first, position, end_of(eng)
+    return history.entries[0].first, position, end_of(state)
 
 
-def end_of(eng: Any) -> int:
+def end_of(state: EngineState) -> int:
     """The last fact of the whole history (past the position after a rewind)."""
-    return max(eng._log.seq, eng._history.entries.last())
+    return max(state.facts.seq, state.history.entries.last())
 
 
-def resolve(eng: Any, to: Any) -> int:
+def resolve(state: EngineState, to: object, wrap: Wrap) -> int:
     """A rewind point as a fact count; EngineError naming what is wrong with it."""
-    history: History = eng._history
+    history = state.history
     if not history.kept:
-        raise EngineError("an engine on a durable store keeps no journal (the store is its "
-                          "history): it can only branch where it stands, with branch()")
+        raise EngineError("an engine on a durable store keeps no command history (the store "
+                          "is its history): it can only branch where it stands, with "
+                          "branch()")
     if not history.started:
-        raise EngineError("this engine's journal has no start (it was recovered from a "
-                          "store too big to copy, or one that could not be read): it can "
-                          "only branch where it stands, with branch()")
+        raise EngineError("this engine's command history has no start (it was recovered "
+                          "from a store too big to copy, or one that could not be read): it "
+                          "can only branch where it stands, with branch()")
     base = history.snapshots[0]
     if isinstance(to, bool) or not isinstance(to, (int, str, datetime)):
         raise EngineError(f"rewind needs a fact sequence number, a datetime or ISO text, got "
                           f"{to!r}")
     if isinstance(to, int):
-        end = end_of(eng)
+        end = end_of(state)
         if to < 0:
             raise EngineError(f"fact {to} is negative; facts are numbered from 1 (0: the start)")
         if to > end:
             raise EngineError(f"fact {to} is beyond the log: the history ends at fact {end}")
         if 0 < to < base.seq:
-            raise EngineError(f"fact {to} came before the journal starts (after fact "
+            raise EngineError(f"fact {to} came before the history starts (after fact "
                               f"{base.seq}: the engine was recovered, or branched, there)")
         return max(to, base.seq)
     at = to_us(instant(to, "rewind point"))
     if at < base.clock:
         raise EngineError(f"{to!r} is before the start of the history "
                           f"({to_datetime(base.clock).isoformat()})")
-    return at_time(eng, at)
+    return at_time(state, at, wrap)
 
 
-def at_time(eng: Any, at: int) -> int:
+def at_time(state: EngineState, at: int, wrap: Wrap) -> int:
     """The last fact at or before virtual time ``at``."""
-    history: History = eng._history
+    history = state.history
     entries = history.entries
     j = bisect.bisect_right(entries.befores(), at) - 1
     if j < 0:
@@ -243,23 +250,24 @@ def at_time(eng: Any, at: int) -> int:
     entry = entries[j]
     if entry.after <= at or entry.last == entry.first:
         return entry.last
-    first, facts = known(eng)
+    first, facts = known(state)
     if first <= entry.first + 1 and first + len(facts) > entry.last:
         times = [f[1] for f in facts[entry.first + 1 - first:entry.last + 1 - first]]
     else:  # the facts of that command are not at hand: replay it to read their times
         with aside_errors():
-            probe = Build(eng, history.nearest(place=(j, 0)), None)
+            probe = Build(state, history.nearest(place=(j, 0)), None, wrap)
             probe.forward(until=(j + 1, 0))
-        times = [f[1] for f in probe.aside._log.raw() if f[0] > entry.first]
+        times = [f[1] for f in probe.state.facts.raw() if f[0] > entry.first]
     return entry.first + bisect.bisect_right(times, at)
 
 
 # -- building -------------------------------------------------------------------------------
-def build(eng: Any, seq: int | None = None, place: Place | None = None) -> Build:
-    """The engine at a fact count (or a place of the journal), rebuilt aside and checked."""
-    history: History = eng._history
-    keep = eng._keep_facts
-    first, facts = known(eng)
+def build(state: EngineState, wrap: Wrap, seq: int | None = None, place: Place | None = None
+          ) -> Build:
+    """The engine at a fact count (or a place of the history), rebuilt aside and checked."""
+    history = state.history
+    keep = state.keep_facts
+    first, facts = known(state)
     if seq is not None:
         target = seq
     else:  # the end of the last command to replay
@@ -270,7 +278,7 @@ def build(eng: Any, seq: int | None = None, place: Place | None = None) -> Build
     before = first + len(facts) - 1 if first <= need else need - 1
     snap = history.nearest(seq=seq, place=place, before=before)
     with aside_errors():
-        b = Build(eng, snap, keep)
+        b = Build(state, snap, keep, wrap)
         b.forward(until_seq=seq, until=place)
         b.verify((first, facts))
     return b
@@ -283,7 +291,7 @@ def aside_errors() -> Iterator[None]:
     try:
         yield
     except Diverged as exc:
-        raise EngineError(f"the engine cannot go to that point: replaying its journal did "
+        raise EngineError(f"the engine cannot go to that point: replaying its history did "
                           f"not give what was recorded ({exc}); nothing changed") from None
     except GobpmError:
         raise
@@ -292,119 +300,124 @@ def aside_errors() -> Iterator[None]:
                           f"{type(exc).__name__}: {exc}; nothing changed") from exc
 
 
-def earlier(eng: Any, b: Build) -> list[Raw]:
+def earlier(state: EngineState, b: Build) -> list[Raw]:
     """The facts to keep before those the replay emitted (the kept window up to its end)."""
-    keep = eng._keep_facts
-    log = b.aside._log
+    keep = state.keep_facts
+    log = b.state.facts
     if keep is not None and len(log.raw()) >= keep:
         return []
     need = log.seq - keep + 1 if keep is not None else 1
-    first, facts = known(eng)
+    first, facts = known(state)
     return [f for f in facts[max(0, need - first):max(0, b.start + 1 - first)]]
 
 
-def rewind(eng: Any, to: Any) -> Rewound:
+def rewind(state: EngineState, to: object, wrap: Wrap) -> Rewound:
     """``Engine.rewind``: see the module's docstring and the README."""
-    if eng.store is not None and getattr(eng.store, "durable", False):
+    if state.store.durable:
         raise EngineError("rewind would rewrite the history a durable store has recorded "
                           "(what a restart recovers); use branch() for a what-if, on a "
                           "memory store")
-    if not callable(getattr(eng.store, "replace", None)):
+    if not isinstance(state.store, Replaceable):
         raise EngineError(f"rewind needs a MemoryStore (it puts back what the store held); "
-                          f"{eng.store!r} cannot be put back; use branch()")
-    _between(eng, "rewind")
-    return move(eng, build(eng, seq=resolve(eng, to)))
+                          f"{state.store!r} cannot be put back; use branch()")
+    _between(state, "rewind")
+    return move(state, build(state, wrap, seq=resolve(state, to, wrap)))
 
 
-def replay(eng: Any, commands: int | None = None) -> Rewound:
+def replay(state: EngineState, commands: object, wrap: Wrap) -> Rewound:
     """``Engine.replay``: run again what the last rewind went back over."""
     if commands is not None and (isinstance(commands, bool) or not isinstance(commands, int)
                                  or commands < 0):
         raise EngineError(f"commands must be None or a count >= 0, got {commands!r}")
-    _between(eng, "replay")
-    history: History = eng._history
+    _between(state, "replay")
+    history = state.history
     left = history.future()
     if left == 0 or commands == 0:
-        return _summary(eng, eng._log.seq)
+        return _summary(state, state.facts.seq)
     target = history.done + min(left, commands if commands is not None else left)
-    return move(eng, build(eng, place=(target, 0)))
+    return move(state, build(state, wrap, place=(target, 0)))
 
 
-def move(eng: Any, b: Build) -> Rewound:
+def move(state: EngineState, b: Build) -> Rewound:
     """Swap the rebuilt state in; subscribers get one ``rewound`` fact."""
-    history: History = eng._history
-    was = eng._log.seq
-    first, facts = known(eng)
-    log = b.aside._log
-    kept = earlier(eng, b)
+    history = state.history
+    was = state.facts.seq
+    first, facts = known(state)
+    log = b.state.facts
+    kept = earlier(state, b)
     redo = [f for f in facts if f[0] > log.seq] if first <= log.seq + 1 else []
-    core = b.aside._core
+    core = b.state.core
     core.tape.serving = False
-    eng.store.replace(core.store.inner.contents())
-    core.store.inner = eng.store
-    log.adopt(kept, old=eng._log)
-    eng._core, eng._log = core, log
+    store = taped(core)
+    rebuilt = store.inner
+    assert isinstance(rebuilt, MemoryStore), "a state is rebuilt on a memory copy"
+    assert isinstance(state.store, Replaceable), "checked by rewind"
+    state.store.replace(rebuilt.contents())
+    store.inner = state.store
+    log.adopt(kept, old=state.facts)
+    state.core, state.facts = core, log
     history.done, history.into = b.place
     history.redo = redo
     history.rewound = True
     history.add(b.snaps)
     details = {"to": log.seq, "dropped": max(0, was - log.seq), "added": max(0, log.seq - was)}
     log.announce("rewound", details)
-    return _summary(eng, was)
+    return _summary(state, was)
 
 
-def _summary(eng: Any, was: int) -> Rewound:
-    history: History = eng._history
-    seq = eng._log.seq
+def _summary(state: EngineState, was: int) -> Rewound:
+    history = state.history
+    seq = state.facts.seq
     interrupted = history.entries[history.done].name if history.into else None
-    return Rewound(seq, to_datetime(eng._core.kernel.now), max(0, was - seq),
+    return Rewound(seq, to_datetime(state.core.kernel.now), max(0, was - seq),
                    max(0, seq - was), history.done, history.future(), interrupted)
 
 
-def branch(eng: Any, at: Any = None) -> Any:
+def branch(state: EngineState, at: object, wrap: Wrap) -> Engine:
     """``Engine.branch``: an independent engine on a memory store, at the current state or
     at a rewind point; the engine it came from is untouched."""
-    _between(eng, "branch")
-    history: History = eng._history
-    where = eng._log.seq if at is None else resolve(eng, at)
+    _between(state, "branch")
+    history = state.history
+    where = state.facts.seq if at is None else resolve(state, at, wrap)
+    snap: Snapshot | None = None
     if at is None:
         try:
-            snap = take(eng._core, eng._log.seq, history.place)
+            snap = snapshots.take(state.core, state.facts.seq, history.place)
         except Exception as exc:  # a store that is not a memory store was read
             raise EngineError(f"cannot branch: the store failed while it was read "
                               f"({type(exc).__name__}); nothing changed") from None
         if history.started:
             history.add([snap])  # a snapshot of the engine where it stands: keep it too
         with aside_errors():
-            b = Build(eng, snap, eng._keep_facts)
+            b = Build(state, snap, state.keep_facts, wrap)
     else:
-        b = build(eng, seq=where)
+        b = build(state, wrap, seq=where)
         history.add(b.snaps)
-    out = b.aside
+    out = b.state
     out.branched_at = where
-    core = out._core
-    core.tape = core.store.tape = core.tape.copy()
-    core.store.durable = False
-    out._log.adopt(earlier(eng, b))
-    out._history = _branch_history(history, b, snap if at is None else None)
-    return out
+    core = out.core
+    store = taped(core)
+    core.tape = store.tape = core.tape.copy()
+    store.durable = False
+    out.facts.adopt(earlier(state, b))
+    out.history = _branch_history(history, b, snap)
+    return b.engine
 
 
 def _branch_history(history: History, b: Build, snap: Snapshot | None) -> History:
-    """A branch's journal: its engine's up to the branch point (or, when that one has no
-    start, a journal starting at the branch point)."""
+    """A branch's history: its engine's up to the branch point (or, when that one has no
+    start, a history starting at the branch point)."""
     out = History()
     out.live = True
     if not history.started:
         assert snap is not None
-        out.snapshots = [Snapshot((0, 0), snap.seq, snap.clock, snap.frozen, snap.tape,
-                                  snap.cost, snap.size)]
+        out.snapshots = [snap.at_start()]
         out.pacer = Pacer(out.snapshots[0])
         return out
     done, into = b.place
     out.entries = history.entries.head(done)
     if into:
-        log, kernel = b.aside._log, b.aside._core.kernel
+        log, kernel = b.state.facts, b.state.core.kernel
         out.entries.append(history.entries[done].cut_at(into, log.seq, kernel.now))
     out.done = len(out.entries)
     out.snapshots = [s for s in history.snapshots if s.place <= b.place] + \
@@ -414,10 +427,11 @@ def _branch_history(history: History, b: Build, snap: Snapshot | None) -> Histor
     return out
 
 
-def _between(eng: Any, what: str) -> None:
-    if eng._core.kernel.current is not None or eng._history.depth:
+def _between(state: EngineState, what: str) -> None:
+    if state.core.kernel.current is not None or state.history.depth:
         raise EngineError(f"{what} cannot run while a command runs (call it between "
                           "commands, not from a fact subscriber or a user callable)")
 
 
-__all__ = ["Build", "Rewound", "branch", "replay", "resolve", "rewind"]
+__all__ = ["Build", "Rewound", "Wrap", "branch", "commands", "replay", "resolve", "rewind",
+           "span_of"]

@@ -32,14 +32,14 @@ from collections.abc import Generator, Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..engine.finished import Finished
+from ..engine.run import Run
+from ..engine.tracks import loop_body, track_body
 from ..kernel import Deadline, Trap
 from ..vocabulary import WAITING
-from .finished import Finished
-from .run import Run
-from .tracks import loop_body, track_body
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..engine.core import Core
 
 #: Records that never change once made (an ended instance's summary): shared, not copied.
 SHARED: frozenset[type] = frozenset({Finished})

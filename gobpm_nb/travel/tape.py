@@ -63,7 +63,8 @@ class Tape:
         self.failed = failed  # the next failure to serve or record
         #: Only serve: a call past the end is a divergence, never a live call.
         self.serving = serving
-        #: Whether anything is recorded (not on a durable store: its engine keeps no journal).
+        #: Whether anything is recorded (not on a durable store: its engine keeps no
+        #: command history).
         self.keeping = True
 
     def position(self) -> tuple[int, int, int]:
