@@ -19,10 +19,10 @@ from .engine.checkpoint import Image, capture
 from .engine.checkpoint import read as read_checkpoint
 from .engine.checkpoint import views as track_views
 from .engine.core import Core
+from .engine.dehydrated import Dehydrated
 from .engine.finished import Finished
 from .engine.journal import Store
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
-from .engine.released import Released
 from .engine.run import Run
 from .errors import EngineError, GobpmError
 from .instance import Instance
@@ -465,7 +465,7 @@ class Engine:
         began and ended at; ``done`` is False past the point a rewind went back to."""
         return commands_of(self._state)
 
-    def _record(self, iid: str) -> Run | Released | Finished:
+    def _record(self, iid: str) -> Run | Dehydrated | Finished:
         """An instance's record (EngineError for an unknown one, saying so after a rewind)."""
         try:
             return self._state.core.run_of(iid)

@@ -66,9 +66,9 @@
  * @property {boolean} playing  bool, default `False`; set it while a play loop runs so the
  *   Play/Pause button shows the truth (the button also flips itself when clicked).
  * @property {Timeline|{}} timeline  dict, default `{}`; the history slider: `start`, `end` (the
- *   fact numbers the journal covers), `position` (the fact the engine stands at), `at` (its
- *   clock), `pending` (facts a replay runs again), `movable` (False: no journal; `note` says
- *   why).
+ *   fact numbers the history covers), `position` (the fact the engine stands at), `at` (its
+ *   clock), `pending` (facts a replay runs again), `movable` (False: no command history; `note`
+ *   says why).
  * @property {string|null} branch  a `DashboardWidget` or None, default None; the dashboard of
  *   the last branch made here ("branch here"), drawn below this one.
  * @property {string} moment  str, default `""`; which moment the dashboard shows, in its header
