@@ -12,8 +12,10 @@ registered (checked). Then these segments are recorded, each on its own:
 instance), then ``step 1``, ``step 2``, ... : each ``eng.step()`` from the first after the
 message up to and including the step in which the node after the catch (``next``) is entered,
 at most four. The walk passes when ``node_entered`` for ``next`` is a fact of the last recorded
-step and of none before (today that is step 2: step 1 runs the woken continuation at the
-catch, step 2 enters ``next``, creates its task and releases the instance again).
+step and of none before (today that is step 2: ``publish_message`` accepts the message and
+queues the wake; step 1 is that ``wake`` event, which reads the checkpoint, hydrates the
+instance and runs the continuation at the catch; step 2 enters ``next``, creates its task and
+dehydrates the instance again).
 
 Walk 2, a timer firing. The process is ``start -> timer_catch "wait" (PT1H) -> end``; one
 instance is started and run to the clock's start (``eng.run(until=eng.now)``) until it is

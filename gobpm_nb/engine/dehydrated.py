@@ -10,6 +10,7 @@ keep each field in a slot of their own.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ACTIVE, DEHYDRATED
@@ -37,6 +38,9 @@ class Dehydrated:
     scopes: dict[str, str] | None = None
     #: A called instance's caller (kept by ``Scoped``).
     parent: tuple[str, str] | None = None
+
+    #: Its holds as kept, read in C: the lone hold itself (the common case), or a tuple.
+    kept: Any = property(attrgetter("_holds"))
 
     @property
     def id(self) -> str:

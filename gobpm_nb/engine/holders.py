@@ -388,10 +388,6 @@ class Holders:
         return self._records[instance] if instance != DEPLOYED else self.deployed
 
     # -- triggers -------------------------------------------------------------------------
-    def first_message(self, name: str, key: str) -> Hold | None:
-        bucket = self.messages.get((name, key))
-        return next(iter(bucket.values())) if bucket else None
-
     def signal_holds(self, name: str) -> list[Hold]:
         return list(self.signals.get(name, {}).values())
 

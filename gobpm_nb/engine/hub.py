@@ -56,7 +56,8 @@ class Hub:
             core.emit("message_dropped", None, None, None,
                       {"message": name, "reason": "duplicate message id"})
             return None
-        hold = core.holders.first_message(name, ckey)
+        bucket = core.holders.messages.get((name, ckey))  # the first subscription armed
+        hold = next(iter(bucket.values())) if bucket else None
         if hold is None:  # nobody waits for it: a message start event creates an instance
             start = core.starts.message(name)
             if start is not None:

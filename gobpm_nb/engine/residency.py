@@ -303,6 +303,8 @@ class Residency:
         many inner instances would otherwise each look through every hold it has)."""
         if isinstance(rec, Run):
             return self.core.holders.of_track(rec.id, hold.track)
+        if rec.kept is hold:  # its lone hold: nothing else to look through
+            return [hold]
         index = self.by_track.get(rec.id)
         if index is None:
             index = self.by_track[rec.id] = {}
