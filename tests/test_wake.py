@@ -254,3 +254,56 @@ def test_reading_a_released_instance_from_a_failing_store_raises_a_typed_error()
     with pytest.raises(bpm.EngineError, match="'i1'"):
         _ = inst.data
     assert inst.data == {} and inst.residency == "dehydrated"
+
+
+def stepped_after(trigger, dehydrate):
+    """Every event ``eng.step()`` runs after ``trigger(eng, instances)``, as (kind, instance,
+    the nodes its facts entered), for three instances parked on a message, a task and a
+    signal, with dehydration on or off."""
+    p = bpm.Process("three")
+    p.start("s")
+    p.parallel_gateway("split")
+    p.message_catch("m", message="paid", key="id")
+    p.user_task("u")
+    p.signal_catch("g", signal="go")
+    p.script_task("after_m", fn=lambda d: {"m": 1})
+    p.parallel_gateway("join")
+    p.end("e")
+    p.flow("s", "split", "m", "after_m", "join", "e")
+    p.flow("split", "u", "join")
+    p.flow("split", "g", "join")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    insts = [eng.start(p, {"id": n}) for n in range(2)]
+    eng.advance("PT1M")
+    trigger(eng, insts)
+    out = []
+    while True:
+        seen = len(eng.facts)
+        event = eng.step()
+        if event is None:
+            return out, [(i.state, i.data) for i in insts]
+        entered = [f.node for f in eng.facts[seen:] if f.kind == "node_entered"]
+        if any(f.kind == "hydrated" for f in eng.facts[seen:]):
+            assert event.kind == "wake" and entered[:1] == [event.node]
+            entered = entered[1:]  # the continuation fork re-enters the wait it woke at
+        out.append((event.kind, event.instance, entered))
+
+
+@pytest.mark.parametrize("trigger", [
+    lambda eng, insts: [eng.publish_message("paid", key=1), eng.publish_message("paid", key=0)],
+    lambda eng, insts: [eng.complete_task(t.id, {}) for t in eng.tasks()],
+    lambda eng, insts: eng.broadcast_signal("go"),
+    lambda eng, insts: [eng.broadcast_signal("go"), eng.publish_message("paid", key=0),
+                        eng.complete_task(eng.tasks()[1].id, {})],
+], ids=["two messages", "two tasks", "a signal to both", "one of each"])
+def test_a_trigger_wakes_a_dehydrated_instance_in_the_event_a_resident_one_would_run(trigger):
+    """A command accepts a trigger for a dehydrated instance; the wake is the next scheduler
+    event (kind ``wake``), in the place where a resident instance's track would resume: the
+    same events, in the same order, entering the same nodes, to the same end."""
+    resident, resident_end = stepped_after(trigger, dehydrate=False)
+    woken, woken_end = stepped_after(trigger, dehydrate=True)
+    assert woken_end == resident_end
+    assert [(i, nodes) for _, i, nodes in woken] == [(i, nodes) for _, i, nodes in resident]
+    # where the resident run resumes a parked track, the dehydrated one wakes the instance
+    assert [k for k, _, _ in resident] == ["track" if k == "wake" else k for k, _, _ in woken]
+    assert [k for k, _, _ in woken].count("wake") >= 2  # each instance woken at least once
