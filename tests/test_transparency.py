@@ -1,6 +1,7 @@
-"""Dehydration is transparent (DESIGN.md §4, invariant 13): for random processes and random
-schedules of triggers, the observable outcome — node completions in order per instance,
-final data, end state, the calling instance — is the same in six ways of running them:
+"""Dehydration is transparent (Invariant 13, docs/architecture.md): for random processes and
+random schedules of triggers, the observable outcome — node completions in order per
+instance, final data, end state, the calling instance — is the same in six ways of running
+them:
 
 1. without dehydration (the reference),
 2. with dehydration (``min_dehydrate_wait`` PT1H: short timers stay resident),
@@ -11,7 +12,7 @@ final data, end state, the calling instance — is the same in six ways of runni
 6. run 3 rewound to a random fact and replayed (``rewind`` then ``replay()``): the same facts,
    byte for byte, and the same outcome.
 
-Also on a store that fails at random (invariant 10), and with two triggers at one instant.
+Also on a store that fails at random (Invariant 10), and with two triggers at one instant.
 ``tests/generate.py`` draws the processes (what it covers is in its docstring); a failure
 prints the shrunk process element by element, the schedule, and the instances whose
 outcomes differ. ``TRANSPARENCY_EXAMPLES`` (default 300) sets the examples per property."""
