@@ -58,3 +58,18 @@ def catch(message="paid"):
 
 def kinds(eng, inst=None):
     return [f.kind for f in eng.facts if inst is None or f.instance == inst.id]
+
+
+async def ticks_until(done, wall=20.0):
+    """Let a playing dashboard's ticks run until ``done()`` holds; fail after ``wall`` seconds
+    of wall time. A test of play waits for the virtual progress it asserts, never for a fixed
+    time: a loaded machine runs fewer ticks a second, never other ones."""
+    import asyncio
+
+    from gobpm_nb.ui.views import TICK
+
+    for _ in range(int(wall / TICK)):
+        await asyncio.sleep(TICK)
+        if done():
+            return
+    pytest.fail(f"play did not get there in {wall} s of wall time")

@@ -15,7 +15,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import approval, snapshot
+from conftest import approval, snapshot, ticks_until
 
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
@@ -387,15 +387,6 @@ def test_run_with_an_unbounded_cycle_reports_error():
     assert "run() would never end" in board.error
     assert (eng.stats(), board.clock) == (before, "2026-01-01T01:00:00Z")
     board.close()
-
-
-async def ticks_until(done, wall=20.0):
-    """Let play's ticks run until ``done()`` holds (at most ``wall`` seconds of wall time:
-    a loaded machine runs fewer ticks a second, never other ones)."""
-    for _ in range(int(wall / views_module.TICK)):
-        await asyncio.sleep(views_module.TICK)
-        if done():
-            return
 
 
 def test_play_moves_virtual_time_on_the_event_loop(live):
