@@ -73,3 +73,11 @@ async def ticks_until(done, wall=20.0):
         if done():
             return
     pytest.fail(f"play did not get there in {wall} s of wall time")
+
+
+def pytest_collection_modifyitems(items):
+    """Every notebook cell that nbval runs is ``slow``: ``pytest -m "not slow"`` leaves the
+    notebooks to the full run."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)

@@ -345,6 +345,7 @@ def six_ways(tree, schedule, point, db_dir):
              renamed(crashing), renamed(ref))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(tree=processes, schedule=schedules, point=st.integers(0, 1000))
 def test_dehydration_is_transparent(db_dir, tree, schedule, point):
@@ -481,6 +482,7 @@ def pair_cases(draw):
     return (items, draw(st.lists(event, max_size=1))), schedule[:at] + hit + schedule[at:]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(case=pair_cases())
 def test_two_triggers_at_one_instant_are_transparent(case):
@@ -529,6 +531,7 @@ def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
         store.close()
 
 
+@pytest.mark.slow
 def test_flaky_store_is_transparent(db_dir):
     """A store whose get/put/delete fail at random (never more than 3 in a row) changes
     nothing a user sees: a failed put keeps the instance resident, a failed delete is retried,

@@ -635,6 +635,7 @@ def test_process_shapes_follow_bpmn():
     assert '{ rank=same; "approve" "remind" }' in dot
 
 
+@pytest.mark.slow  # two fresh interpreters
 def test_widget_state_is_the_same_across_hash_seeds(tmp_path):
     """Two fresh processes with different hash seeds build byte-identical widget states."""
     (tmp_path / "test_views_order.py").write_text(

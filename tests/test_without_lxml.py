@@ -63,6 +63,7 @@ def read_all():
     return out
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_package_runs_draws_and_writes_with_no_lxml():
     """Hidden lxml: gobpm_nb, the engine and gobpm_nb.ui import; the lineage view, the
     process view and the dashboard render; ``to_bpmn()`` of a process built in Python is
@@ -97,6 +98,7 @@ print(json.dumps({"lxml": xmllib.LXML, "loaded": sys.modules["lxml"] is not None
                    "flows": [[f.source, f.target] for f in p.flows]}
 
 
+@pytest.mark.slow  # a fresh interpreter, every file
 def test_every_file_reads_writes_and_draws_as_under_lxml_but_for_the_xsd():
     """Every BPMN file of the tests, read without lxml: the same processes, the same notes
     with the same lines, the same text written back and drawn, and each process written as
