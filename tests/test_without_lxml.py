@@ -63,7 +63,6 @@ def read_all():
     return out
 
 
-@pytest.mark.slow  # a fresh interpreter
 def test_the_package_runs_draws_and_writes_with_no_lxml():
     """Hidden lxml: gobpm_nb, the engine and gobpm_nb.ui import; the lineage view, the
     process view and the dashboard render; ``to_bpmn()`` of a process built in Python is
