@@ -2,11 +2,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import gobpm_nb as bpm
 
 sys.path.insert(0, str(Path(__file__).parent / "scenarios"))
 from recovery_processes import approval  # noqa: E402, F401  (shared with the crash script)
+
+# Hypothesis's per-example deadline (200 ms by default) and its "too slow" health check are
+# wall time: on a loaded machine a correct property test would fail for being slow.
+settings.register_profile("gobpm_nb", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gobpm_nb")
 
 
 @pytest.fixture
