@@ -2,11 +2,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import gobpm_nb as bpm
 
 sys.path.insert(0, str(Path(__file__).parent / "scenarios"))
 from recovery_processes import approval  # noqa: E402, F401  (shared with the crash script)
+
+# Hypothesis's per-example deadline (200 ms by default) and its "too slow" health check are
+# wall time: on a loaded machine a correct property test would fail for being slow.
+settings.register_profile("gobpm_nb", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gobpm_nb")
 
 
 @pytest.fixture
@@ -58,3 +65,26 @@ def catch(message="paid"):
 
 def kinds(eng, inst=None):
     return [f.kind for f in eng.facts if inst is None or f.instance == inst.id]
+
+
+async def ticks_until(done, wall=20.0):
+    """Let a playing dashboard's ticks run until ``done()`` holds; fail after ``wall`` seconds
+    of wall time. A test of play waits for the virtual progress it asserts, never for a fixed
+    time: a loaded machine runs fewer ticks a second, never other ones."""
+    import asyncio
+
+    from gobpm_nb.ui.views import TICK
+
+    for _ in range(int(wall / TICK)):
+        await asyncio.sleep(TICK)
+        if done():
+            return
+    pytest.fail(f"play did not get there in {wall} s of wall time")
+
+
+def pytest_collection_modifyitems(items):
+    """Every notebook cell that nbval runs is ``slow``: ``pytest -m "not slow"`` leaves the
+    notebooks to the full run."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)

@@ -1,4 +1,4 @@
-"""The approval example of DESIGN.md §5, as written."""
+"""The approval example at the top of the README, as written."""
 
 from conftest import approval, ended_at
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs a benchmark script in a new process
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "timer_throughput.py"
 
 

@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a fresh venv, installed from the package index
+
 ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = "binder/requirements.txt"
 NOTEBOOK = "notebooks/01-build-and-step.ipynb"  # widgets, SVG fallback, engine: the Binder path

@@ -5,6 +5,7 @@ import io
 import subprocess
 import sys
 
+import pytest
 from bpmn_shapes import BPMN_DIR, MIWG_DIR
 
 from gobpm_nb.cli import main
@@ -66,6 +67,7 @@ def test_an_unreadable_file_exits_1_saying_why(tmp_path):
     assert status == 1 and "DOCTYPE is refused" in out
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_python_dash_m_runs_the_command():
     """The module entry point: the same table, the exit status as the process status."""
     ok = subprocess.run([sys.executable, "-m", "gobpm_nb", "check",

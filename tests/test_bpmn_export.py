@@ -151,6 +151,7 @@ def test_a_built_process_reimports_equal():
     assert (q.id, q.name) == ("order", "Order to cash")
 
 
+@pytest.mark.slow  # fresh interpreters
 def test_the_export_is_byte_identical_across_runs_and_hash_seeds():
     """Two exports, and exports in fresh interpreters with different PYTHONHASHSEED, are
     the same text."""

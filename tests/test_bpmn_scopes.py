@@ -563,6 +563,7 @@ def test_shapes_in_one_scope_do_not_overlap_and_edges_end_on_their_shapes():
             assert x <= point[0] <= x + w and y <= point[1] <= y + h
 
 
+@pytest.mark.slow  # fresh interpreters
 def test_the_nested_export_is_byte_identical_across_runs_and_hash_seeds():
     """Two exports, and exports in fresh interpreters with other PYTHONHASHSEEDs, agree."""
     text = scoped().to_bpmn()

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 from bpmn_shapes import BPMN_DIR
-from test_structure import PACKAGE, imports, modules
+from test_structure import PACKAGE, import_graph
 
 import gobpm_nb as bpm
 from gobpm_nb.bpmn.codec import BpmnCodec
@@ -15,11 +15,10 @@ from gobpm_nb.model import interchange
 
 def package_imports(prefix):
     """Every gobpm_nb module that modules under ``prefix`` import (lazy ones included)."""
-    mods = modules()
     found = set()
-    for name, (path, tree) in mods.items():
+    for name, targets in import_graph().items():
         if name == prefix or name.startswith(prefix + "."):
-            found |= imports(name, path, tree, mods)
+            found |= targets
     return found
 
 

@@ -79,6 +79,8 @@ from lxml import etree
 from nbclient import NotebookClient
 from nbformat.sign import NotebookNotary
 
+pytestmark = pytest.mark.slow  # JupyterLab in headless Chromium
+
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "build" / "browser"
 # GOBPM_SCREENSHOTS=docs (bash .ci/screenshots): also copy the pictures the README and docs

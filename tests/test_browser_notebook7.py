@@ -35,6 +35,8 @@ from test_browser import (
     views_in,
 )
 
+pytestmark = pytest.mark.slow  # Notebook 7 in headless Chromium
+
 SHOT = OUTPUT / "notebook7-untrusted.png"
 # Notebooks whose views are of every kind a stored notebook holds: an instance's process view
 # and lineage (04), process views of a modeler's file (10), a dashboard and lineages (11).

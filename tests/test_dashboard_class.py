@@ -3,7 +3,12 @@ picker says what each instance is, and a notice lasts only until the next comman
 
 from __future__ import annotations
 
+import asyncio
+
+from conftest import ticks_until
+
 import gobpm_nb as bpm
+from gobpm_nb.ui.views import TICK
 
 
 def quick_and_slow():
@@ -136,23 +141,22 @@ def test_a_frozen_dashboard_refuses_its_commands_and_says_why():
 def test_freezing_a_playing_dashboard_pauses_it_first():
     """Play moves the engine from the kernel's event loop: freezing stops it, so a frozen
     picture never has an engine moving behind it by its own controls."""
-    import asyncio
-
     eng = started(False)
     board = eng.dashboard()
+    before = eng.now
 
     async def play_then_freeze():
         board._handle_custom_msg({"kind": "play", "speed": 3600}, [])
         assert board.playing
-        await asyncio.sleep(0.25)
+        await ticks_until(lambda: eng.now > before)  # play has moved the engine
         board.freeze()
         assert not board.playing
         clock = eng.now
-        await asyncio.sleep(0.25)
+        await asyncio.sleep(3 * TICK)  # three ticks' time, in which nothing may move
         return clock
 
     clock = asyncio.run(play_then_freeze())
-    assert eng.now == clock and board.moment.startswith("at fact ")
+    assert eng.now == clock > before and board.moment.startswith("at fact ")
     board.close()
 
 

@@ -5,7 +5,7 @@ import logging
 import re
 
 import pytest
-from conftest import ended_at, kinds
+from conftest import approval, ended_at, kinds
 
 import gobpm_nb as bpm
 
@@ -133,6 +133,23 @@ def test_dehydrate_false_never_releases():
     inst = eng.start(timer_process("P1D"))
     eng.advance("PT1H")
     assert inst.residency == "resident" and "dehydrated" not in kinds(eng)
+
+
+def test_holds_are_registered_when_their_waits_are_armed_resident_or_not():
+    """Invariant 3 (docs/architecture.md): the task and its timer boundary are held as they
+    are armed — with dehydration off as on, and before the release, never by it."""
+    held = {}
+    for dehydrate in (False, True):
+        eng = bpm.Engine(dehydrate=dehydrate)
+        eng.start(approval())
+        eng.advance("PT1M")
+        assert [(h.kind, h.wait_kind, h.node) for h in eng.holders()] == [
+            ("task", "node", "approve"), ("timer", "boundary", "late")]
+        held[dehydrate] = [(f.seq, f.node) for f in eng.facts if f.kind == "wait_held"]
+        released = [f.seq for f in eng.facts if f.kind == "dehydrated"]
+        assert len(released) == (1 if dehydrate else 0)
+        assert all(seq < r for seq, _node in held[dehydrate] for r in released)
+    assert held[False] == held[True] and [n for _s, n in held[True]] == ["approve", "late"]
 
 
 def test_a_receive_task_releases():

@@ -34,6 +34,8 @@ import pytest
 
 import gobpm_nb as bpm
 
+pytestmark = pytest.mark.slow  # fifty children killed with SIGKILL
+
 MIN_KILLS = 50            # kills per test run, across trials
 TARGET_KILLS = 64         # trials are started (seeds 0, 1, 2…) until this many kills happened
 MAX_TRIALS = 60

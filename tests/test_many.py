@@ -420,6 +420,7 @@ def looks_while_cancelling(monkeypatch, n, subprocess, dehydrate):
     return seen
 
 
+@pytest.mark.slow  # 150 and 600 items, four ways
 @pytest.mark.parametrize("dehydrate", [False, True])
 @pytest.mark.parametrize("subprocess", [False, True])
 def test_completing_a_multi_instance_activity_costs_the_same_per_item_at_any_size(
@@ -431,6 +432,7 @@ def test_completing_a_multi_instance_activity_costs_the_same_per_item_at_any_siz
     assert large < 6 * small, (small, large)
 
 
+@pytest.mark.slow  # 150 and 600 items, four ways
 @pytest.mark.parametrize("dehydrate", [False, True])
 @pytest.mark.parametrize("subprocess", [False, True])
 def test_cancelling_a_multi_instance_activity_costs_the_same_per_item_at_any_size(

@@ -553,6 +553,7 @@ SIGNATURE_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # fresh interpreters
 def test_signature_is_stable_across_python_processes():
     """The signature is the same in fresh interpreters with different hash seeds."""
     outs = []

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from bpmn_shapes import MIWG_DIR, diagram
 from lxml import etree
 
@@ -205,6 +206,7 @@ def test_the_dashboard_draws_the_selected_instance_in_bpmn():
     board.close()
 
 
+@pytest.mark.slow  # two fresh interpreters
 def test_marks_are_the_same_across_hash_seeds(tmp_path):
     """Two fresh interpreters with different hash seeds build byte-identical marks and XML."""
     script = tmp_path / "marks.py"

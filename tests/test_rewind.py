@@ -116,6 +116,7 @@ def dense(monkeypatch):
     monkeypatch.setattr(snapshots, "SNAPSHOT_COST", 0)
 
 
+@pytest.mark.slow
 def test_rewind_to_every_fact_of_the_mixed_scenario_then_replay(dense):
     """For every fact n of a scenario with parallel tracks, timers, messages, user tasks, jobs,
     dehydration and wakes: rewind(n) gives exactly the state of a fresh engine that ran the
@@ -391,6 +392,7 @@ def test_a_widget_follows_rewinds_and_opens_on_a_branch():
 EXAMPLES = int(os.environ.get("REWIND_EXAMPLES", "200"))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(tree=processes, schedule=schedules,
@@ -520,6 +522,7 @@ def test_a_replay_that_goes_another_way_leaves_the_engine_as_it_was():
     assert state(eng) == before
 
 
+@pytest.mark.slow  # a benchmark script
 def test_the_rewind_benchmark_runs():
     """benchmarks/rewind.py runs end to end on a small history and prints its figures (no
     timing checks)."""

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import pytest
 from conftest import approval
 from nbclient import NotebookClient
 
@@ -78,6 +79,7 @@ inst = eng.start(approval())
 eng.advance("PT1H")"""
 
 
+@pytest.mark.slow  # a Jupyter kernel
 def test_a_notebook_saved_with_three_widgets_grows_by_kilobytes_per_widget(tmp_path):
     """Executed with its widget state stored, a notebook showing a dashboard, a process view
     and a lineage holds the shared module once and a few kilobytes per widget."""

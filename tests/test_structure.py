@@ -1,15 +1,23 @@
-"""The package's shape: no import cycle anywhere, small modules, short functions."""
+"""The package's shape (docs/architecture.md): imports go the way its table of layers says,
+no import cycle anywhere, the engine layers never read the wall clock, small modules, short
+functions."""
 
 import ast
+import functools
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "gobpm_nb"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gobpm_nb"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
 
+@functools.cache
 def modules():
-    """Module name -> parsed tree, for every module of the package."""
+    """Module name -> (path, parsed tree), for every module of the package (parsed once per
+    test run: callers only read it)."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -45,10 +53,16 @@ def imports(name, path, tree, known):
             and not (path.name == "__init__.py" and t.startswith(name + "."))}
 
 
+@functools.cache
+def import_graph():
+    """Module name -> the package's modules it imports (``imports``), for every module."""
+    mods = modules()
+    return {name: imports(name, path, tree, mods) for name, (path, tree) in mods.items()}
+
+
 def test_no_import_cycle_in_the_package():
     """Walking every import (lazy ones too) finds no cycle among gobpm_nb's modules."""
-    mods = modules()
-    graph = {name: imports(name, path, tree, mods) for name, (path, tree) in mods.items()}
+    graph = import_graph()
     state: dict[str, int] = {}
     cycles = []
 
@@ -92,3 +106,104 @@ def test_modules_are_small_and_functions_short():
                 if size > MAX_FUNCTION_LINES:
                     long_functions.append((name, node.name, size))
     assert long_modules == [] and long_functions == []
+
+
+def layer(module, rows=()):
+    """The row of docs/architecture.md's table a module belongs to: the longest of ``rows``
+    that names it or its package (``gobpm_nb.travel.tape`` -> ``travel.tape`` when that is a
+    row), else its subpackage or top-level module (``gobpm_nb.engine.core`` -> ``engine``);
+    ``gobpm_nb`` for the root."""
+    parts = module.split(".")[1:]
+    for n in range(len(parts), 1, -1):
+        if ".".join(parts[:n]) in rows:
+            return ".".join(parts[:n])
+    return parts[0] if parts else module
+
+
+def layer_table():
+    """docs/architecture.md's table of layers: (the floor, row -> what it may import or None
+    for anything)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    floor, allowed, above = set(), {}, set()
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| `") or len(cells) < 3:
+            continue
+        names = re.findall(r"`([\w.]+)`", cells[0])
+        may = None if cells[-1] == "anything" else set(re.findall(r"`([\w.]+)`", cells[-1]))
+        assert may is None or may <= above, f"{names} names rows not above it: {may - above}"
+        for name in names:
+            allowed[name] = may
+        above.update(names)
+        if "(the floor)" in cells[0]:
+            floor.update(names)
+    return floor, allowed
+
+
+def test_every_import_goes_the_way_the_table_of_layers_says():
+    """Each module imports only its own layer, the floor and what its row of
+    docs/architecture.md names, rows that stand above it there (one way); every layer of the
+    package has a row; the floor imports nothing above it."""
+    floor, allowed = layer_table()
+    assert {"errors", "engine", "ui", "api", "gobpm_nb"} <= set(allowed), allowed
+    unlisted, wrong = set(), []
+    for name, targets in sorted(import_graph().items()):
+        row = layer(name, allowed)
+        if row not in allowed:
+            unlisted.add(row)
+            continue
+        may = allowed[row]
+        for target in sorted(targets):
+            other = layer(target, allowed)
+            if other == row or may is None:
+                continue
+            if other not in may and (other not in floor or row in floor):
+                wrong.append(f"{name} imports {target}")
+    assert unlisted == set(), f"add a row to docs/architecture.md's table for {unlisted}"
+    assert wrong == []
+
+
+#: What the engine layers never import: the wall clock, chance, threads and asyncio
+#: (Invariants 14 and 18, docs/architecture.md).
+NONDETERMINISTIC = {"time", "random", "uuid", "secrets", "threading", "asyncio"}
+ENGINE_LAYERS = {"kernel", "model", "bpmn", "travel.tape", "engine", "persist", "observe",
+                 "render"}
+
+
+def test_the_engine_layers_never_read_the_wall_clock_or_draw_at_random():
+    """No module of kernel, model, bpmn, engine (nor the tape it uses), persist, observe or
+    render imports time, random, uuid, secrets, threading or asyncio, or asks datetime or
+    date for now/today."""
+    found = []
+    for name, (_path, tree) in sorted(modules().items()):
+        if layer(name, ENGINE_LAYERS) not in ENGINE_LAYERS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                heads = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                heads = {node.module.split(".")[0]}
+            elif isinstance(node, ast.Attribute) and node.attr in {"now", "utcnow", "today"}:
+                heads = {ast.unparse(node)}  # kernel.now is the virtual clock: allowed
+            else:
+                continue
+            found += [f"{name}: {h}" for h in sorted(heads) if h in NONDETERMINISTIC
+                      or h.endswith(("datetime.now", "datetime.utcnow", "date.today"))]
+    assert found == []
+
+
+def test_the_architecture_page_names_only_files_and_tests_that_exist():
+    """Every module, test file and test docs/architecture.md names is there: the page says
+    where each invariant is kept and checked, so a rename must take it along."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    tests_dir = ROOT / "tests"
+    defined = {m for path in tests_dir.glob("*.py")
+               for m in re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)}
+    missing = []
+    for name in sorted(set(re.findall(r"`([\w/.]+\.py)`", text))):
+        path = ROOT / name if name.startswith("tests/") else PACKAGE / name
+        if not path.is_file():
+            missing.append(name)
+    missing += sorted(set(re.findall(r"`(test_\w+)`", text)) - defined)
+    assert missing == []

@@ -4,6 +4,8 @@ import pytest
 from conftest import ended_at, kinds, snapshot
 
 import gobpm_nb as bpm
+from gobpm_nb.engine import incident
+from gobpm_nb.engine.values import json_copy
 
 
 def review():
@@ -140,6 +142,30 @@ def test_script_and_inline_service_tasks_get_a_copy_and_merge_what_they_return()
     inst = eng.start(p, {"n": 4})
     eng.run()
     assert inst.data == {"n": 4, "doubled": 8, "tag": "x"}
+
+
+def test_what_a_script_returns_is_copied_once_and_later_changes_to_it_change_nothing(
+        monkeypatch):
+    """The returned dict is checked and copied once (what the tape keeps is what is merged);
+    the function changing it afterwards reaches neither the data nor a replay."""
+    kept = {"items": [1, 2]}
+    p = bpm.Process("calc")
+    p.start("s")
+    p.script_task("give", fn=lambda d: kept)
+    p.end("e")
+    p.flow("s", "give", "e")
+    copies = []
+    monkeypatch.setattr(incident, "json_copy",
+                        lambda value, where: copies.append(where) or json_copy(value, where))
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.run()
+    assert copies == ["data"]
+    kept["items"].append(3)
+    assert inst.data == {"items": [1, 2]}
+    eng.rewind(0)
+    eng.replay()
+    assert inst.data == {"items": [1, 2]}
 
 
 def failing(boundary):

@@ -1,6 +1,7 @@
-"""Dehydration is transparent (DESIGN.md §4, invariant 13): for random processes and random
-schedules of triggers, the observable outcome — node completions in order per instance,
-final data, end state, the calling instance — is the same in six ways of running them:
+"""Dehydration is transparent (Invariant 13, docs/architecture.md): for random processes and
+random schedules of triggers, the observable outcome — node completions in order per
+instance, final data, end state, the calling instance — is the same in six ways of running
+them:
 
 1. without dehydration (the reference),
 2. with dehydration (``min_dehydrate_wait`` PT1H: short timers stay resident),
@@ -11,7 +12,7 @@ final data, end state, the calling instance — is the same in six ways of runni
 6. run 3 rewound to a random fact and replayed (``rewind`` then ``replay()``): the same facts,
    byte for byte, and the same outcome.
 
-Also on a store that fails at random (invariant 10), and with two triggers at one instant.
+Also on a store that fails at random (Invariant 10), and with two triggers at one instant.
 ``tests/generate.py`` draws the processes (what it covers is in its docstring); a failure
 prints the shrunk process element by element, the schedule, and the instances whose
 outcomes differ. ``TRANSPARENCY_EXAMPLES`` (default 300) sets the examples per property."""
@@ -344,6 +345,7 @@ def six_ways(tree, schedule, point, db_dir):
              renamed(crashing), renamed(ref))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(tree=processes, schedule=schedules, point=st.integers(0, 1000))
 def test_dehydration_is_transparent(db_dir, tree, schedule, point):
@@ -480,6 +482,7 @@ def pair_cases(draw):
     return (items, draw(st.lists(event, max_size=1))), schedule[:at] + hit + schedule[at:]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(case=pair_cases())
 def test_two_triggers_at_one_instant_are_transparent(case):
@@ -528,6 +531,7 @@ def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
         store.close()
 
 
+@pytest.mark.slow
 def test_flaky_store_is_transparent(db_dir):
     """A store whose get/put/delete fail at random (never more than 3 in a row) changes
     nothing a user sees: a failed put keeps the instance resident, a failed delete is retried,

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import gobpm_nb as bpm
 from gobpm_nb.ui import dashboard_traits
 from gobpm_nb.ui import views as views_module
@@ -42,6 +44,7 @@ def count_messages(widget):
     return sent
 
 
+@pytest.mark.slow
 def test_100k_events_send_a_bounded_number_of_messages():
     """10,000 instances x 10 timers: at most one update per 50 ms of wall time plus the final
     one, and the traits then equal a fresh projection."""
@@ -67,6 +70,7 @@ def test_100k_events_send_a_bounded_number_of_messages():
     board.close()
 
 
+@pytest.mark.slow  # a 30,000-event run
 def test_updates_flow_while_a_long_run_is_in_progress():
     """A run that lasts longer than the interval already shows progress before it returns."""
     eng = bpm.Engine()
@@ -84,6 +88,7 @@ def test_updates_flow_while_a_long_run_is_in_progress():
     board.close()
 
 
+@pytest.mark.slow
 def test_overhead_benchmark_runs():
     """The dashboard-overhead benchmark runs both cases and prints both figures and the ratio."""
     proc = subprocess.run([sys.executable, str(BENCH), "--n", "300", "--rounds", "1"],

@@ -15,7 +15,7 @@ import textwrap
 import time
 
 import pytest
-from conftest import approval, snapshot
+from conftest import approval, snapshot, ticks_until
 
 import gobpm_nb as bpm
 from gobpm_nb.observe import projections as proj
@@ -389,15 +389,6 @@ def test_run_with_an_unbounded_cycle_reports_error():
     board.close()
 
 
-async def ticks_until(done, wall=20.0):
-    """Let play's ticks run until ``done()`` holds (at most ``wall`` seconds of wall time:
-    a loaded machine runs fewer ticks a second, never other ones)."""
-    for _ in range(int(wall / views_module.TICK)):
-        await asyncio.sleep(views_module.TICK)
-        if done():
-            return
-
-
 def test_play_moves_virtual_time_on_the_event_loop(live):
     """Play advances the clock from the running asyncio loop until pause."""
     eng, inst, board, lin, pv = live
@@ -644,6 +635,7 @@ def test_process_shapes_follow_bpmn():
     assert '{ rank=same; "approve" "remind" }' in dot
 
 
+@pytest.mark.slow  # two fresh interpreters
 def test_widget_state_is_the_same_across_hash_seeds(tmp_path):
     """Two fresh processes with different hash seeds build byte-identical widget states."""
     (tmp_path / "test_views_order.py").write_text(

@@ -215,6 +215,7 @@ def test_the_same_state_gives_the_same_dot():
     assert process_dot(*a) == texts[0][0]
 
 
+@pytest.mark.slow  # two fresh interpreters
 def test_the_dot_is_the_same_across_hash_seeds(tmp_path):
     """Two fresh interpreters with different hash seeds draw the same process DOT."""
     script = tmp_path / "draw.py"

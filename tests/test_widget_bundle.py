@@ -63,6 +63,7 @@ def _bundle_text(bundle: Path = BUNDLE) -> str:
     return bundle.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_committed_bundle_matches_a_fresh_build(tmp_path):
     """Rebuilding from widgets/ gives byte-for-byte the committed widget.js and shared.js."""
     node, npm = shutil.which("node"), shutil.which("npm")

@@ -97,6 +97,7 @@ print(json.dumps({"lxml": xmllib.LXML, "loaded": sys.modules["lxml"] is not None
                    "flows": [[f.source, f.target] for f in p.flows]}
 
 
+@pytest.mark.slow  # a fresh interpreter, every file
 def test_every_file_reads_writes_and_draws_as_under_lxml_but_for_the_xsd():
     """Every BPMN file of the tests, read without lxml: the same processes, the same notes
     with the same lines, the same text written back and drawn, and each process written as

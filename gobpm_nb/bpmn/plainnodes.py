@@ -147,12 +147,6 @@ class _Element:
         at = row.index(self)
         return iter(row[at - 1::-1] if preceding and at else [] if preceding else row[at + 1:])
 
-    def getprevious(self) -> _Element | None:
-        return next(self.itersiblings(preceding=True), None)
-
-    def getnext(self) -> _Element | None:
-        return next(self.itersiblings(), None)
-
     def iterchildren(self, tag: Any = None) -> Iterator[_Element]:
         return (c for c in list(self._children) if tag is None or c.tag == tag)
 

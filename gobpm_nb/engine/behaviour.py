@@ -152,7 +152,7 @@ def call_fn(run: Run, tr: Track, node: Any) -> Result:
     code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
     if code is not None:
         return scopes.throw(run, tr, node, code)
-    run.merge(values, node.id)
+    run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
     return outgoing(run, node)
 
 

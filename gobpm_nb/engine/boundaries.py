@@ -1,5 +1,6 @@
-"""Boundary events and conditions: arming the boundaries of an activity, the boundary fork,
-errors thrown at an activity, and conditions re-checked after each data change."""
+"""Boundary events and conditions: arming the boundaries of an activity, the boundary fork
+(Invariant 6, docs/architecture.md), errors thrown at an activity, and conditions re-checked
+after each data change."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A dehydrated instance's record: what stays in memory while its checkpoint is in the store.
+"""A dehydrated instance's record: what stays in memory while its checkpoint is in the store,
+and no coroutine (Invariant 1, docs/architecture.md).
 
 Most dehydrated instances are alike: one hold, no ended track, nothing inside a subprocess, no
 caller. Their record is one slot — the hold — and everything else is read from it or from

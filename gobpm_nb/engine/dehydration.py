@@ -120,8 +120,8 @@ class Dehydration:
         return answer
 
     def releasable(self, run: Run, warn: bool = False) -> bool:
-        """Invariant 2: every live track parked on an eligible, held wait; nothing in flight
-        (``on_quiet`` has checked that the instance is resident, idle and its mailbox empty)."""
+        """Invariant 2 (docs/architecture.md): every live track parked on an eligible, holdable
+        wait, nothing in flight (``on_quiet`` has checked: resident, idle, mailbox empty)."""
         parked = 0
         last, memo = self._last
         if run.defn is not last:

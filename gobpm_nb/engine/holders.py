@@ -1,5 +1,5 @@
 """The engine's wait holders: the permanent subscribers of every armed wait (see
-docs/semantics.md, "Wait holders").
+docs/semantics.md, "Wait holders"; Invariants 3 and 8 of docs/architecture.md).
 
 A holder is registered when a wait is armed and listed on its instance's record, which
 outlives the instance's coroutines. Timers live in the kernel's one deadline heap; messages

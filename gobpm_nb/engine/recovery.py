@@ -1,7 +1,7 @@
 """Restart recovery: hydration whose trigger is "the engine started". Every stored instance
 comes back trigger absent, each hold at its recorded deadline, key and arming order;
 instances that cannot be held come back resident; a checkpoint that cannot be read fails
-only its own instance."""
+only its own instance (Invariants 5 and 17, docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -425,9 +425,9 @@ class Run:
         self.finish("failed", tr, details)
 
     # -- data -----------------------------------------------------------------------------
-    def merge(self, values: dict[str, Any] | None, node: str) -> None:
-        """Merge task outputs or a payload into the instance data (JSON values only)."""
-        values = clean(values, node)
+    def merge(self, values: dict[str, Any] | None, node: str, copied: bool = False) -> None:
+        """Merge outputs or a payload into the data, as a JSON copy (``copied``: it is one)."""
+        values = values if copied else clean(values, node)
         if values is None:
             return
         self.written().update(values)

@@ -462,7 +462,8 @@ def read_wait(r: Reader, obj: Any, path: str, node: str,
 
 
 def track_holdable(tr: Track) -> str | None:
-    """What of a parked track's waits (its own and its boundaries') no holder keeps."""
+    """What of a parked track's waits (its own and its boundaries') no holder keeps
+    (Invariant 2, docs/architecture.md)."""
     missing = tr.wait.unheld() if tr.wait is not None else f"track at {tr.node!r}"
     if missing is not None:
         return missing

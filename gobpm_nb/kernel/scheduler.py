@@ -2,7 +2,8 @@
 
 Time and scheduling: events are ordered by ``(virtual time, sequence number)``. The sequence
 number comes from one counter, so ties break first-in-first-out and the same input gives the
-same order in every run. Virtual time is an integer count of microseconds since the Unix epoch.
+same order in every run (Invariant 14, docs/architecture.md). Virtual time is an integer
+count of microseconds since the Unix epoch.
 
 Every event carries its kind: a deadline on the heap says it with ``event``; a resumed
 coroutine's kind is the first item of the owner tag it was registered with. ``step()`` and

@@ -2,7 +2,8 @@
 
 A wait node may implement ``dehydratable(ctx) -> bool`` (docs/semantics.md, Eligibility): its
 permission to dehydrate its instance while a track is parked on it. A node that does not
-implement it is simply not dehydratable, so its instance stays resident.
+implement it is simply not dehydratable, so its instance stays resident (Invariants 2 and 9,
+docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Facts: typed records of what the engine did, kept in a bounded log and echoed to logging.
 
-Details carry names and counts, never payload values.
+Details carry names and counts, never payload values (Invariant 12, docs/architecture.md).
 """
 
 from __future__ import annotations
