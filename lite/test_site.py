@@ -4,12 +4,15 @@
 serves it from 127.0.0.1 with Python's http.server, opens it in headless Chromium at
 1280×800 with every request that is not to 127.0.0.1 blocked, opens notebooks in JupyterLite's
 JupyterLab and runs every cell with the Pyodide kernel. For each notebook it checks: no cell
-shows an error, no request was blocked, every widget output draws an ``<svg>``, and the text
-outputs equal the stored notebook's, as nbval compares them (``stream`` text and
-``text/plain``, with ``notebooks/sanitize.cfg`` applied to both sides; consecutive stream
-chunks of one stream are joined, as the browser and nbclient split them differently). It
-prints the time from opening the page to the kernel's first answer, and saves a picture of
-each notebook (its last view in sight) to ``build/browser/lite-NN.png``.
+shows an error, no request was blocked, every widget output draws an ``<svg>`` (a dashboard
+both its process view and its lineage), and the text outputs equal the stored notebook's, as
+nbval compares them (``stream`` text and ``text/plain``, with ``notebooks/sanitize.cfg``
+applied to both sides, cells marked ``NBVAL_IGNORE_OUTPUT`` left out; consecutive stream
+chunks of one stream are joined, as the browser and nbclient split them differently), but
+for the one difference the browser makes on purpose (``EXPECTED_DIFFERENCES``). It prints
+the time from opening the page to the kernel's first answer, and saves a picture of each
+notebook (its last view in sight) to ``build/browser/lite-NN.png``, and of each notebook's
+last dashboard to ``build/browser/lite-NN-dashboard.png``.
 
 Not in the default ``pytest`` run (it lives outside ``testpaths``: a build and a Pyodide
 start take a minute or more): ``bash .ci/lite`` installs the ``lite`` extra, builds the site
@@ -39,14 +42,14 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 # What the site is built from: a build older than any of these is made again.
 SOURCES = ["gobpm_nb/**/*.py", "gobpm_nb/**/*.js", "notebooks/*.ipynb", "lite/*", "pyproject.toml"]
-# The notebooks that run in the browser, every output as stored (README, "In the browser").
-# Not yet: 02 (a process signature printed in a checkpoint differs under Pyodide's Python
-# 3.14), 07 (subprocess: Pyodide has no processes), 08 (matplotlib is not on PyPI for
-# Pyodide), 09 (SQLiteStore's writer lock: Pyodide's fcntl has no flock), 10 (imports lxml
-# and subprocess itself). GOBPM_LITE_NOTEBOOKS="02-timers-and-dehydration ..." tries others.
-NOTEBOOKS = os.environ.get(
-    "GOBPM_LITE_NOTEBOOKS", "01-build-and-step 03-messages-and-correlation 04-boundary-events "
-    "05-event-gateway-race 06-user-tasks-and-workers 11-scopes-and-many 12-what-if").split()
+# The notebooks that run in the browser: all of them, every output as stored, but for what
+# EXPECTED_DIFFERENCES names (README, "In the browser"). Where CPython and the browser take
+# different paths the notebook says so: 07 runs its crashing script in the kernel (Pyodide
+# starts no process), 08 draws its chart as SVG of its own (no matplotlib there), 09's store
+# locks without flock (Pyodide's fcntl has none), 10 reads BPMN without lxml.
+# GOBPM_LITE_NOTEBOOKS="01-build-and-step 09-design-review" runs some of them.
+NOTEBOOKS = os.environ.get("GOBPM_LITE_NOTEBOOKS", " ".join(
+    p.stem for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")))).split()
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 BLOCKED: list[str] = []
 
@@ -145,9 +148,47 @@ def texts(cell: dict) -> list[tuple[str, str]]:
     return found
 
 
-def run_in_lite(page, base: str, name: str) -> tuple[dict, float]:
+# What a notebook prints differently in the browser, on purpose (the notebook says why).
+# 10: lxml cannot be installed there, so a BPMN file is read with the standard library and
+# not validated against the BPMN XSD; each report says so in one more warning, on the file
+# (gobpm_nb.bpmn.schema.NOT_VALIDATED). The browser's text is compared without those notes,
+# and with each file's warning total one more than the stored one (a process's own count
+# is compared as it is: the note is on the file).
+XSD_NOTE = re.compile(r"\n\nthe file \(notes that concern no one process\)\n  warning line +\d+  "
+                      r"[^\n]*: not validated against the BPMN 2\.0 XML Schema[^\n]*\n +→ [^\n]*")
+# a file's totals: BpmnModel's repr, the report's heading, the check command's first line
+TOTALS = re.compile(r"((?:BpmnModel\(|Import report: |process\(es\), )[^\n]*?)"
+                    r"(\d+) warning(?:s|\(s\))?")
+EXPECTED_DIFFERENCES = {"10-from-a-modeler": 2}  # notebook -> XSD notes its outputs hold
+
+
+def without_xsd_notes(got: list[tuple[str, str]], want: list[tuple[str, str]]
+                      ) -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
+    """The browser's texts without their XSD notes, and both sides with the files' warning
+    totals masked once the browser's are found one more than the stored; the notes taken
+    out."""
+    taken = 0
+    for i, (kind, text) in enumerate(got):
+        text, n = XSD_NOTE.subn("", text)
+        taken += n
+        if i < len(want) and want[i][0] == kind:
+            totals = [int(m[2]) for m in TOTALS.finditer(text)]
+            assert totals == [int(m[2]) + 1 for m in TOTALS.finditer(want[i][1])], totals
+        got[i] = (kind, TOTALS.sub(r"\1N warnings", text))
+    return got, [(k, TOTALS.sub(r"\1N warnings", t)) for k, t in want], taken
+
+
+def ignored(cell: dict) -> bool:
+    """nbval does not compare this cell's outputs (its NBVAL_IGNORE_OUTPUT marker)."""
+    source = "".join(cell.get("source", ""))
+    return "# NBVAL_IGNORE_OUTPUT" in source or \
+        "nbval-ignore-output" in cell.get("metadata", {}).get("tags", [])
+
+
+def run_in_lite(page, base: str, name: str) -> tuple[dict, float, float]:
     """Open a notebook in JupyterLite, run every cell; returns the notebook as it is then
-    (nbformat JSON) and the seconds from opening the page to the kernel's first answer."""
+    (nbformat JSON), the seconds from opening the page to the kernel's first answer and the
+    seconds the cells took to run."""
     opened = time.monotonic()
     page.goto(f"{base}/lab/index.html?path=notebooks/{name}.ipynb")
     page.wait_for_function(
@@ -168,8 +209,35 @@ def run_in_lite(page, base: str, name: str) -> tuple[dict, float]:
         " const failed = cells.some(c => c.outputs.some(o => o.output_type === 'error'));"
         " return k.status === 'idle'"
         " && (failed || cells.every(c => c.execution_count !== null)); }",
-        timeout=300_000)
-    return page.evaluate("() => window.jupyterapp.shell.currentWidget.model.toJSON()"), ready
+        timeout=600_000)
+    ran = time.monotonic() - opened - ready
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.model.toJSON()"), ready, ran
+
+
+def compare(name: str, code: list[dict], expected: list[dict]) -> None:
+    """The browser's text outputs against the stored ones, cell by cell, as nbval compares
+    them (a cell nbval ignores is not compared), but for EXPECTED_DIFFERENCES."""
+    notes = 0
+    for number, (got, want) in enumerate(zip(code, expected, strict=True), start=1):
+        if ignored(want):
+            continue
+        seen, stored = texts(got), texts(want)
+        if name in EXPECTED_DIFFERENCES:
+            seen, stored, taken = without_xsd_notes(seen, stored)
+            notes += taken
+        assert seen == stored, f"{name}, code cell {number}"
+    assert notes == EXPECTED_DIFFERENCES.get(name, 0)
+
+
+def check_views(page, views: int) -> None:
+    """Every widget output draws an SVG; a dashboard draws both its process view and its
+    lineage."""
+    page.wait_for_function(
+        "(n) => { const roots = document.querySelectorAll('.jp-OutputArea-output .gobpm-root');"
+        " return roots.length === n && Array.from(roots).every(r => r.querySelector('svg'))"
+        " && Array.from(roots).filter(r => r.dataset.view === 'dashboard').every(r =>"
+        " r.querySelector('[data-role=process-panel] svg')"
+        " && r.querySelector('[data-role=lineage] svg')); }", arg=views, timeout=60_000)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -182,8 +250,8 @@ def test_a_notebook_runs_in_jupyterlite_as_it_ran_when_stored(site, browser, nam
     page = context.new_page()
     try:
         BLOCKED.clear()
-        ran, ready = run_in_lite(page, site, name)
-        print(f"\n{name}: page open to kernel ready {ready:.1f} s")
+        ran, ready, seconds = run_in_lite(page, site, name)
+        print(f"\n{name}: page open to kernel ready {ready:.1f} s, every cell run {seconds:.1f} s")
         code = [c for c in ran["cells"] if c["cell_type"] == "code"]
         expected = [c for c in stored["cells"] if c["cell_type"] == "code"]
         errors = [o for c in code for o in c.get("outputs", []) if o["output_type"] == "error"]
@@ -193,17 +261,16 @@ def test_a_notebook_runs_in_jupyterlite_as_it_ran_when_stored(site, browser, nam
         assert views == sum(WIDGET_VIEW in o.get("data", {})
                             for c in expected for o in c.get("outputs", []))
         if views:
-            page.wait_for_function(
-                "(n) => { const roots = document.querySelectorAll("
-                "'.jp-OutputArea-output .gobpm-root');"
-                " return roots.length === n"
-                " && Array.from(roots).every(r => r.querySelector('svg')); }",
-                arg=views, timeout=60_000)
-        for number, (got, want) in enumerate(zip(code, expected, strict=True), start=1):
-            assert texts(got) == texts(want), f"{name}, code cell {number}"
+            check_views(page, views)
+        compare(name, code, expected)
         OUTPUT.mkdir(parents=True, exist_ok=True)
         if views:  # the picture shows the notebook's last view
             page.locator(".jp-OutputArea-output .gobpm-root").last.scroll_into_view_if_needed()
         page.screenshot(path=str(OUTPUT / f"lite-{name[:2]}.png"))
+        dashboards = page.locator('.jp-OutputArea-output .gobpm-root[data-view="dashboard"]')
+        if dashboards.count():  # the whole dashboard: a page tall enough for it
+            page.set_viewport_size({"width": 1280, "height": 1600})
+            page.wait_for_timeout(1000)  # the views fit themselves to the new size
+            dashboards.last.screenshot(path=str(OUTPUT / f"lite-{name[:2]}-dashboard.png"))
     finally:
         context.close()

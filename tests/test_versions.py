@@ -1,8 +1,10 @@
 """Deployment: versions, and refusing invalid processes and bad starts."""
 
+import linecache
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 from conftest import snapshot
@@ -72,8 +74,14 @@ def test_the_public_surface():
                                    "Process", "SQLiteStore", "StoreError", "load_bpmn"]
 
 
-def cell(ns, src, name):
-    """Run ``src`` in ``ns`` the way a notebook runs a cell: compiled under its own file name."""
+def cell(ns, src, name, source=True):
+    """Run ``src`` in ``ns`` the way a notebook runs a cell: compiled under its own file name,
+    its text kept in ``linecache`` as IPython keeps it, so ``inspect`` reads its functions'
+    source (``source=False``: not kept, as for a string given to ``exec``)."""
+    if source:
+        linecache.cache[name] = (len(src), None, src.splitlines(keepends=True), name)
+    else:
+        linecache.cache.pop(name, None)
     exec(compile(src, name, "exec"), ns)
     return ns
 
@@ -172,8 +180,8 @@ def build():
 """
 
 
-def signature(src, name="<cell-1>"):
-    return cell(notebook(), src, name)["build"]().definition().signature
+def signature(src, name="<cell-1>", source=True):
+    return cell(notebook(), src, name, source)["build"]().definition().signature
 
 
 @pytest.mark.parametrize("old, new", [
@@ -194,11 +202,13 @@ def signature(src, name="<cell-1>"):
 ], ids=["body", "constant", "name-used", "default", "keyword-default", "nested-lambda",
         "comprehension", "frozenset-constant", "partial-argument", "partial-keyword",
         "callable-instance", "recursive-closure", "bound-method", "flow-lambda-condition"])
-def test_a_changed_function_changes_the_signature(old, new):
-    """One changed detail of any callable in the graph gives a different signature."""
+@pytest.mark.parametrize("source", [True, False], ids=["source", "no-source"])
+def test_a_changed_function_changes_the_signature(old, new, source):
+    """One changed detail of any callable in the graph gives a different signature, whether
+    the functions' source can be read (a notebook cell, a module) or not (their code)."""
     assert RICH.count(old) == 1
-    assert signature(RICH) == signature(RICH, "<cell-2>")
-    assert signature(RICH.replace(old, new)) != signature(RICH)
+    assert signature(RICH, source=source) == signature(RICH, "<cell-2>", source)
+    assert signature(RICH.replace(old, new), source=source) != signature(RICH, source=source)
 
 
 def test_identical_rerun_of_a_cell_reuses_the_version():
@@ -256,13 +266,110 @@ def test_a_changed_lambda_condition_on_a_flow_deploys_the_next_version():
     assert (a.tracks[0].node, b.tracks[0].node) == ("high", "low")
 
 
-def test_function_signatures_are_the_same_across_processes_and_hash_seeds():
+@pytest.mark.parametrize("source", [True, False], ids=["source", "no-source"])
+def test_function_signatures_are_the_same_across_processes_and_hash_seeds(source):
     """Fresh interpreters with different PYTHONHASHSEED give this process's signature."""
-    script = RICH + "\nprint(build().definition().signature)\n"
+    script = (f"import linecache\nSRC = {RICH!r}\n"
+              + ("linecache.cache['<c>'] = (len(SRC), None, SRC.splitlines(True), '<c>')\n"
+                 if source else "")
+              + "ns = {'__name__': '__main__'}\nexec(compile(SRC, '<c>', 'exec'), ns)\n"
+              "print(ns['build']().definition().signature)\n")
     outs = set()
     for seed in ("1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                               text=True, check=True, timeout=60)
         outs.add(done.stdout.strip())
-    assert outs == {signature(RICH)}
+    assert outs == {signature(RICH, source=source)}
+
+
+def test_with_its_source_a_function_is_known_by_its_text_not_its_code():
+    """Where the source can be read, the code object does not count (bytecode belongs to
+    the Python version: the same text must sign the same on every Python); without the
+    source, the code is what is left, and it counts."""
+    from gobpm_nb.model.fingerprint import fingerprint
+
+    def recompiled(fn):
+        code = fn.__code__.replace(co_consts=fn.__code__.co_consts + ("not in the text",))
+        twin = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        twin.__qualname__, twin.__kwdefaults__ = fn.__qualname__, fn.__kwdefaults__
+        return twin
+
+    with_text = cell(notebook(), RICH, "<cell-1>")["compute"]
+    assert fingerprint(recompiled(with_text)) == fingerprint(with_text)
+    without = cell(notebook(), RICH, "<cell-2>", source=False)["compute"]
+    assert fingerprint(recompiled(without)) != fingerprint(without)
+    assert fingerprint(without) != fingerprint(with_text)
+
+
+PINNED = """
+import gobpm_nb as bpm
+
+def total(d, *, rate=0.2):
+    \"\"\"Net plus tax.\"\"\"
+    return {"total": round(d["net"] * (1 + rate), 2)}
+
+def build():
+    p = bpm.Process("invoice")
+    p.start("s")
+    p.script_task("sum", fn=total)
+    p.exclusive_gateway("big", default="done")
+    p.end("done")
+    p.end("review")
+    p.flow("s", "sum", "big", "done")
+    p.flow("big", "review", condition=lambda d: d["total"] > 1000)
+    return p
+"""
+
+
+def test_a_signature_is_pinned_across_python_versions():
+    """The signature of a process built from this source, with a function and a lambda,
+    is this value on every Python the package supports: it reads the source text, never
+    bytecode. (Pyodide's Python 3.14 in the browser gives it too: lite/test_site.py runs
+    notebook 02, which prints a signature, there.)"""
+    assert signature(PINNED, "<cell-9>") == "a526fa4aa72540b3"
+
+
+WAITING = """
+import gobpm_nb as bpm
+
+def total(d):
+    return {"t": d["n"] * 2}
+
+def build():
+    p = bpm.Process("order")
+    p.start("s")
+    p.script_task("calc", fn=total)
+    p.user_task("approve", assignee="ada")
+    p.end("e")
+    p.flow("s", "calc", "approve", "e")
+    return p
+"""
+
+
+def test_a_checkpoint_signed_by_code_is_never_recovered_onto_a_process_signed_by_source(
+        tmp_path):
+    """A store written when signatures read a function's code (as gobpm_nb did before they
+    read its source, and still does without it) does not match the same process signed by
+    its source: recovery deploys that as a new version, the stored instance gets no
+    version, its wake fails with EngineError and it stays where it was — it never runs on
+    a definition its checkpoint was not written by."""
+    db = tmp_path / "run.db"
+    old = cell(notebook(), WAITING, "<old>", source=False)["build"]()
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(old, {"n": 2})
+    eng.run()
+    eng.store.close()
+    new = cell(notebook(), WAITING, "<new>")["build"]()
+    assert new.definition().signature != old.definition().signature
+    eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[new])
+    (inst,) = eng.instances()
+    assert (inst.id, inst.version, inst.residency) == ("i1", None, "dehydrated")
+    assert eng.start(new, {"n": 1}).version == 2
+    eng.complete_task("i1:approve:1", {"ok": True})
+    eng.advance("PT1M")
+    failed = [f for f in eng.facts if f.kind == "wake_failed" and f.instance == "i1"]
+    assert failed and {f.details["cause"] for f in failed} == {"EngineError"}
+    assert (eng.instance("i1").data, eng.instance("i1").state) == ({"n": 2, "t": 4}, "active")
+    eng.store.close()

@@ -8,6 +8,7 @@ deleting it drops that instance's journal entries in the same transaction.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import sqlite3
@@ -94,26 +95,62 @@ class MemoryStore:
         self._docs, self._meta, self._journal = dict(docs), dict(meta), list(journal)
 
 
+#: Lock files held in this process where the runtime has no ``flock`` (descriptor -> the lock
+#: file's real path): Pyodide in a browser, whose ``fcntl`` has no ``flock``.
+_HELD_HERE: dict[int, str] = {}
+
+
 def writer_lock(path: str) -> int | None:
     """Take the one-writer lock of the SQLite file at ``path``: an exclusive ``flock`` on
     ``<path>.lock``, held until the store is closed (or its process ends, however it ends:
     a killed process leaves no lock behind). Returns its descriptor (None for an in-memory
-    database); StoreError naming the file if another open store holds it."""
+    database); StoreError naming the file if another open store holds it.
+
+    Where the runtime has no ``flock`` (Pyodide in a browser: ``fcntl`` lacks it, or it
+    fails with ENOSYS) the lock is an entry in this process's table of open lock files
+    instead. That runtime is a single process with a file system of its own, so the table
+    refuses every second writer ``flock`` would; where ``flock`` exists it is always used."""
     if path in ("", ":memory:"):
         return None
+    lock_file = f"{path}.lock"
     try:
-        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise StoreError(f"SQLiteStore cannot open {path!r}: its lock file cannot be made "
                          f"({exc.strerror})") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not _flock(fd):
+            _hold_here(fd, lock_file)
     except OSError:
         os.close(fd)
         raise StoreError(f"SQLiteStore {path!r} is open in another store (one writer at a "
                          "time): close that store first (store.close(); an engine's store is "
                          "eng.store), or let its process end") from None
     return fd
+
+
+def _flock(fd: int) -> bool:
+    """An exclusive, non-blocking ``flock`` on ``fd``: True once taken, False where the
+    runtime has none; OSError if another descriptor holds it."""
+    flock = getattr(fcntl, "flock", None)
+    if flock is None:
+        return False
+    try:
+        flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno == errno.ENOSYS:
+            return False
+        raise
+    return True
+
+
+def _hold_here(fd: int, lock_file: str) -> None:
+    """The lock without ``flock``: an entry in this process's table; OSError if the file
+    has one already."""
+    held = os.path.realpath(lock_file)
+    if held in _HELD_HERE.values():
+        raise BlockingIOError(errno.EWOULDBLOCK, "held by a store in this process", lock_file)
+    _HELD_HERE[fd] = held
 
 
 class SQLiteStore:
@@ -319,6 +356,7 @@ class SQLiteStore:
     def _unlock(self) -> None:
         fd, self._lock = self._lock, None
         if fd is not None:
+            _HELD_HERE.pop(fd, None)
             os.close(fd)  # the flock goes with its descriptor
 
     def __del__(self) -> None:  # a store dropped unclosed frees its file for the next one

@@ -28,7 +28,11 @@
 # We work in a temporary folder, so nothing is left behind.
 
 # %%
+import contextlib
+import gc
+import io
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -105,6 +109,13 @@ ALL = [reminder(), approval(), payment(), pickup()]
 # escalation), a payment wait, and at 00:30 a courier pickup whose twenty-minute timer is
 # too short to release. At 00:35 it dies with `os._exit`: no cleanup, no close, nothing
 # flushed — as if the machine lost power.
+#
+# It runs as a process of its own — except where Python cannot start one: in JupyterLite the
+# kernel is the browser's only Python (Pyodide). There `run_until_it_dies` runs `crash.py` in
+# this kernel, its `os._exit` ends the script rather than the kernel, and the engine and
+# store it made are dropped without a close. That leaves the file as the dead process leaves
+# it — every command commits before it returns, so nothing was in flight — and everything
+# below prints the same.
 
 # %%
 # %%writefile crash.py
@@ -127,9 +138,37 @@ for h in eng.holders():
 os._exit(1)
 
 # %%
-died = subprocess.run([sys.executable, "crash.py"], capture_output=True, text=True)
-print("exit code", died.returncode)
-print(died.stdout, died.stderr, sep="")
+class ScriptExit(BaseException):
+    """``os._exit`` called by a script run in this kernel."""
+
+
+def exit_script(code):
+    raise ScriptExit(code)
+
+
+def run_until_it_dies(script):
+    """Run ``script`` as a process; its exit code and output (stdout, then stderr). Where
+    no process can be started (Pyodide), run it in this kernel until its ``os._exit``."""
+    if sys.platform != "emscripten":
+        done = subprocess.run([sys.executable, script], capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
+    out, real_exit = io.StringIO(), os._exit
+    os._exit = exit_script
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            runpy.run_path(script, run_name="__main__")
+        code = 0
+    except ScriptExit as exc:
+        code = exc.args[0]
+    finally:
+        os._exit = real_exit
+    gc.collect()  # what the script made, dropped unclosed: its store's lock goes with it
+    return code, out.getvalue()
+
+
+code, output = run_until_it_dies("crash.py")
+print("exit code", code)
+print(output)
 
 # %% [markdown]
 # ## Recovery in a fresh engine

@@ -97,30 +97,71 @@ print(f"peak: {peak[2]} instances released at {peak[0]:%H:%M}, {peak[4]} live co
 # Left: instances by residency over the day, dehydration on. Only the orders in their
 # 30-minute grace or 20-minute dispatch window are resident; everything waiting for a
 # payment is released. Right: live coroutines, dehydration on and off.
+#
+# The chart is SVG written by the few lines below rather than a plotting library's picture:
+# it is the same text on every machine, so it is compared when the notebook is tested, and
+# it draws wherever the notebook runs — in the browser too (JupyterLite), where matplotlib
+# cannot be installed.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-# Why ignored: the output is a PNG, whose bytes depend on the matplotlib version, its
-# fonts and the FreeType build — not on the engine. (nbval skips image/png by default; the
-# marker also covers text matplotlib may print, such as a first-run font-cache notice.)
-# The numbers drawn here are printed, and compared, in the cell above.
-# %matplotlib inline
-import matplotlib.pyplot as plt
+from IPython.display import SVG
+
+WIDTH, HEIGHT, LEFT, TOP, BOTTOM = 440, 290, 62, 30, 42
+
+
+def nice_step(top, ticks=5):
+    """A round step (1, 2 or 5 times a power of ten) giving about ``ticks`` grid lines."""
+    power = 1
+    while power * 10 <= top / ticks:
+        power *= 10
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= top / ticks)
+
+
+def panel(x0, title, hours, lines, y_label):
+    """One line chart at ``x0``; ``lines``: (label, values, colour, dashed) each."""
+    top_value = max(max(values) for _, values, _, _ in lines)
+    step = nice_step(top_value)
+    y_max, x_max = -(-top_value // step) * step, 24
+
+    def px(hour):
+        return x0 + LEFT + (WIDTH - LEFT - 12) * hour / x_max
+
+    def py(value):
+        return TOP + (HEIGHT - TOP - BOTTOM) * (1 - value / y_max)
+
+    out = [f'<text x="{x0 + WIDTH / 2:.0f}" y="18" text-anchor="middle" '
+           f'font-weight="bold">{title}</text>']
+    for v in range(0, y_max + 1, step):
+        out.append(f'<line x1="{px(0):.1f}" x2="{px(x_max):.1f}" y1="{py(v):.1f}" '
+                   f'y2="{py(v):.1f}" stroke="#ddd"/><text x="{px(0) - 5:.1f}" '
+                   f'y="{py(v) + 4:.1f}" text-anchor="end">{v:,}</text>')
+    for hour in range(0, x_max + 1, 4):
+        out.append(f'<text x="{px(hour):.1f}" y="{HEIGHT - BOTTOM + 16}" '
+                   f'text-anchor="middle">{hour}</text>')
+    out.append(f'<text x="{px(x_max / 2):.1f}" y="{HEIGHT - 6}" text-anchor="middle">'
+               f'virtual hours</text><text transform="translate({x0 + 14} {py(y_max / 2):.1f})'
+               f' rotate(-90)" text-anchor="middle">{y_label}</text>')
+    for n, (label, values, colour, dashed) in enumerate(lines):
+        dash = ' stroke-dasharray="6 3"' if dashed else ""
+        points = " ".join(f"{px(h):.1f},{py(v):.1f}" for h, v in zip(hours, values, strict=True))
+        y = TOP + 14 + 16 * n
+        out.append(f'<polyline points="{points}" fill="none" stroke="{colour}" '
+                   f'stroke-width="1.5"{dash}/><line x1="{px(0.6):.1f}" x2="{px(2):.1f}" '
+                   f'y1="{y - 4}" y2="{y - 4}" stroke="{colour}" stroke-width="1.5"{dash}/>'
+                   f'<text x="{px(2.3):.1f}" y="{y}">{label}</text>')
+    return "".join(out)
+
 
 hours = [(row[0] - released[0][0]).total_seconds() / 3600 + 0.25 for row in released]
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), dpi=80)
-left.plot(hours, [r[1] for r in released], label="resident", color="#d62728")
-left.plot(hours, [r[2] for r in released], label="dehydrated", color="#1f77b4")
-left.plot(hours, [r[3] for r in released], label="finished", color="#7f7f7f", ls="--")
-left.set(title="instances by residency (dehydrate=True)", xlabel="virtual hours",
-         ylabel="instances")
-left.legend()
-right.plot(hours, [r[4] for r in resident], label="dehydrate=False", color="#d62728")
-right.plot(hours, [r[4] for r in released], label="dehydrate=True", color="#1f77b4")
-right.set(title="live coroutines", xlabel="virtual hours", ylabel="coroutines")
-right.legend()
-fig.tight_layout()
-plt.show()
+left = panel(0, "instances by residency (dehydrate=True)", hours, [
+    ("resident", [r[1] for r in released], "#d62728", False),
+    ("dehydrated", [r[2] for r in released], "#1f77b4", False),
+    ("finished", [r[3] for r in released], "#7f7f7f", True)], "instances")
+right = panel(WIDTH, "live coroutines", hours, [
+    ("dehydrate=False", [r[4] for r in resident], "#d62728", False),
+    ("dehydrate=True", [r[4] for r in released], "#1f77b4", False)], "coroutines")
+SVG(f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * WIDTH}" height="{HEIGHT}" '
+    f'font-family="sans-serif" font-size="12">{left}{right}</svg>')
 
 # %% [markdown]
 # ## Memory per waiting instance
