@@ -4,7 +4,7 @@ Issue 22 names two walks and what they should cost after its refactor into layer
 script records what they cost now. It reports, it never asserts on the figures: it exits 0
 whenever both walks did what they should, and non-zero (VERIFY FAILED) only when one did not.
 
-Walk 1, a message to a released instance. The process is ``start -> message_catch "wait"
+Walk 1, a message to a dehydrated instance. The process is ``start -> message_catch "wait"
 (message "paid", key "order") -> user_task "next" -> end``. One instance is started on the
 default ``Engine()`` and run (``eng.run()``) until it is dehydrated with its message holder
 registered (checked). Then these segments are recorded, each on its own:
@@ -203,7 +203,7 @@ def timer_process() -> bpm.Process:
     return p.validate()
 
 
-def released(eng: bpm.Engine, iid: str, kind: str) -> None:
+def dehydrated(eng: bpm.Engine, iid: str, kind: str) -> None:
     """The instance is dehydrated, and its one holder is a held ``kind`` hold at ``wait``."""
     state = eng.describe_instance(iid).residency
     holds = [(h.kind, h.node, h.state) for h in eng.holders(iid)]
@@ -239,10 +239,10 @@ def walk_message() -> tuple[dict[str, Recorder], str]:
     eng = bpm.Engine()
     iid = eng.start(message_process(), {"order": "o-1"}).id
     eng.run()
-    released(eng, iid, "message")
+    dehydrated(eng, iid, "message")
     rec, reached = record(lambda: eng.publish_message("paid", key="o-1", payload={"sum": 9}))
     if reached != iid:
-        fail(f"publish_message returned {reached!r}, expected the released instance {iid!r}")
+        fail(f"publish_message returned {reached!r}, expected the dehydrated instance {iid!r}")
     segments: dict[str, Recorder] = {"publish_message": rec}
     facts: list[list[Any]] = []
     steps_until(eng, "next", segments, facts)
@@ -256,7 +256,7 @@ def walk_timer() -> tuple[dict[str, Recorder], str]:
     eng = bpm.Engine()
     iid = eng.start(timer_process()).id
     eng.run(until=eng.now)
-    released(eng, iid, "timer")
+    dehydrated(eng, iid, "timer")
     segments: dict[str, Recorder] = {}
     facts: list[list[Any]] = []
     steps_until(eng, "end", segments, facts)
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     walk_message()  # once unrecorded: lazy imports and first-use caches are not charged
     walk_timer()
-    walks = {"message": ("walk 1: a message to a released instance (start -> message catch "
+    walks = {"message": ("walk 1: a message to a dehydrated instance (start -> message catch "
                          "'wait' -> user task 'next' -> end)", walk_message()),
              "timer": ("walk 2: a timer firing (start -> timer catch 'wait' PT1H -> end)",
                        walk_timer())}

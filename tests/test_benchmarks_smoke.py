@@ -146,7 +146,7 @@ def test_walk_script_records_both_walks(tmp_path):
     proc = subprocess.run([sys.executable, str(SCRIPT.parent / "walk.py"), "--trace", "--json",
                            str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for walk in ("walk 1: a message to a released instance", "walk 2: a timer firing"):
+    for walk in ("walk 1: a message to a dehydrated instance", "walk 2: a timer firing"):
         assert re.search(rf"^{walk} ", proc.stdout, re.MULTILINE), proc.stdout
     rows = re.findall(r"^(publish_message|step \d|total) +(\d+) +\d+ +\d+ +\d+ +(\d+) +(\d+)$",
                       proc.stdout, re.MULTILINE)
