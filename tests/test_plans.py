@@ -62,6 +62,7 @@ def both_ways(monkeypatch: pytest.MonkeyPatch, scenario: Any) -> tuple[Any, Any,
 
     with monkeypatch.context() as m:
         m.setattr(Residency, "route", counting)
+        m.setenv(fast.SWITCH, "1")  # on, whatever the environment says
         planned = scenario()
     planned_general, general = general, 0
     with monkeypatch.context() as m:
