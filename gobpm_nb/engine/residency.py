@@ -294,6 +294,8 @@ class Residency:
                 holders.release(other, reason)
                 if other.task is not None:
                     self.core.close_task(other.task, reason)
+                if other.child is not None:  # as withdrawing a call's wait does, at once
+                    self.core.end_child(other.child, reason)
         if hold.task is not None:
             self.core.close_task(hold.task, "completed")
 
