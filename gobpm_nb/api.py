@@ -39,6 +39,7 @@ from .travel.rewind import commands as commands_of
 from .travel.rewind import replay as replay_history
 from .travel.rewind import rewind as rewind_to
 from .travel.state import EngineState
+from .travel.tape import Tape, TapedStore
 from .vocabulary import RESIDENCIES
 from .when import instant, span
 
@@ -79,10 +80,12 @@ def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
     if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
         raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
     facts = FactLog(keep_facts)
+    tape = Tape()  # what user callables answer and which store calls fail (a replay's)
     core = Core(now=to_us(begin), facts=facts, dehydrate=bool(options["dehydrate"]),
                 min_dehydrate_wait=min_wait // timedelta(microseconds=1),
-                wake_retry_backoff=backoff // timedelta(microseconds=1), store=store,
-                codec=codec, max_steps_without_wait=options["max_steps_without_wait"],
+                wake_retry_backoff=backoff // timedelta(microseconds=1),
+                store=TapedStore(store, tape), tape=tape, codec=codec,
+                max_steps_without_wait=options["max_steps_without_wait"],
                 max_call_depth=options["max_call_depth"])
     return EngineState(core, facts, store, keep_facts)
 

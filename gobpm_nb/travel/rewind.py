@@ -32,7 +32,7 @@ from ..when import instant
 from . import snapshots
 from .entries import Entry
 from .history import Command, History
-from .snapshots import Pacer, Place, Snapshot, restore, taped
+from .snapshots import Pacer, Place, Snapshot, restore, tape_of, taped
 from .state import EngineState
 from .tape import Diverged
 
@@ -77,7 +77,7 @@ class Build(Generic[E]):
         self.entries = self.history.entries
         log = FactLog(keep)
         log.echo = False  # a replay's facts are not logged again
-        tape = state.core.tape.reading(*snap.tape)
+        tape = tape_of(state.core).reading(*snap.tape)
         core = restore(snap, log, tape)
         self.state = EngineState(core, log, taped(core).inner, state.keep_facts,
                                  replaying=True)
@@ -347,8 +347,8 @@ def move(state: EngineState, b: Build[Any]) -> Rewound:
     kept = earlier(state, b)
     redo = [f for f in facts if f[0] > log.seq] if first <= log.seq + 1 else []
     core = b.state.core
-    core.tape.serving = False
     store = taped(core)
+    store.tape.serving = False
     rebuilt = store.inner
     assert isinstance(rebuilt, MemoryStore), "a state is rebuilt on a memory copy"
     assert isinstance(state.store, Replaceable), "checked by rewind"
@@ -397,7 +397,7 @@ def branch(state: EngineState, at: object, wrap: Wrap[E]) -> E:
     out.branched_at = where
     core = out.core
     store = taped(core)
-    core.tape = store.tape = core.tape.copy()
+    core.tape = store.tape = store.tape.copy()
     store.durable = False
     out.facts.adopt(earlier(state, b))
     out.history = _branch_history(history, b, snap)
