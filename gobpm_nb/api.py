@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from .engine.checkpoint import Image, capture
 from .engine.checkpoint import read as read_checkpoint
@@ -25,7 +25,7 @@ from .engine.journal import Store
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Run
 from .errors import EngineError, GobpmError
-from .instance import Instance
+from .instance import Instance, views
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
 from .model.timers import add
@@ -42,9 +42,6 @@ from .travel.state import EngineState
 from .travel.tape import Tape, TapedStore
 from .vocabulary import RESIDENCIES
 from .when import instant, span
-
-if TYPE_CHECKING:
-    from .ui import Dashboard
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 
@@ -479,13 +476,12 @@ class Engine:
                           f"engine was rewound to fact {self._state.facts.seq}): it did not exist "
                           "yet") from None
 
-    def dashboard(self) -> Dashboard:
-        """A live dashboard widget: step/run/advance/play controls, publish and complete
-        forms, counters, the holder table, the fact timeline and the selected instance's
-        lineage and process views. Its controls call only this public API."""
-        from .ui import dashboard
-
-        return dashboard(self)
+    def dashboard(self) -> Any:
+        """A live dashboard widget (a ``gobpm_nb.ui.Dashboard``): step/run/advance/play
+        controls, publish and complete forms, counters, the holder table, the fact timeline
+        and the selected instance's lineage and process views. Its controls call only this
+        public API."""
+        return views().dashboard(self)
 
     def __repr__(self) -> str:
         s = self.stats()
