@@ -173,8 +173,7 @@ KNOWN_TYPE_ONLY: dict[tuple[str, str], str] = {
     **{(f"gobpm_nb.engine.{m}", "gobpm_nb.engine.core"):
        "a part of the core names the Core that builds it and hands itself in; a small "
        "Protocol each (engine.run.RunHost's pattern) is still to be written"
-       for m in ("calls", "dehydration", "hydrate", "journal", "plans", "residency",
-                 "starts")},
+       for m in ("calls", "dehydration", "journal", "plans", "residency", "starts")},
     ("gobpm_nb.engine.records", "gobpm_nb.engine.waits"):
         "a Track names its Wait; the waits are built on records (Task, Job) and holders",
     ("gobpm_nb.travel.history", "gobpm_nb.travel.state"):
