@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from .api import Engine
 from .errors import CheckpointError, EngineError, GobpmError, ModelError, StoreError
-from .instance import Instance
+from .instance import Instance, Views, register_views
 from .model import Process
 from .model.interchange import register
 from .observe import Fact
@@ -40,6 +40,17 @@ class _OnFirstUse:
 
 
 register("bpmn", _OnFirstUse())
+
+
+def _views() -> Views:
+    """The widgets ``Engine.dashboard`` and ``Instance.lineage`` open: ``gobpm_nb.ui``, a
+    layer above the engine's (anywidget with it), imported on first use."""
+    from . import ui
+
+    return ui
+
+
+register_views(_views)
 
 __all__ = ["CheckpointError", "Engine", "EngineError", "Fact", "GobpmError", "Instance",
            "MemoryStore", "ModelError", "Process", "SQLiteStore", "StoreError", "load_bpmn"]

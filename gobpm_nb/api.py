@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from .engine.checkpoint import Image, capture
 from .engine.checkpoint import read as read_checkpoint
@@ -25,7 +25,7 @@ from .engine.journal import Store
 from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .engine.run import Run
 from .errors import EngineError, GobpmError
-from .instance import Instance
+from .instance import Instance, views
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
 from .model.timers import add
@@ -39,11 +39,9 @@ from .travel.rewind import commands as commands_of
 from .travel.rewind import replay as replay_history
 from .travel.rewind import rewind as rewind_to
 from .travel.state import EngineState
+from .travel.tape import Tape, TapedStore
 from .vocabulary import RESIDENCIES
 from .when import instant, span
-
-if TYPE_CHECKING:
-    from .ui import Dashboard
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 
@@ -79,10 +77,12 @@ def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
     if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
         raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
     facts = FactLog(keep_facts)
+    tape = Tape()  # what user callables answer and which store calls fail (a replay's)
     core = Core(now=to_us(begin), facts=facts, dehydrate=bool(options["dehydrate"]),
                 min_dehydrate_wait=min_wait // timedelta(microseconds=1),
-                wake_retry_backoff=backoff // timedelta(microseconds=1), store=store,
-                codec=codec, max_steps_without_wait=options["max_steps_without_wait"],
+                wake_retry_backoff=backoff // timedelta(microseconds=1),
+                store=TapedStore(store, tape), tape=tape, codec=codec,
+                max_steps_without_wait=options["max_steps_without_wait"],
                 max_call_depth=options["max_call_depth"])
     return EngineState(core, facts, store, keep_facts)
 
@@ -476,13 +476,12 @@ class Engine:
                           f"engine was rewound to fact {self._state.facts.seq}): it did not exist "
                           "yet") from None
 
-    def dashboard(self) -> Dashboard:
-        """A live dashboard widget: step/run/advance/play controls, publish and complete
-        forms, counters, the holder table, the fact timeline and the selected instance's
-        lineage and process views. Its controls call only this public API."""
-        from .ui import dashboard
-
-        return dashboard(self)
+    def dashboard(self) -> Any:
+        """A live dashboard widget (a ``gobpm_nb.ui.Dashboard``): step/run/advance/play
+        controls, publish and complete forms, counters, the holder table, the fact timeline
+        and the selected instance's lineage and process views. Its controls call only this
+        public API."""
+        return views().dashboard(self)
 
     def __repr__(self) -> str:
         s = self.stats()

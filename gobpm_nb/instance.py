@@ -1,19 +1,59 @@
 """The ``Instance`` handle: reads the current state of one instance, never changes it.
 
-It goes through the engine's public reading methods only, so it stays valid across
-dehydration, wake and recovery, and reading never changes residency.
+It goes through the engine's public reading methods only (``Reader``), so it stays valid
+across dehydration, wake and recovery, and reading never changes residency.
+
+The widgets a handle or the engine opens (``Instance.lineage``, ``Engine.dashboard``) live
+in ``gobpm_nb.ui``, a layer above both: they are found through ``views()``, which the
+package root registers (``register_views``; ``gobpm_nb.ui`` is imported on first use), the
+way ``model.interchange`` finds the BPMN codec. The imports point one way, from the views
+to the engine.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .engine.records import HoldView, TrackView
+from .engine.records import HoldView, InstanceView, TrackView
+from .errors import EngineError
 
 if TYPE_CHECKING:
-    from .api import Engine
     from .model import Definition
-    from .ui import LineageView, ProcessView
+
+
+class Reader(Protocol):
+    """What a handle reads of its engine (``api.Engine``'s public reading methods)."""
+
+    def describe_instance(self, iid: str) -> InstanceView: ...
+    def definition_of(self, iid: str) -> Definition | None: ...
+    def instance_data(self, iid: str) -> dict[str, Any]: ...
+    def instance_tracks(self, iid: str) -> list[TrackView]: ...
+    def holders(self, instance: str | None = None) -> list[HoldView]: ...
+    def checkpoint(self, iid: str) -> dict[str, Any]: ...
+
+
+class Views(Protocol):
+    """The widgets the engine and its handles open (``gobpm_nb.ui``'s functions)."""
+
+    def dashboard(self, engine: Any) -> Any: ...
+    def lineage_view(self, engine: Any, instance: str, live: bool = False) -> Any: ...
+    def process_view(self, engine: Any, instance: str, live: bool = False) -> Any: ...
+
+
+_VIEWS: list[Callable[[], Views]] = []
+
+
+def register_views(load: Callable[[], Views]) -> None:
+    """Make ``load()`` what gives the views (a later registration replaces it)."""
+    _VIEWS[:] = [load]
+
+
+def views() -> Views:
+    """The registered views; EngineError when none are (the package root registers them)."""
+    if not _VIEWS:
+        raise EngineError("no views are registered (import gobpm_nb first)")
+    return _VIEWS[0]()
 
 
 class Instance:
@@ -21,7 +61,7 @@ class Instance:
 
     __slots__ = ("_engine", "id")
 
-    def __init__(self, engine: Engine, iid: str):
+    def __init__(self, engine: Reader, iid: str):
         self._engine = engine
         self.id = iid
 
@@ -67,21 +107,19 @@ class Instance:
     def holds(self) -> list[HoldView]:
         return self._engine.holders(self.id)
 
-    def lineage(self, live: bool = False) -> LineageView:
+    def lineage(self, live: bool = False) -> Any:
         """A widget of this instance's lineage: every track, its parent links and how each
         came to be (fork, join, continuation, boundary fork). It shows the instance as it is
         now and stays there (its header names the fact and the time; "follow live" follows
-        the engine); ``live=True``: it follows the engine from the start."""
-        from .ui import lineage_view
+        the engine); ``live=True``: it follows the engine from the start. A
+        ``gobpm_nb.ui.LineageView``."""
+        return views().lineage_view(self._engine, self.id, live)
 
-        return lineage_view(self._engine, self.id, live)
-
-    def process_view(self, live: bool = False) -> ProcessView:
+    def process_view(self, live: bool = False) -> Any:
         """A widget of this instance's process graph: tokens, armed holds, path taken; as
-        it is now, frozen there like ``lineage()`` (``live=True``: following the engine)."""
-        from .ui import process_view
-
-        return process_view(self._engine, self.id, live)
+        it is now, frozen there like ``lineage()`` (``live=True``: following the engine). A
+        ``gobpm_nb.ui.ProcessView``."""
+        return views().process_view(self._engine, self.id, live)
 
     def checkpoint(self) -> dict[str, Any]:
         """The JSON-able checkpoint document, as the store holds it."""

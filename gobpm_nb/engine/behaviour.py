@@ -13,7 +13,6 @@ from typing import Any
 
 from ..errors import GobpmError
 from ..model import elements as el
-from ..travel.tape import Opaque
 from ..vocabulary import WAITING
 from . import calls, inclusive, many, scopes
 from .boundaries import arm_boundaries, check_conditions, fire_boundary_event
@@ -22,7 +21,7 @@ from .incident import Incident, clean
 from .records import Track, Trigger, join_key
 from .run import Run
 from .tracks import PARK, spawn
-from .values import json_copy
+from .values import Opaque, json_copy
 from .waits import (
     ConditionalWait,
     GatewayWait,

@@ -16,7 +16,6 @@ from typing import Any
 from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
-from ..travel.tape import Tape, TapedStore
 from ..vocabulary import ACTIVE, FINISHED
 from . import behaviour, calls, fast
 from .checkpoint import capture
@@ -27,6 +26,7 @@ from .holders import CycleHold, Hold, Holders, TimerHold, expectation
 from .hub import Hub
 from .hydrate import restore
 from .journal import Codec, Journal, Store
+from .outside import Outside
 from .plans import TimerPlans
 from .records import Job, JobView, Task, TaskView, Track, Trigger
 from .recovery import recover
@@ -43,7 +43,7 @@ class Core(Hub):
     behaviour = behaviour
 
     def __init__(self, *, now: int, facts: Any, dehydrate: bool, min_dehydrate_wait: int,
-                 wake_retry_backoff: int, store: Store, codec: Codec,
+                 wake_retry_backoff: int, store: Store, tape: Outside, codec: Codec,
                  max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
         for name, bound in (("max_steps_without_wait", max_steps_without_wait),
                             ("max_call_depth", max_call_depth)):
@@ -56,9 +56,10 @@ class Core(Hub):
         self.max_steps = max_steps_without_wait
         #: How deep call activities may nest (``calls.check_depth``).
         self.max_call_depth = max_call_depth
-        #: What user callables answered and which store calls failed (see ``tape``).
-        self.tape = Tape()
-        self.store: Store = TapedStore(store, self.tape)
+        #: What user callables go through (the facade's ``travel.tape.Tape``: it records
+        #: what they answered, and, handed ``store`` wrapped in it, which store calls failed).
+        self.tape = tape
+        self.store = store
         self.codec = codec
         facts.clock = self.kernel
         #: emit(kind, instance, track, node, details): a fact at the current virtual time

@@ -3,21 +3,25 @@ terminated child, restart recovery)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..vocabulary import ROOT, WAITING
 from .checkpoint import Image
 from .dehydrated import Dehydrated
+from .finished import Finished
 from .records import Track
-from .run import Run
+from .run import Run, RunHost
 from .tracks import adopt_parked, spawn, start_loop
 from .waits import JoinWait
 
-if TYPE_CHECKING:
-    from .core import Core
+
+class Host(RunHost, Protocol):
+    """What hydration needs of the engine (the ``Core``): a run's host, and its records."""
+
+    runs: dict[str, Run | Dehydrated | Finished]  # instance id -> its record
 
 
-def restore(core: Core, rec: Dehydrated, image: Image,
+def restore(core: Host, rec: Dehydrated, image: Image,
             woken: set[str] | frozenset[str] = frozenset(),
             ready: list[tuple[Run, Track]] | None = None) -> Run:
     """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every

@@ -18,11 +18,11 @@ from ..model import elements as el
 from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from .holders import Hold, Holders
 from .incident import Incident, clean
+from .outside import Outside
 from .records import Job, Task, Track, Trigger, join_parts
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
-    from ..travel.tape import Tape
 
 BUSY = frozenset({"ready", "running"})
 
@@ -34,7 +34,7 @@ class RunHost(Protocol):
     holders: Holders
     inbox: dict[str, Task]
     jobs: dict[str, Job]
-    tape: Tape  # what user callables answered (recorded live, served to a replay)
+    tape: Outside  # what user callables answered (recorded live, served to a replay)
     max_steps: int  # nodes a track may enter without its lineage waiting (``entering``)
 
     @property

@@ -15,6 +15,20 @@ MAX_DEPTH = 100
 SHORT_BITS = 2100
 
 
+class Opaque:
+    """Stands in for a value that is not JSON (a message throw's key, ``behaviour``): it
+    reads (``repr``) as the original did, and whatever refused the original refuses it the
+    same way; a tape keeps it where it could not keep the value."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any):
+        self.text = repr(value)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def digits_limit() -> int:
     """The most digits an integer in JSON text may have: the interpreter's limit on int/str
     conversion (``sys.set_int_max_str_digits``), never above the default 4,300, so that any

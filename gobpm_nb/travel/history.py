@@ -35,8 +35,8 @@ from ..errors import StoreError
 from ..persist import MemoryStore
 from . import snapshots
 from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
-from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot
-from .tape import Site
+from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot, tape_of
+from .tape import Site, Tape
 
 if TYPE_CHECKING:
     from .state import EngineState
@@ -125,7 +125,7 @@ def tell(watchers: list[Callable[[], object]]) -> None:
 def mark(state: EngineState) -> Mark:
     """What a command that changed the engine changes (``History.begin`` reads it inline)."""
     core = state.core
-    kernel, tape = core.kernel, core.tape
+    kernel, tape = core.kernel, tape_of(core)
     return (state.facts.seq, kernel.now, kernel.seq, core.next_instance, len(core.deployed),
             state.ran, tape.at, tape.calls)
 
@@ -186,7 +186,7 @@ class History:
         self.snapshots, self.pacer = [], None
         #: A durable store is the engine's history: no entries, no tape (their memory would
         #: grow with every command of a long run); it branches where it stands only.
-        self.kept = core.tape.keeping = not store.durable
+        self.kept = tape_of(core).keeping = not store.durable
         if not self.kept:
             return
         try:
@@ -219,6 +219,7 @@ class History:
         undo = self.discard(state) if self.done < len(self.entries.names) else None
         core = state.core
         kernel, tape = core.kernel, core.tape
+        assert isinstance(tape, Tape), "a core's tape is always a Tape"  # tape_of, inline
         began: Mark = (state.facts.seq, kernel.now, kernel.seq, core.next_instance,
                        len(core.deployed), state.ran, tape.at, tape.calls)  # = mark(state)
         packed: Packed = NO_ARGUMENTS
@@ -258,6 +259,7 @@ class History:
             self.depth = 0
             name, packed, began, _, tape_failed, wall = pending
             kernel, tape, seq = core.kernel, core.tape, state.facts.seq
+            assert isinstance(tape, Tape), "a core's tape is always a Tape"  # tape_of, inline
             if tape.at != began[6] or tape.failed != tape_failed:
                 tape.untrace(began[6], tape_failed)
             entries = self.entries  # Entries.add, inline
@@ -294,7 +296,7 @@ class History:
         """Drop the history past the position (a new command after a rewind); returns what
         puts it back if the command is refused."""
         core = state.core
-        tape = core.tape
+        tape = tape_of(core)
         entries = self.entries
         undo: Undo = (entries.head(len(entries)), self.done, self.into, list(self.snapshots),
                       self.redo, tape.outcomes[tape.at:], tape.failures[tape.failed:])
@@ -312,8 +314,9 @@ class History:
 
     def restore_discarded(self, state: EngineState, undo: Undo) -> None:
         self.entries, self.done, self.into, self.snapshots, self.redo = undo[:5]
-        state.core.tape.outcomes.extend(undo[5])
-        state.core.tape.failures.extend(undo[6])
+        tape = tape_of(state.core)
+        tape.outcomes.extend(undo[5])
+        tape.failures.extend(undo[6])
 
     # -- snapshots ------------------------------------------------------------------------
     def add(self, snaps: list[Snapshot]) -> None:

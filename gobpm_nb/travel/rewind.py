@@ -21,7 +21,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 from ..errors import EngineError, GobpmError, StoreError
 from ..kernel import to_datetime, to_us
@@ -32,12 +32,9 @@ from ..when import instant
 from . import snapshots
 from .entries import Entry
 from .history import Command, History
-from .snapshots import Pacer, Place, Snapshot, restore, taped
+from .snapshots import Pacer, Place, Snapshot, restore, tape_of, taped
 from .state import EngineState
 from .tape import Diverged
-
-if TYPE_CHECKING:
-    from ..api import Engine
 
 Raw = tuple[Any, ...]
 
@@ -49,8 +46,11 @@ class Replaceable(Protocol):
     def replace(self, contents: Contents) -> None: ...
 
 
+#: The engine facade (``api.Engine``, above this layer: known here only as what ``Wrap``
+#: makes).
+E = TypeVar("E")
 #: What makes an engine of a state (``Engine``'s own maker, passed by the engine).
-Wrap = Callable[[EngineState], "Engine"]
+Wrap = Callable[[EngineState], E]
 
 
 class Rewound(NamedTuple):
@@ -68,16 +68,16 @@ class Rewound(NamedTuple):
     interrupted: str | None
 
 
-class Build:
+class Build(Generic[E]):
     """An engine being rebuilt aside from a snapshot by replaying the history: its state
     (``state``) and the engine on it (``engine``), which the replay calls commands on."""
 
-    def __init__(self, state: EngineState, snap: Snapshot, keep: int | None, wrap: Wrap):
+    def __init__(self, state: EngineState, snap: Snapshot, keep: int | None, wrap: Wrap[E]):
         self.history = state.history
         self.entries = self.history.entries
         log = FactLog(keep)
         log.echo = False  # a replay's facts are not logged again
-        tape = state.core.tape.reading(*snap.tape)
+        tape = tape_of(state.core).reading(*snap.tape)
         core = restore(snap, log, tape)
         self.state = EngineState(core, log, taped(core).inner, state.keep_facts,
                                  replaying=True)
@@ -208,7 +208,7 @@ def end_of(state: EngineState) -> int:
     return max(state.facts.seq, state.history.entries.last())
 
 
-def resolve(state: EngineState, to: object, wrap: Wrap) -> int:
+def resolve(state: EngineState, to: object, wrap: Wrap[object]) -> int:
     """A rewind point as a fact count; EngineError naming what is wrong with it."""
     history = state.history
     if not history.kept:
@@ -240,7 +240,7 @@ def resolve(state: EngineState, to: object, wrap: Wrap) -> int:
     return at_time(state, at, wrap)
 
 
-def at_time(state: EngineState, at: int, wrap: Wrap) -> int:
+def at_time(state: EngineState, at: int, wrap: Wrap[object]) -> int:
     """The last fact at or before virtual time ``at``."""
     history = state.history
     entries = history.entries
@@ -262,8 +262,8 @@ def at_time(state: EngineState, at: int, wrap: Wrap) -> int:
 
 
 # -- building -------------------------------------------------------------------------------
-def build(state: EngineState, wrap: Wrap, seq: int | None = None, place: Place | None = None
-          ) -> Build:
+def build(state: EngineState, wrap: Wrap[E], seq: int | None = None,
+          place: Place | None = None) -> Build[E]:
     """The engine at a fact count (or a place of the history), rebuilt aside and checked."""
     history = state.history
     keep = state.keep_facts
@@ -300,7 +300,7 @@ def aside_errors() -> Iterator[None]:
                           f"{type(exc).__name__}: {exc}; nothing changed") from exc
 
 
-def earlier(state: EngineState, b: Build) -> list[Raw]:
+def earlier(state: EngineState, b: Build[Any]) -> list[Raw]:
     """The facts to keep before those the replay emitted (the kept window up to its end)."""
     keep = state.keep_facts
     log = b.state.facts
@@ -311,7 +311,7 @@ def earlier(state: EngineState, b: Build) -> list[Raw]:
     return [f for f in facts[max(0, need - first):max(0, b.start + 1 - first)]]
 
 
-def rewind(state: EngineState, to: object, wrap: Wrap) -> Rewound:
+def rewind(state: EngineState, to: object, wrap: Wrap[object]) -> Rewound:
     """``Engine.rewind``: see the module's docstring and the README."""
     if state.store.durable:
         raise EngineError("rewind would rewrite the history a durable store has recorded "
@@ -324,7 +324,7 @@ def rewind(state: EngineState, to: object, wrap: Wrap) -> Rewound:
     return move(state, build(state, wrap, seq=resolve(state, to, wrap)))
 
 
-def replay(state: EngineState, commands: object, wrap: Wrap) -> Rewound:
+def replay(state: EngineState, commands: object, wrap: Wrap[object]) -> Rewound:
     """``Engine.replay``: run again what the last rewind went back over."""
     if commands is not None and (isinstance(commands, bool) or not isinstance(commands, int)
                                  or commands < 0):
@@ -338,7 +338,7 @@ def replay(state: EngineState, commands: object, wrap: Wrap) -> Rewound:
     return move(state, build(state, wrap, place=(target, 0)))
 
 
-def move(state: EngineState, b: Build) -> Rewound:
+def move(state: EngineState, b: Build[Any]) -> Rewound:
     """Swap the rebuilt state in; subscribers get one ``rewound`` fact."""
     history = state.history
     was = state.facts.seq
@@ -347,8 +347,8 @@ def move(state: EngineState, b: Build) -> Rewound:
     kept = earlier(state, b)
     redo = [f for f in facts if f[0] > log.seq] if first <= log.seq + 1 else []
     core = b.state.core
-    core.tape.serving = False
     store = taped(core)
+    store.tape.serving = False
     rebuilt = store.inner
     assert isinstance(rebuilt, MemoryStore), "a state is rebuilt on a memory copy"
     assert isinstance(state.store, Replaceable), "checked by rewind"
@@ -373,7 +373,7 @@ def _summary(state: EngineState, was: int) -> Rewound:
                    max(0, seq - was), history.done, history.future(), interrupted)
 
 
-def branch(state: EngineState, at: object, wrap: Wrap) -> Engine:
+def branch(state: EngineState, at: object, wrap: Wrap[E]) -> E:
     """``Engine.branch``: an independent engine on a memory store, at the current state or
     at a rewind point; the engine it came from is untouched."""
     _between(state, "branch")
@@ -397,14 +397,14 @@ def branch(state: EngineState, at: object, wrap: Wrap) -> Engine:
     out.branched_at = where
     core = out.core
     store = taped(core)
-    core.tape = store.tape = core.tape.copy()
+    core.tape = store.tape = store.tape.copy()
     store.durable = False
     out.facts.adopt(earlier(state, b))
     out.history = _branch_history(history, b, snap)
     return b.engine
 
 
-def _branch_history(history: History, b: Build, snap: Snapshot | None) -> History:
+def _branch_history(history: History, b: Build[Any], snap: Snapshot | None) -> History:
     """A branch's history: its engine's up to the branch point (or, when that one has no
     start, a history starting at the branch point)."""
     out = History()

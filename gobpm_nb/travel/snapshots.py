@@ -82,6 +82,13 @@ def taped(core: Core) -> TapedStore:
     return store
 
 
+def tape_of(core: Core) -> Tape:
+    """The core's tape as time travel reads it (the engine knows it as an ``Outside``)."""
+    tape = core.tape
+    assert isinstance(tape, Tape), "a core's tape is always a Tape (the facade's)"
+    return tape
+
+
 def memory_copy(store: Store) -> MemoryStore:
     """A memory store holding what ``store`` holds (checkpoints, meta, accepted triggers)."""
     out = MemoryStore()
@@ -96,10 +103,11 @@ def take(core: Core, seq: int, place: Place) -> Snapshot:
     """A snapshot of ``core`` (between two events) at ``place``, with ``seq`` facts."""
     began = time.perf_counter()
     inner = taped(core).inner
-    shared = {id(core.tape): _TAPE_MARK, id(core.emit): _emit_mark,
+    tape = tape_of(core)
+    shared = {id(tape): _TAPE_MARK, id(core.emit): _emit_mark,
               id(core.emit_all): _emit_all_mark, id(inner): memory_copy(inner)}
     frozen = freeze(core, shared)
-    return Snapshot(place, seq, core.kernel.now, frozen, core.tape.position(),
+    return Snapshot(place, seq, core.kernel.now, frozen, tape.position(),
                     time.perf_counter() - began, size_of(core))
 
 

@@ -17,6 +17,10 @@ While recording, a call runs and its outcome is appended. While an outcome is re
 the tape's position, the call is *served*: the recorded outcome is returned (or raised) and
 nothing runs. A site that differs from the recorded one, or a call past the end of a tape
 that only serves, raises ``Diverged``: the replay went another way than the run it replays.
+
+The engine does not import this module: the facade hands each core its tape
+(``Core(tape=...)``, an ``engine.outside.Outside`` to the engine) and the store wrapped in it
+(``TapedStore``); time travel reads, positions and copies it (``taped(core).tape``).
 """
 
 from __future__ import annotations
@@ -31,19 +35,6 @@ class Diverged(BaseException):
     """A replay asked the tape for something other than what the recorded run asked. A
     ``BaseException``: the engine's handlers of user and store errors (``except Exception``)
     must not take it for one; it ends the replay, whose engine is thrown away."""
-
-
-class Opaque:
-    """Stands in, on a tape, for a value that is not JSON: it reads (``repr``) as the
-    original did, and whatever refused the original refuses it the same way."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, value: Any):
-        self.text = repr(value)
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 class Tape:
@@ -204,4 +195,4 @@ class TapedStore:
         return repr(self.inner)
 
 
-__all__ = ["Diverged", "Opaque", "Site", "Tape", "TapedStore"]
+__all__ = ["Diverged", "Site", "Tape", "TapedStore"]
