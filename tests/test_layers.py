@@ -38,6 +38,7 @@ import; ``test_the_check_sees_a_planted_violation`` checks the check.
 
 import ast
 import functools
+import re
 
 import test_structure
 from test_structure import PACKAGE
@@ -237,3 +238,27 @@ def test_the_known_type_only_circles_are_still_there():
     for a, b in KNOWN_TYPE_ONLY:
         assert b in typed[a] and b not in run[a], (a, b)
         assert any(a in c and b in c for c in circles(typed)), (a, b)
+
+
+def page_table():
+    """docs/architecture.md's table of layers: row -> what it may import (None: anything)."""
+    text = test_structure.ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, set[str] | None] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| `") or len(cells) < 3:
+            continue
+        may = None if cells[-1] == "anything" else set(re.findall(r"`([\w.]+)`", cells[-1]))
+        for name in re.findall(r"`([\w.]+)`", cells[0]):
+            table[name] = may
+    return table
+
+
+def test_the_architecture_page_shows_the_table_this_checks():
+    """docs/architecture.md's table of layers is this one, row for row, in the same order."""
+    table = page_table()
+    top = {name for name, may in table.items() if may is None}
+    assert top == {"gobpm_nb", "__main__"}, top
+    assert [n for n in table if n not in top] == list(LAYERS)
+    assert {n: may for n, may in table.items() if n not in top} == LAYERS
