@@ -371,12 +371,12 @@ class Engine:
         """Correlate a message by name and key; returns the instance it reached, if any.
         On a durable store, a message that returned an instance (or was buffered) has been
         recorded and survives a crash."""
-        return self._state.core.publish_message(name, key, payload, message_id, ttl)
+        return self._state.core.hub.publish_message(name, key, payload, message_id, ttl)
 
     @command
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
         """Deliver a signal to every waiting subscriber; returns how many there were."""
-        return self._state.core.broadcast_signal(name, payload)
+        return self._state.core.hub.broadcast_signal(name, payload)
 
     def tasks(self) -> list[TaskView]:
         return self._state.core.tasks()

@@ -70,7 +70,7 @@ def enter_timer(run: Run, tr: Track, node: el.TimerCatch) -> Result:
 
 def enter_message(run: Run, tr: Track, node: Any) -> Result:
     key = key_of(run, node)
-    buffered = run.core.take_buffered(node.message, key, run)
+    buffered = run.core.hub.take_buffered(node.message, key, run.id, run.stored)
     if buffered is not None:
         run.emit("message_correlated", tr.id, node.id,
                  {"message": node.message, "fields": len(buffered), "buffered": True})
@@ -104,7 +104,7 @@ def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
         key = run.core.tape.call(("key", node.id), throw_key, run, node) if node.key.python \
             else throw_key(run, node)
     try:
-        run.core.publish_message(node.message, key=key,
+        run.core.hub.publish_message(node.message, key=key,
                                  payload=pick(run, node))
     except GobpmError as exc:
         raise Incident(node.id, str(exc)) from None
@@ -130,7 +130,7 @@ def throw_key(run: Run, node: el.MessageThrow) -> Any:
 
 
 def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
-    run.core.broadcast_signal(node.signal,
+    run.core.hub.broadcast_signal(node.signal,
                               payload=pick(run, node) or None)
     return outgoing(run, node)
 
@@ -272,7 +272,7 @@ def arm(run: Run, tr: Track, catch: el.Element, arms: list[Wait]) -> Trigger | N
         w = timer_wait(run, catch.id)
     elif isinstance(catch, (el.MessageCatch, el.ReceiveTask)):
         key = key_of(run, catch)
-        buffered = run.core.take_buffered(catch.message, key, run)
+        buffered = run.core.hub.take_buffered(catch.message, key, run.id, run.stored)
         if buffered is not None:
             return Trigger("message", catch.id, "node", tr.id, buffered)
         w = MessageWait(catch.id, catch.message, key)

@@ -52,7 +52,7 @@ def arm_message_boundary(run: Run, tr: Track, b: el.MessageBoundary | el.Message
     subscribes, as it would had they come one by one."""
     key = key_of(run, b)
     tr.boundaries[b.id] = w = MessageWait(b.id, b.message, key)
-    while (buffered := run.core.take_buffered(b.message, key, run)) is not None:
+    while (buffered := run.core.hub.take_buffered(b.message, key, run.id, run.stored)) is not None:
         run.emit("message_correlated", tr.id, b.id,
                  {"message": b.message, "fields": len(buffered), "buffered": True})
         verb = "event" if isinstance(b, el.MessageStart) else "boundary"

@@ -37,7 +37,7 @@ from .tracks import spawn, start_loop
 from .values import json_dict
 
 
-class Core(Hub):
+class Core:
     """Everything the engine does, below the facade that wires store, facts and widgets."""
 
     behaviour = behaviour
@@ -92,7 +92,9 @@ class Core(Hub):
         self.next_instance = 0
         #: The armed start events that create instances (``starts``).
         self.starts = Starts(self)
-        Hub.__init__(self)
+        #: Messages and signals: correlation, the time-to-live buffer, broadcasts.
+        self.hub = Hub(self.kernel, self.emit, self.holders, self.journal, self.starts,
+                       self.deliver)
 
     # -- deployment -----------------------------------------------------------------------
     def deploy(self, process: Process | Definition) -> Definition:

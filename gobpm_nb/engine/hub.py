@@ -17,21 +17,25 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EngineError, ModelError
 from ..kernel import Kernel, to_datetime, to_us
 from ..model.timers import add, is_negative, parse_duration
-from .holders import correlation
+from .holders import Holders, correlation
 from .records import Trigger
 from .values import json_dict
 
 if TYPE_CHECKING:
-    from .run import Run
+    from .journal import Journal
+    from .starts import Starts
 
 
 class Hub:
-    """The message buffer and the message and signal entry points (a part of ``Core``)."""
+    """The message buffer and the message and signal entry points, with what they use of the
+    engine handed in: the kernel (time-to-live deadlines), the facts' emitter, the holders
+    (subscriptions), the journal (triggers recorded, message ids seen), the armed start
+    events (a message or signal that starts an instance) and the router (``deliver``)."""
 
-    kernel: Kernel
-    emit: Callable[..., Any]
-
-    def __init__(self) -> None:
+    def __init__(self, kernel: Kernel, emit: Callable[..., Any], holders: Holders,
+                 journal: Journal, starts: Starts, deliver: Callable[..., object]) -> None:
+        self.kernel, self.emit, self.holders = kernel, emit, holders
+        self.journal, self.starts, self.deliver = journal, starts, deliver
         self.buffer: dict[tuple[str, str], deque[list[Any]]] = {}
         #: Buffered messages taken by instances not checkpointed since: instance -> rows.
         self.taken: dict[str, list[list[Any]]] = {}
@@ -40,7 +44,6 @@ class Hub:
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
                         message_id: str | None = None, ttl: Any = None) -> str | None:
         """Deliver to the first matching subscription; buffer it for ``ttl``; or drop it."""
-        core: Any = self
         if not isinstance(name, str) or not name:
             raise EngineError(f"message name {name!r} must be a non-empty string")
         if message_id is not None and (not isinstance(message_id, str) or not message_id):
@@ -51,19 +54,19 @@ class Hub:
         except (TypeError, ValueError):
             raise EngineError(f"message {name!r}: key {key!r} is not a JSON value") from None
         expiry = self._expiry(ttl)
-        journal = core.journal
+        journal = self.journal
         if message_id is not None and message_id in journal.seen:
-            core.emit("message_dropped", None, None, None,
+            self.emit("message_dropped", None, None, None,
                       {"message": name, "reason": "duplicate message id"})
             return None
-        bucket = core.holders.messages.get((name, ckey))  # the first subscription armed
+        bucket = self.holders.messages.get((name, ckey))  # the first subscription armed
         hold = next(iter(bucket.values())) if bucket else None
         if hold is None:  # nobody waits for it: a message start event creates an instance
-            start = core.starts.message(name)
+            start = self.starts.message(name)
             if start is not None:
                 return self._start_by(name, values, start, message_id)
         if hold is None and expiry is None:
-            core.emit("message_dropped", None, None, None, {"message": name,
+            self.emit("message_dropped", None, None, None, {"message": name,
                                                             "reason": "no subscriber"})
             return None
         if message_id is not None:
@@ -77,7 +80,7 @@ class Hub:
                 except EngineError:
                     self._unbuffer(name, ckey, entry)
                     raise
-                core.emit("message_buffered", None, None, None, {"message": name})
+                self.emit("message_buffered", None, None, None, {"message": name})
                 return None
             trigger = Trigger("message", hold.node, hold.wait_kind, hold.track, values)
             journal.record([(hold.instance, trigger)])
@@ -85,25 +88,24 @@ class Hub:
             if message_id is not None:
                 journal.forget(message_id)
             raise
-        core.emit("message_correlated", hold.instance, hold.track, hold.node,
+        self.emit("message_correlated", hold.instance, hold.track, hold.node,
                   {"message": name, "fields": len(values)})
-        core.deliver(hold, trigger)
+        self.deliver(hold, trigger)
         return str(hold.instance)
 
     def _start_by(self, name: str, values: dict[str, Any], start: Any,
                   message_id: str | None) -> str | None:
         """A message start event takes the message: a new instance, its data the payload."""
-        core: Any = self
         if message_id is not None:
-            core.journal.see(message_id)
+            self.journal.see(message_id)
         try:
-            iid = core.starts.fire(start, Trigger("message", start.node, "start", start.track,
+            iid = self.starts.fire(start, Trigger("message", start.node, "start", start.track,
                                                   values))
         except EngineError:
             if message_id is not None:
-                core.journal.forget(message_id)
+                self.journal.forget(message_id)
             raise
-        core.emit("message_correlated", iid, None, start.node,
+        self.emit("message_correlated", iid, None, start.node,
                   {"message": name, "fields": len(values), "started": True})
         return str(iid) if iid is not None else None
 
@@ -164,8 +166,10 @@ class Hub:
             self.emit("message_dropped", None, None, None,
                       {"message": name, "reason": "ttl expired"})
 
-    def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None:
-        """A buffered message waiting for this subscription, taken out of the buffer."""
+    def take_buffered(self, name: str, ckey: str, iid: str, stored: bool
+                      ) -> dict[str, Any] | None:
+        """A buffered message waiting for this subscription, taken out of the buffer (kept
+        in the recorded buffer until instance ``iid``'s next checkpoint, if it has one)."""
         queue = self.buffer.get((name, ckey))
         if not queue:
             return None
@@ -173,24 +177,23 @@ class Hub:
         deadline.cancel()
         if not queue:
             del self.buffer[(name, ckey)]
-        if run.stored:
-            self.taken.setdefault(run.id, []).append([name, ckey, expiry, values, message_id])
+        if stored:
+            self.taken.setdefault(iid, []).append([name, ckey, expiry, values, message_id])
         self._rows = None
         return dict(values)
 
     def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
         """Deliver a signal to every held subscription; returns how many there were."""
-        core: Any = self
         if not isinstance(name, str) or not name:
             raise EngineError(f"signal name {name!r} must be a non-empty string")
         values = json_dict(payload, f"payload of signal {name!r}") or None
-        holds = core.holders.signal_holds(name)
+        holds = self.holders.signal_holds(name)
         triggers = [(h, Trigger("signal", h.node, h.wait_kind, h.track, values))
                     for h in holds]
-        core.journal.record([(h.instance, t) for h, t in triggers if h.instance])
-        core.emit("signal_broadcast", None, None, None, {"signal": name,
+        self.journal.record([(h.instance, t) for h, t in triggers if h.instance])
+        self.emit("signal_broadcast", None, None, None, {"signal": name,
                                                          "receivers": len(holds)})
         for hold, trigger in triggers:
-            if hold.alive and hold not in core.holders.waking:
-                core.deliver(hold, trigger)
+            if hold.alive and hold not in self.holders.waking:
+                self.deliver(hold, trigger)
         return len(holds)

@@ -126,7 +126,7 @@ class Journal:
         text = str(core.next_instance)
         if written.get("next_instance") != text:
             out["next_instance"] = text
-        text = core.buffer_rows()
+        text = core.hub.buffer_rows()
         if written.get("buffer") != text:
             out["buffer"] = text
         text = self._seen_text if self._seen_text is not None else self.seen_text()
@@ -165,7 +165,7 @@ class Journal:
         for message_id in json.loads(meta.get("seen", "[]")):
             self.see(message_id)
         for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
-            core.buffer_message(name, ckey, expiry, values, message_id)
+            core.hub.buffer_message(name, ckey, expiry, values, message_id)
         self.written = dict(meta)
 
     # -- checkpoints ----------------------------------------------------------------------
@@ -178,7 +178,7 @@ class Journal:
         except ValueError as exc:  # what JSON text cannot hold (refused where data enters)
             self.refused(iid, exc)
             return False
-        core.covered(iid)
+        core.hub.covered(iid)
         if self.grouping:
             refusal = self._grouped(iid, raw)
             if refusal is not None:
@@ -252,7 +252,7 @@ class Journal:
 
     def delete(self, iid: str) -> None:
         """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
-        self.core.covered(iid)
+        self.core.hub.covered(iid)
         if self.grouping:
             refusal = self._grouped(iid, None)
             if refusal is not None:

@@ -23,6 +23,7 @@ from .records import Job, Task, Track, Trigger, join_parts
 
 if TYPE_CHECKING:
     from ..kernel import Kernel
+    from .messaging import Messages
 
 BUSY = frozenset({"ready", "running"})
 
@@ -47,11 +48,8 @@ class RunHost(Protocol):
     def end_child(self, child: str, reason: str) -> None: ...
     def on_quiet(self, run: Run) -> None: ...
     def on_finished(self, run: Run) -> None: ...
-    def take_buffered(self, name: str, ckey: str, run: Run) -> dict[str, Any] | None: ...
-    def publish_message(self, name: str, key: Any = None,
-                        payload: dict[str, Any] | None = None, message_id: str | None = None,
-                        ttl: Any = None) -> str | None: ...
-    def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int: ...
+    @property
+    def hub(self) -> Messages: ...  # messages and signals (``hub.Hub``)
 
 
 class Run:
