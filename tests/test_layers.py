@@ -202,33 +202,12 @@ def module_graph(type_only=True):
     return graph
 
 
-def circles(graph):
-    """Each circle found walking ``graph`` (as lists of modules, the first one repeated)."""
-    state, found = {}, []
-
-    def visit(node, stack):
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                found.append(stack[stack.index(nxt):] + [nxt])
-            elif nxt not in state:
-                visit(nxt, stack)
-        stack.pop()
-        state[node] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name, [])
-    return found
-
-
 def test_no_type_only_circle_between_modules():
     """Counting type-only imports too, no circle between modules, but for the known ones."""
     graph = module_graph()
     for (a, b) in KNOWN_TYPE_ONLY:
         graph[a].discard(b)
-    found = circles(graph)
+    found = test_structure.circles(graph)
     assert not found, "circles:\n" + "\n".join(" -> ".join(c) for c in found)
 
 
@@ -237,7 +216,7 @@ def test_the_known_type_only_circles_are_still_there():
     typed, run = module_graph(), module_graph(type_only=False)
     for a, b in KNOWN_TYPE_ONLY:
         assert b in typed[a] and b not in run[a], (a, b)
-        assert any(a in c and b in c for c in circles(typed)), (a, b)
+        assert any(a in c and b in c for c in test_structure.circles(typed)), (a, b)
 
 
 def page_table():
