@@ -66,7 +66,8 @@ class Dehydration:
         on or off, on any store). With items in the mailbox, the loop calls this again when
         it has handled them."""
         if run.residency != RESIDENT or run.running or run.mailbox or (
-                run.id in self._handing or run.id in self._waiting):
+                (self._handing or self._waiting) and (
+                    run.id in self._handing or run.id in self._waiting)):
             return
         if run.joins and self.core.behaviour.settle_joins(run):
             return  # an inclusive join fired: a track runs again

@@ -214,7 +214,9 @@ class Residency:
         hold = entry[0]
         iid = hold.instance
         queue = self.pending.get(iid)
-        if not queue or iid in self.retrying or not any(h is hold for h, _ in queue):
+        at = None if not queue or iid in self.retrying else \
+            next((n for n, (h, _) in enumerate(queue) if h is hold), None)
+        if at is None:
             return  # handed over already (a retry), or its instance ended
         rec = self.core.runs.get(iid)
         if not isinstance(rec, (Run, Dehydrated)) or rec.residency == FINISHED:
@@ -227,7 +229,7 @@ class Residency:
             except Exception as exc:  # the store, codec or registry: retried, all in order
                 self.failed(iid, hold, exc)
                 return
-        triggers = self.take(iid, hold)
+        triggers = self.take(iid, at)
         if image is not None:
             assert isinstance(rec, Dehydrated)
             self.by_track.pop(iid, None)
@@ -238,12 +240,11 @@ class Residency:
         if iid not in self.pending and rec.residency == RESIDENT and not rec.running:
             self.core.on_quiet(rec)  # the quiet points it skipped while triggers waited
 
-    def take(self, iid: str, hold: Hold) -> list[tuple[Hold, Trigger]]:
-        """Take a trigger out of its instance's queue: a node's alone; one for the loop
+    def take(self, iid: str, i: int) -> list[tuple[Hold, Trigger]]:
+        """Take trigger ``i`` out of its instance's queue: a node's alone; one for the loop
         with every other one for the loop queued so far (its turn takes them all)."""
         queue = self.pending[iid]
-        i = next(n for n, (h, _) in enumerate(queue) if h is hold)
-        if hold.site.wait_kind == NODE:
+        if queue[i][0].site.wait_kind == NODE:
             taken = [queue.pop(i)]
         else:
             self.loop_due.discard(iid)

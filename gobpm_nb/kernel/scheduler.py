@@ -273,7 +273,15 @@ class Kernel:
         heap, ready, dead, handlers, pop = \
             self._heap, self._ready, self.cancelled, self._handlers, heapq.heappop
         count = 0
-        while self.fast:
+        if not self.fast:  # the general path alone: ``_next`` for every event
+            while (event := nxt(until, idle)) is not None:
+                if event[2]:
+                    event[0](event[1])
+                else:
+                    send(event[0], event[1])
+                count += 1
+            return count
+        while True:
             # the common cases, as ``_next`` decides them, without a call: the ready queue's
             # first (no deadline due now was scheduled before it) or, nothing ready, the
             # earliest deadline due and not of the ``idle`` kind
@@ -307,13 +315,6 @@ class Kernel:
             else:
                 send(event[0], event[1])
             count += 1
-        while (event := nxt(until, idle)) is not None:  # the general path alone
-            if event[2]:
-                event[0](event[1])
-            else:
-                send(event[0], event[1])
-            count += 1
-        return count
 
     def jump(self, to: int) -> None:
         """Move the clock forward to ``to``; it never moves backwards."""
