@@ -76,9 +76,11 @@ print(residency(eng), "coroutines:", eng.stats()["coroutines"])
 # %% [markdown]
 # ## The right key wakes it and binds the payload
 #
-# `publish_message` returns the instance the message reached. The holder for
-# `("payment", "o-2")` hydrates `i2`; the continuation fork re-enters `paid` with the
-# message in hand, merges the payload into the data and moves on. `i1` is not touched.
+# `publish_message` returns the instance the message reached: it has accepted the message
+# for `i2`. The wake is the next scheduler event (`eng.step()` reports it as kind `wake`),
+# where a resident instance's track would resume: the holder for `("payment", "o-2")`
+# hydrates `i2`; the continuation fork re-enters `paid` with the message in hand, merges the
+# payload into the data and moves on. `i1` is not touched.
 
 # %%
 seen = len(eng.facts)
