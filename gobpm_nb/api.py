@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, TypedDict, Unpack
 
-from .engine.checkpoint import Image, capture
-from .engine.checkpoint import read as read_checkpoint
-from .engine.checkpoint import views as track_views
 from .engine.core import Core
-from .engine.dehydrated import Dehydrated
-from .engine.finished import Finished
-from .engine.journal import Store
-from .engine.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
-from .engine.run import Run
+from .engine.durability.checkpoint import Image, capture
+from .engine.durability.checkpoint import read as read_checkpoint
+from .engine.durability.checkpoint import views as track_views
+from .engine.durability.journal import Store
+from .engine.runtime.finished import Finished
+from .engine.runtime.run import Run
+from .engine.state.dehydrated import Dehydrated
+from .engine.state.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
 from .errors import EngineError, GobpmError
 from .instance import Instance, views
 from .kernel import to_datetime, to_us

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .engine.records import HoldView, InstanceView, TrackView
+from .engine.state.records import HoldView, InstanceView, TrackView
 from .errors import EngineError
 
 if TYPE_CHECKING:

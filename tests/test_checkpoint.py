@@ -5,7 +5,7 @@ import json
 import pytest
 
 import gobpm_nb as bpm
-from gobpm_nb.engine.checkpoint import read, track_doc
+from gobpm_nb.engine.durability.checkpoint import read, track_doc
 from gobpm_nb.persist import codec
 
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import catch, recover
 
 import gobpm_nb as bpm
-from gobpm_nb.engine import journal
+from gobpm_nb.engine.durability import journal
 
 
 def one_timer():

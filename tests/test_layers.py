@@ -21,7 +21,8 @@ render      observe, vocabulary
 bpmn        model, errors
 engine      kernel, model, vocabulary, errors (its store, fact log and tape are handed to
             it: ``Core(store=..., facts=..., tape=...)``; it names what it needs of them
-            with protocols, ``engine.outside.Outside``, ``engine.journal.Store``)
+            with protocols, ``engine.runtime.outside.Outside``,
+            ``engine.durability.journal.Store``)
 travel      engine, kernel, model, observe, persist, vocabulary, when, errors
 instance    engine (records), model, errors (a handle reads its engine through
             ``instance.Reader``)
@@ -167,15 +168,84 @@ def test_the_package_is_where_the_check_looks():
     assert (PACKAGE / "engine" / "core.py").exists()
 
 
+
+#: Inside the engine, part -> the parts it may import (lowest first); a part is a subpackage
+#: of ``gobpm_nb.engine`` or one of its own modules. ``core`` builds the engine from all of
+#: them and sits on top (with the package's ``__init__``).
+ENGINE_LAYERS: dict[str, set[str]] = {
+    "fast": set(),
+    "state": set(),
+    "runtime": {"state"},
+    "elements": {"runtime", "state"},
+    "durability": {"runtime", "state"},
+    "residency": {"durability", "elements", "runtime", "state"},
+}
+ENGINE = f"{PACKAGE.name}.engine"
+ENGINE_TOP = {"", "core"}
+
+
+def engine_part(module):
+    """``gobpm_nb.engine.state.waits`` -> ``state``; the engine package itself -> ``""``."""
+    names = module.split(".")
+    return names[2] if len(names) > 2 else ""
+
+
+def engine_violations(mods, layers=ENGINE_LAYERS, known=()):
+    """``module:line: import`` for each import between two parts of the engine that its
+    table does not allow (the ``known`` (importer, imported) pairs aside)."""
+    found = []
+    for name, (full, tree) in mods.items():
+        if not name.startswith(ENGINE + ".") or engine_part(name) in ENGINE_TOP:
+            continue
+        mine = engine_part(name)
+        for line, target, text in every_import(name, full, tree, mods):
+            if not target.startswith(ENGINE + ".") or (name, target) in known:
+                continue
+            theirs = engine_part(target)
+            if theirs != mine and theirs not in layers.get(mine, ()):
+                found.append(f"{name}:{line}: {mine} may not import {theirs}: {text}")
+    return sorted(set(found))
+
+
+def test_the_engine_table_is_a_layering():
+    order = list(ENGINE_LAYERS)
+    for mine, allowed in ENGINE_LAYERS.items():
+        assert all(order.index(a) < order.index(mine) for a in allowed), mine
+
+
+def test_every_part_of_the_engine_is_in_its_table():
+    parts = {engine_part(n) for n in modules() if n.startswith(ENGINE + ".")}
+    assert parts - ENGINE_TOP == set(ENGINE_LAYERS)
+
+
+def test_no_part_of_the_engine_imports_above_its_layer():
+    """Inside the engine too, every import (lazy and type-only ones) goes down the table;
+    the type-only imports of ``core`` still listed in KNOWN_TYPE_ONLY aside."""
+    found = engine_violations(modules(), known=set(KNOWN_TYPE_ONLY))
+    assert not found, "imports against the engine's layers:\n" + "\n".join(found)
+
+
+def test_the_engine_check_sees_a_planted_violation():
+    """The engine's check names a low part importing a higher one."""
+    mods = {name: mod for name, mod in modules().items()
+            if name.startswith(ENGINE + ".state")}
+    found = engine_violations(mods, {"state": set(), "runtime": {"state"}})
+    assert found == []
+    flipped = engine_violations(modules(), {"state": {"runtime"}, "runtime": set()},
+                                known=set(KNOWN_TYPE_ONLY))
+    assert any(f.startswith(f"{ENGINE}.runtime.run:") and "runtime may not import state" in f
+               for f in flipped), flipped
+
 #: Type-only imports that close a circle between modules, each with why it is still there.
 #: A fix removes its line here (``test_the_known_type_only_circles_are_still_there`` says
 #: when one is gone); a new one fails ``test_no_type_only_circle_between_modules``.
 KNOWN_TYPE_ONLY: dict[tuple[str, str], str] = {
     **{(f"gobpm_nb.engine.{m}", "gobpm_nb.engine.core"):
        "a part of the core names the Core that builds it and hands itself in; a small "
-       "Protocol each (engine.run.RunHost's pattern) is still to be written"
-       for m in ("calls", "dehydration", "journal", "plans", "residency", "starts")},
-    ("gobpm_nb.engine.records", "gobpm_nb.engine.waits"):
+       "Protocol each (engine.runtime.run.RunHost's pattern) is still to be written"
+       for m in ("elements.call_activities", "residency.dehydration", "durability.journal",
+                 "residency.plans", "residency.router", "residency.starts")},
+    ("gobpm_nb.engine.state.records", "gobpm_nb.engine.state.waits"):
         "a Track names its Wait; the waits are built on records (Task, Job) and holders",
     ("gobpm_nb.travel.history", "gobpm_nb.travel.state"):
         "the history records an EngineState's commands; EngineState holds its History",
@@ -241,3 +311,22 @@ def test_the_architecture_page_shows_the_table_this_checks():
     assert top == {"gobpm_nb", "__main__"}, top
     assert [n for n in table if n not in top] == list(LAYERS)
     assert {n: may for n, may in table.items() if n not in top} == LAYERS
+
+
+def test_the_architecture_page_shows_the_engine_table_this_checks():
+    """docs/architecture.md's table of the engine's parts is ENGINE_LAYERS, in its order,
+    and its tree names every module of the engine."""
+    text = test_structure.ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Inside the engine", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 2:
+            rows[cells[0].strip("`")] = (None if cells[1] == "anything"
+                                         else set(re.findall(r"`(\w+)`", cells[1])))
+    assert [n for n in rows if rows[n] is not None] == list(ENGINE_LAYERS)
+    assert {n: m for n, m in rows.items() if m is not None} == ENGINE_LAYERS
+    tree = section.split("```", 2)[1]
+    named = set(re.findall(r"(\w+)\.py", tree))
+    files = {n.rpartition(".")[2] for n in modules() if n.startswith(ENGINE + ".")}
+    assert files - named - set(ENGINE_LAYERS) - {"engine"} == set()

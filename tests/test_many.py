@@ -367,8 +367,8 @@ def many_tasks(subprocess):
 def looks(monkeypatch, act):
     """How many times the engine read a track's state or a hold's track while ``act()``
     ran: the tracks and holds it looked through."""
-    from gobpm_nb.engine.holders import Hold
-    from gobpm_nb.engine.records import Track
+    from gobpm_nb.engine.state.holders import Hold
+    from gobpm_nb.engine.state.records import Track
 
     count = [0]
     state, track = Track.state, Hold.track

@@ -11,7 +11,7 @@ import pytest
 
 import gobpm_nb as bpm
 from gobpm_nb.engine import fast
-from gobpm_nb.engine.residency import Residency
+from gobpm_nb.engine.residency.router import Residency
 
 
 def chain(durations: tuple[str, ...], pid: str = "chain") -> bpm.Process:

@@ -4,8 +4,8 @@ import pytest
 from conftest import ended_at, kinds, snapshot
 
 import gobpm_nb as bpm
-from gobpm_nb.engine import incident
-from gobpm_nb.engine.values import json_copy
+from gobpm_nb.engine.state import incident
+from gobpm_nb.engine.state.values import json_copy
 
 
 def review():

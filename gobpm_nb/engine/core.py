@@ -17,24 +17,26 @@ from ..errors import EngineError
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from ..vocabulary import ACTIVE, FINISHED
-from . import behaviour, calls, fast
-from .checkpoint import capture
-from .dehydrated import Dehydrated
-from .dehydration import Dehydration
-from .finished import Finished
-from .holders import CycleHold, Hold, Holders, TimerHold, expectation
-from .hub import Hub
-from .hydrate import restore
-from .journal import Codec, Journal, Store
-from .outside import Outside
-from .plans import TimerPlans
-from .records import Job, JobView, Task, TaskView, Track, Trigger
-from .recovery import recover
-from .residency import Residency
-from .run import Run
-from .starts import Starts, how_it_starts
-from .tracks import spawn, start_loop
-from .values import json_dict
+from . import fast
+from .durability.checkpoint import capture
+from .durability.journal import Codec, Journal, Store
+from .elements import call_activities
+from .elements import table as behaviour
+from .residency.dehydration import Dehydration
+from .residency.hub import Hub
+from .residency.hydrate import restore
+from .residency.plans import TimerPlans
+from .residency.recovery import recover
+from .residency.router import Residency
+from .residency.starts import Starts, how_it_starts
+from .runtime.finished import Finished
+from .runtime.outside import Outside
+from .runtime.run import Run
+from .runtime.tracks import spawn, start_loop
+from .state.dehydrated import Dehydrated
+from .state.holders import CycleHold, Hold, Holders, TimerHold, expectation
+from .state.records import Job, JobView, Task, TaskView, Track, Trigger
+from .state.values import json_dict
 
 
 class Core:
@@ -54,7 +56,7 @@ class Core:
         self.kernel = Kernel(now, fast=self.fast)
         #: Nodes a track may enter without its lineage waiting (``Run.entering``).
         self.max_steps = max_steps_without_wait
-        #: How deep call activities may nest (``calls.check_depth``).
+        #: How deep call activities may nest (``call_activities.check_depth``).
         self.max_call_depth = max_call_depth
         #: What user callables go through (the facade's ``travel.tape.Tape``: it records
         #: what they answered, and, handed ``store`` wrapped in it, which store calls failed).
@@ -280,7 +282,7 @@ class Core:
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store, and the engine keeps only its
         summary (what is still running of it holds the Run until it returns)."""
-        if run.parent is not None and not calls.returned(self, run):
+        if run.parent is not None and not call_activities.returned(self, run):
             return  # its caller could not be told: its checkpoint stays to run it again
         if run.stored:
             self.journal.delete(run.id)

@@ -1,9 +1,9 @@
 """The checkpoint codec: a JSON object per instance, canonical bytes, checked on read.
 
-The engine writes the document (``gobpm_nb.engine.checkpoint``, its own keys sorted, instance
-data in the order its fields arrived) and checks its fields; the codec turns it into bytes
-and back. ``decode`` refuses bytes that are not a JSON object for the instance named, with a
-CheckpointError.
+The engine writes the document (``gobpm_nb.engine.durability.checkpoint``, its own keys
+sorted, instance data in the order its fields arrived) and checks its fields; the codec
+turns it into bytes and back. ``decode`` refuses bytes that are not a JSON object for the
+instance named, with a CheckpointError.
 """
 
 from __future__ import annotations

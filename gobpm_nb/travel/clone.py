@@ -32,9 +32,9 @@ from collections.abc import Generator, Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..engine.finished import Finished
-from ..engine.run import Run
-from ..engine.tracks import loop_body, track_body
+from ..engine.runtime.finished import Finished
+from ..engine.runtime.run import Run
+from ..engine.runtime.tracks import loop_body, track_body
 from ..kernel import Deadline, Trap
 from ..vocabulary import WAITING
 

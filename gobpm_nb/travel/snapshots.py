@@ -18,7 +18,7 @@ from .tape import Tape, TapedStore
 
 if TYPE_CHECKING:
     from ..engine.core import Core
-    from ..engine.journal import Store
+    from ..engine.durability.journal import Store
 
 #: At least this many facts between two snapshots…
 SNAPSHOT_FACTS = 1_000

@@ -17,7 +17,7 @@ from .history import History
 
 if TYPE_CHECKING:
     from ..engine.core import Core
-    from ..engine.journal import Store
+    from ..engine.durability.journal import Store
     from ..observe import FactLog
 
 

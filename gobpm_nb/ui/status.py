@@ -26,7 +26,7 @@ from ..observe.fact_pages import when
 from ..observe.projections import PROCESS_SCOPE
 
 if TYPE_CHECKING:
-    from ..engine.records import EventView, TaskView
+    from ..engine.state.records import EventView, TaskView
     from ..observe import Fact
 
 #: What each event kind ``eng.step()`` reports means, in words.

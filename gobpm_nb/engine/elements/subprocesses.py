@@ -18,16 +18,16 @@ the scope around it.
 
 from __future__ import annotations
 
-from ..model import elements as el
-from ..vocabulary import BOUNDARY, ROOT, TERMINAL, WAITING
-from . import many
+from ...model import elements as el
+from ...vocabulary import BOUNDARY, ROOT, TERMINAL, WAITING
+from ..runtime.compute import outgoing
+from ..runtime.run import Run
+from ..runtime.tracks import PARK, spawn
+from ..state.incident import Incident
+from ..state.records import Track, Trigger
+from ..state.waits import ScopeWait
+from . import multi_instance
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
-from .compute import outgoing
-from .incident import Incident
-from .records import Track, Trigger
-from .run import Run
-from .tracks import PARK, spawn
-from .waits import ScopeWait
 
 Result = object  # list of flows | PARK | None
 
@@ -143,7 +143,8 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
         if scope is None:
             return False
         assert host is not None
-        if many.inner(run, host):  # a multi-instance subprocess's boundaries guard its body
+        # a multi-instance subprocess's boundaries guard its body
+        if multi_instance.inner(run, host):
             host = run.tracks[host.scope or ""]
         for b in run.defn.boundaries.get(host.node, ()):
             if catches(b, kind, code):
@@ -157,7 +158,7 @@ def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
     """An error at an activity: its matching error boundary forks, else the scopes around it
     are asked (``catch``), else the instance fails. Raised in an inner instance of a
     multi-instance activity, it is raised at the activity's body."""
-    if node.many is not None and many.inner(run, tr):
+    if node.many is not None and multi_instance.inner(run, tr):
         tr = run.tracks[tr.scope or ""]
     for b in run.defn.boundaries.get(node.id, ()):
         if isinstance(b, el.ErrorBoundary) and b.error in (None, code):

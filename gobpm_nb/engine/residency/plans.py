@@ -21,18 +21,18 @@ import logging
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..model import Definition
-from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
-from .compute import ONE_US
-from .incident import Incident
-from .records import Track
-from .run import Run
-from .scopes import enter_end
-from .waits import TimerWait
+from ...model import Definition
+from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
+from ..elements.subprocesses import enter_end
+from ..runtime.compute import ONE_US
+from ..runtime.run import Run
+from ..state.incident import Incident
+from ..state.records import Track
+from ..state.waits import TimerWait
 
 if TYPE_CHECKING:
-    from .core import Core
-    from .holders import Hold, Site
+    from ..core import Core
+    from ..state.holders import Hold, Site
 
 log = logging.getLogger("gobpm_nb")
 #: The details of a completed track's ``track_state`` fact and of ``instance_completed``
@@ -60,7 +60,7 @@ class Plan:
 
 def compile_plans(defn: Definition) -> dict[str, Plan]:
     """The plans of one version: every timer catch that hands its track to the next timer
-    (a plan stands in for ``behaviour.fire_pass`` then ``behaviour.enter_timer``)."""
+    (a plan stands in for ``events.fire_pass`` then ``events.enter_timer``)."""
     plans: dict[str, Plan] = {}
     for node in defn.nodes.values():
         if node.kind != "timer_catch":

@@ -14,10 +14,10 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from ..vocabulary import ACTIVE, DEHYDRATED
+from ...vocabulary import ACTIVE, DEHYDRATED
 
 if TYPE_CHECKING:
-    from ..model import Definition
+    from ...model import Definition
     from .holders import Hold
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from ..kernel import iso
-from ..vocabulary import BOUNDARY, NODE
+from ...kernel import iso
+from ...vocabulary import BOUNDARY, NODE
+from .fields import Reader
 from .holders import Holders
-from .reader import Reader
 from .recent import Recent
 from .records import Job, Task
 

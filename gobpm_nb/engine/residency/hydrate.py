@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..vocabulary import ROOT, WAITING
-from .checkpoint import Image
-from .dehydrated import Dehydrated
-from .finished import Finished
-from .records import Track
-from .run import Run, RunHost
-from .tracks import adopt_parked, spawn, start_loop
-from .waits import JoinWait
+from ...vocabulary import ROOT, WAITING
+from ..durability.checkpoint import Image
+from ..runtime.finished import Finished
+from ..runtime.run import Run, RunHost
+from ..runtime.tracks import adopt_parked, spawn, start_loop
+from ..state.dehydrated import Dehydrated
+from ..state.records import Track
+from ..state.waits import JoinWait
 
 
 class Host(RunHost, Protocol):

@@ -15,17 +15,17 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..errors import EngineError
-from ..kernel import iso
-from ..model import Definition
-from ..model import elements as el
-from .compute import deadline_of
-from .holders import DEPLOYED, Hold
-from .reader import Reader
-from .records import Trigger
+from ...errors import EngineError
+from ...kernel import iso
+from ...model import Definition
+from ...model import elements as el
+from ..runtime.compute import deadline_of
+from ..state.fields import Reader
+from ..state.holders import DEPLOYED, Hold
+from ..state.records import Trigger
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 START = "start"  # the wait kind of a start event's hold
 

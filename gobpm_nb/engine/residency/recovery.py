@@ -8,17 +8,17 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CheckpointError
-from ..vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
-from .checkpoint import Image, check_against, read
-from .dehydrated import Dehydrated, Recorded
+from ...errors import CheckpointError
+from ...vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
+from ..durability.checkpoint import Image, check_against, read
+from ..runtime.run import Run
+from ..state.dehydrated import Dehydrated, Recorded
+from ..state.records import Track
+from ..state.waits import CallWait, JoinWait, Later, track_holdable
 from .hydrate import restore
-from .records import Track
-from .run import Run
-from .waits import CallWait, JoinWait, Later, track_holdable
 
 if TYPE_CHECKING:
-    from .residency import Residency
+    from .router import Residency
 
 log = logging.getLogger("gobpm_nb")
 

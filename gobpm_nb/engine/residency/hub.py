@@ -14,15 +14,15 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EngineError, ModelError
-from ..kernel import Kernel, to_datetime, to_us
-from ..model.timers import add, is_negative, parse_duration
-from .holders import Holders, correlation
-from .records import Trigger
-from .values import json_dict
+from ...errors import EngineError, ModelError
+from ...kernel import Kernel, to_datetime, to_us
+from ...model.timers import add, is_negative, parse_duration
+from ..state.holders import Holders, correlation
+from ..state.records import Trigger
+from ..state.values import json_dict
 
 if TYPE_CHECKING:
-    from .journal import Journal
+    from ..durability.journal import Journal
     from .starts import Starts
 
 

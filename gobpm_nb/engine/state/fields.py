@@ -11,9 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CheckpointError, ModelError
-from ..kernel import to_us
-from ..model.timers import parse_date
+from ...errors import CheckpointError, ModelError
+from ...kernel import to_us
+from ...model.timers import parse_date
 from .recent import Recent
 
 

@@ -6,7 +6,7 @@ import math
 import sys
 from typing import Any
 
-from ..errors import EngineError
+from ...errors import EngineError
 
 #: How deep instance data may nest (a copy of it must never exhaust the interpreter's stack).
 MAX_DEPTH = 100
@@ -16,7 +16,7 @@ SHORT_BITS = 2100
 
 
 class Opaque:
-    """Stands in for a value that is not JSON (a message throw's key, ``behaviour``): it
+    """Stands in for a value that is not JSON (a message throw's key, ``elements.events``): it
     reads (``repr``) as the original did, and whatever refused the original refuses it the
     same way; a tape keeps it where it could not keep the value."""
 

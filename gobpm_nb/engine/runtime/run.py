@@ -13,16 +13,16 @@ import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..model import Definition
-from ..model import elements as el
-from ..vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
-from .holders import Hold, Holders
-from .incident import Incident, clean
+from ...model import Definition
+from ...model import elements as el
+from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
+from ..state.holders import Hold, Holders
+from ..state.incident import Incident, clean
+from ..state.records import Job, Task, Track, Trigger, join_parts
 from .outside import Outside
-from .records import Job, Task, Track, Trigger, join_parts
 
 if TYPE_CHECKING:
-    from ..kernel import Kernel
+    from ...kernel import Kernel
     from .messaging import Messages
 
 BUSY = frozenset({"ready", "running"})
@@ -384,7 +384,7 @@ class Run:
         """End the instance: every live track is stopped, then the loop."""
         ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
         if tr is not None:
-            self.steps = tr.steps  # what its caller goes on from (``calls.returned``)
+            self.steps = tr.steps  # what its caller goes on from (``call_activities.returned``)
         self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
         if self.root is not None:  # the process's event subprocesses can start no more

@@ -7,10 +7,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..vocabulary import FINISHED
-from .holders import Hold
-from .recent import Recent
-from .records import TrackView
+from ...vocabulary import FINISHED
+from ..state.holders import Hold
+from ..state.recent import Recent
+from ..state.records import TrackView
 
 if TYPE_CHECKING:
     from .run import Run

@@ -15,14 +15,14 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import CheckpointError
-from ..model import Definition
-from ..model import elements as el
-from ..vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
-from .reader import Reader
-from .records import Track, TrackView, join_parts
-from .run import Run
-from .waits import (
+from ...errors import CheckpointError
+from ...model import Definition
+from ...model import elements as el
+from ...vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
+from ..runtime.run import Run
+from ..state.fields import Reader
+from ..state.records import Track, TrackView, join_parts
+from ..state.waits import (
     BOUNDARY_KINDS,
     GatewayWait,
     ManyWait,
@@ -34,7 +34,7 @@ from .waits import (
 )
 
 if TYPE_CHECKING:
-    from .holders import Hold
+    from ..state.holders import Hold
 
 SCHEMA = 2
 

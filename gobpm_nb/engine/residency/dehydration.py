@@ -15,16 +15,16 @@ from collections.abc import Container
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from ..model import Definition
-from ..vocabulary import DEHYDRATED, RESIDENT, TERMINAL, WAITING
-from .checkpoint import capture
-from .dehydrated import Dehydrated, compact
-from .records import Track, TrackView
-from .run import Run
-from .waits import JoinWait, TimerWait, track_holdable
+from ...model import Definition
+from ...vocabulary import DEHYDRATED, RESIDENT, TERMINAL, WAITING
+from ..durability.checkpoint import capture
+from ..runtime.run import Run
+from ..state.dehydrated import Dehydrated, compact
+from ..state.records import Track, TrackView
+from ..state.waits import JoinWait, TimerWait, track_holdable
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 log = logging.getLogger("gobpm_nb")
 

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Mapping
 from operator import attrgetter
 from typing import Any, Protocol
 
-from ..kernel import Deadline, Kernel, to_datetime
-from ..kernel.scheduler import item
-from ..vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
+from ...kernel import Deadline, Kernel, to_datetime
+from ...kernel.scheduler import item
+from ...vocabulary import BOUNDARY, HELD, HOLD_KINDS, NODE, WAKING
 from .records import HoldView, Trigger
 from .values import json_copy
 

@@ -4,13 +4,13 @@ after each data change."""
 
 from __future__ import annotations
 
-from ..model import elements as el
-from ..vocabulary import BOUNDARY, TERMINAL, WAITING
-from .compute import check, key_of, timer_wait
-from .records import Track, Trigger
-from .run import Run
-from .tracks import spawn
-from .waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
+from ...model import elements as el
+from ...vocabulary import BOUNDARY, TERMINAL, WAITING
+from ..runtime.compute import check, key_of, timer_wait
+from ..runtime.run import Run
+from ..runtime.tracks import spawn
+from ..state.records import Track, Trigger
+from ..state.waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:

@@ -15,20 +15,20 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EngineError
-from ..model import elements as el
-from ..vocabulary import NODE
+from ...errors import EngineError
+from ...model import elements as el
+from ...vocabulary import NODE
+from ..runtime.compute import outgoing
+from ..runtime.run import Run
+from ..runtime.tracks import PARK
+from ..state.incident import Incident
+from ..state.records import Track, Trigger
+from ..state.waits import CallWait
 from .boundaries import arm_boundaries
-from .compute import outgoing
-from .incident import Incident
-from .records import Track, Trigger
-from .run import Run
-from .scopes import throw
-from .tracks import PARK
-from .waits import CallWait
+from .subprocesses import throw
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 Result = Any
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..kernel import to_datetime, to_us
-from ..model import elements as el
-from ..model.timers import Cycle, add
-from .holders import correlation
-from .incident import Incident
+from ...kernel import to_datetime, to_us
+from ...model import elements as el
+from ...model.timers import Cycle, add
+from ..state.holders import correlation
+from ..state.incident import Incident
+from ..state.waits import TimerWait
 from .run import Run
-from .waits import TimerWait
 
 ONE_US = timedelta(microseconds=1)
 

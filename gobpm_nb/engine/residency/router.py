@@ -23,27 +23,27 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import CheckpointError, EngineError
-from ..model import elements as el
-from ..vocabulary import (
+from ...errors import CheckpointError, EngineError
+from ...model import elements as el
+from ...vocabulary import (
     BOUNDARY,
     FINISHED,
     NODE,
     RESIDENT,
     ROOT,
 )
-from .checkpoint import Image, check_against, read
-from .compute import timer_wait
-from .dehydrated import Dehydrated
-from .holders import DEPLOYED, Hold
+from ..durability.checkpoint import Image, check_against, read
+from ..runtime.compute import timer_wait
+from ..runtime.run import Run
+from ..runtime.tracks import spawn
+from ..state.dehydrated import Dehydrated
+from ..state.holders import DEPLOYED, Hold
+from ..state.records import Track, Trigger
+from ..state.waits import MessageWait, SignalWait, TimerWait
 from .hydrate import restore
-from .records import Track, Trigger
-from .run import Run
-from .tracks import spawn
-from .waits import MessageWait, SignalWait, TimerWait
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 log = logging.getLogger("gobpm_nb")
 

@@ -33,11 +33,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..errors import EngineError, StoreError
-from .records import Trigger
+from ...errors import EngineError, StoreError
+from ..state.records import Trigger
 
 if TYPE_CHECKING:
-    from .core import Core
+    from ..core import Core
 
 log = logging.getLogger("gobpm_nb")
 

@@ -14,14 +14,14 @@ order of the definition's nodes.
 
 from __future__ import annotations
 
-from ..model import elements as el
-from ..vocabulary import TERMINAL, WAITING
-from .compute import check
-from .incident import Incident
-from .records import Track, Trigger, join_key, join_parts
-from .run import BUSY, Run
-from .tracks import spawn
-from .waits import JoinWait
+from ...model import elements as el
+from ...vocabulary import TERMINAL, WAITING
+from ..runtime.compute import check
+from ..runtime.run import BUSY, Run
+from ..runtime.tracks import spawn
+from ..state.incident import Incident
+from ..state.records import Track, Trigger, join_key, join_parts
+from ..state.waits import JoinWait
 
 Result = object
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..model import elements as el
-from ..vocabulary import NODE, TERMINAL
+from ...model import elements as el
+from ...vocabulary import NODE, TERMINAL
+from ..runtime.compute import outgoing
+from ..runtime.run import Run
+from ..runtime.tracks import PARK, spawn
+from ..state.incident import Incident
+from ..state.records import Track, Trigger
+from ..state.waits import ManyWait
 from .boundaries import arm_boundaries
-from .compute import outgoing
-from .incident import Incident
-from .records import Track, Trigger
-from .run import Run
-from .tracks import PARK, spawn
-from .waits import ManyWait
 
 Result = Any
 

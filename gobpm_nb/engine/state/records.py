@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..vocabulary import HELD
+from ...vocabulary import HELD
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from ..kernel import Trap
+    from ...kernel import Trap
     from .waits import Wait
 
 

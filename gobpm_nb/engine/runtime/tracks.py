@@ -6,7 +6,7 @@ flows. A timer's firing is one event: the timer's own event runs the fire path, 
 enters the node after the timer (a message, signal or task completion is delivered by an
 event of its own, and the next node is entered in the event after it). The loop handles
 the instance's mailbox one item per event. What each element does comes from the host's
-``behaviour`` (handed in, so this module never imports it).
+``elements.table`` (handed in, so this module never imports it).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import logging
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, Protocol
 
-from ..kernel import PASS, SUSPEND, Trap
-from ..vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
-from .incident import Incident
-from .records import Track, Trigger
+from ...kernel import PASS, SUSPEND, Trap
+from ...vocabulary import ACTIVE, RESIDENT, RUNNING, WAITING
+from ..state.incident import Incident
+from ..state.records import Track, Trigger
 from .run import Run
 
 PARK = "park"  # a behaviour's answer: the track waits for a trigger

@@ -1,0 +1,3 @@
+"""Durability: what the store records besides checkpoints and when (``journal``), and an
+instance's checkpoint (``checkpoint``).
+"""

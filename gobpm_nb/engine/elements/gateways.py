@@ -1,0 +1,117 @@
+"""Gateways: exclusive (the first condition that holds, else the default flow), parallel
+(fork, and join by counting tokens per incoming flow), and event-based (the first of its
+catch events to fire wins). The inclusive gateway is ``inclusive``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...model import elements as el
+from ...vocabulary import WAITING
+from ..runtime.compute import check, key_of, outgoing, timer_wait
+from ..runtime.run import Run
+from ..runtime.tracks import PARK, spawn
+from ..state.incident import Incident
+from ..state.records import Track, Trigger, join_key
+from ..state.waits import (
+    ConditionalWait,
+    GatewayWait,
+    JoinWait,
+    MessageWait,
+    SignalWait,
+    Wait,
+)
+from .events import fire_pass
+
+Result = Any  # list of flows | PARK | None
+
+
+def enter_exclusive(run: Run, tr: Track, node: el.ExclusiveGateway) -> Result:
+    default = None
+    for f in run.defn.outgoing[node.id]:
+        if node.default is not None and f.target == node.default:
+            default = f
+        elif f.condition is None or check(run, node.id, f.condition):
+            return [f]
+    if default is not None:
+        return [default]
+    raise Incident(node.id, "no condition holds and there is no default flow")
+
+
+def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:
+    incoming = run.defn.incoming[node.id]
+    if len(incoming) <= 1:
+        return list(run.defn.outgoing[node.id])
+    key = join_key(node.id, tr.scope)
+    arrived = run.joins.setdefault(key, {})
+    arrived.setdefault(tr.via or "", []).append(tr.id)
+    tr.wait = JoinWait(node.id)
+    if any(not arrived.get(f.id) for f in incoming):
+        tr.coro = None
+        run.set_state(tr, WAITING, {"state": WAITING, "join": True})
+        if run.running == 0:
+            run.core.on_quiet(run)
+        return None
+    merged = tuple(arrived[f.id].pop(0) for f in incoming)
+    if not any(arrived.values()):
+        del run.joins[key]
+    for tid in merged:
+        other = run.tracks[tid]
+        other.wait = None
+        if other is not tr:
+            run.set_state(other, "merged")
+    child = run.new_track(node.id, merged, "join", scope=tr.scope)
+    spawn(run, child, Trigger("join", node.id, "node", child.id))
+    run.end_track(tr, "merged")
+    return None
+
+
+def fire_join(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    return list(run.defn.outgoing[node.id])
+
+
+def enter_event_gateway(run: Run, tr: Track, node: el.EventGateway) -> Result:
+    tr.wait = gw = GatewayWait(node.id)
+    for f in run.defn.outgoing[node.id]:
+        won = arm(run, tr, run.defn.nodes[f.target], gw.arms)
+        if won is not None:
+            run.core.holders.release_waits(run.id, tr.id, "withdrawn")
+            tr.wait = None
+            return fire_gateway(run, tr, node, won)
+    return PARK
+
+
+def arm(run: Run, tr: Track, catch: el.Element, arms: list[Wait]) -> Trigger | None:
+    """Arm one catch of a gateway; a trigger already in hand (buffered message, true
+    condition) is returned instead."""
+    w: Wait
+    if isinstance(catch, el.TimerCatch):
+        w = timer_wait(run, catch.id)
+    elif isinstance(catch, (el.MessageCatch, el.ReceiveTask)):
+        key = key_of(run, catch)
+        buffered = run.core.hub.take_buffered(catch.message, key, run.id, run.stored)
+        if buffered is not None:
+            return Trigger("message", catch.id, "node", tr.id, buffered)
+        w = MessageWait(catch.id, catch.message, key)
+    elif isinstance(catch, el.SignalCatch):
+        w = SignalWait(catch.id, catch.signal)
+    else:
+        assert isinstance(catch, el.ConditionalCatch)
+        if check(run, catch.id, catch.condition):
+            return Trigger("conditional", catch.id, "node", tr.id)
+        w = ConditionalWait(catch.id, order=run.core.kernel.next_seq())
+    arms.append(w)
+    w.hold(run.core.holders, run.id, tr.id)
+    return None
+
+
+def fire_gateway(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    """The winning arm: the track passes the gateway and fires that catch event."""
+    tr.wait = None
+    run.emit("node_left", tr.id, node.id, None)
+    catch = run.defn.nodes[trigger.node]
+    tr.node = catch.id
+    run.emit("node_entered", tr.id, catch.id, {"won": trigger.kind})
+    if isinstance(catch, el.ConditionalCatch):
+        return outgoing(run, catch)
+    return fire_pass(run, tr, catch, trigger)

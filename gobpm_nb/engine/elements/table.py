@@ -1,0 +1,104 @@
+"""What each element does when a track enters it (ENTER) and when its trigger fires (FIRE).
+
+A behaviour returns the flows to leave by, ``PARK`` to wait for a trigger, or None when the
+track ends there. FIRE is the wait node's fire path: it runs once per trigger, whether the
+trigger reached a parked track or arrived with a continuation fork after a wake. Boundaries
+live in ``boundaries``; the waits a behaviour arms are the classes of ``waits``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...model import elements as el
+from ..runtime.run import Run
+from ..runtime.tracks import spawn
+from ..state.records import Track
+from . import call_activities, events, gateways, inclusive, multi_instance, subprocesses, tasks
+from .boundaries import check_conditions, fire_boundary_event
+
+Result = Any  # list of flows | PARK | None
+
+
+# -- leaving --------------------------------------------------------------------------------
+def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
+    """Leave the track's node: the track takes the first flow, a child forks for each other."""
+    run.core.emit("node_left", run.id, tr.id, tr.node, None)
+    if len(flows) > 1:
+        for f in flows[1:]:
+            child = run.new_track(f.target, (tr.id,), "fork", f.id, scope=tr.scope)
+            spawn(run, child)
+    first = flows[0]
+    tr.node = first.target
+    tr.via = first.id
+
+
+def handle(run: Run, item: tuple[Any, ...]) -> None:
+    """The loop's dispatch, by verb."""
+    verb = item[0]
+    if verb == "boundary":
+        fire_boundary_event(run, item[1], item[2], item[3])
+    elif verb == "event":
+        subprocesses.open_event(run, item[1], item[2], item[3])
+    elif verb == "data":
+        check_conditions(run)
+
+
+ENTER: dict[str, Callable[..., Result]] = {
+    "start": events.enter_start,
+    "end": subprocesses.enter_end,
+    "subprocess": subprocesses.enter_subprocess,
+    "escalation_throw": subprocesses.enter_escalation_throw,
+    "link_throw": subprocesses.enter_link_throw,
+    "link_catch": events.enter_start,
+    "inclusive_gateway": inclusive.enter,
+    "script_task": tasks.call_fn,
+    "service_task": tasks.enter_service,
+    "user_task": tasks.enter_user_task,
+    "receive_task": events.enter_message,
+    "timer_catch": events.enter_timer,
+    "message_catch": events.enter_message,
+    "signal_catch": events.enter_signal,
+    "conditional_catch": events.enter_conditional,
+    "message_throw": events.enter_message_throw,
+    "signal_throw": events.enter_signal_throw,
+    "exclusive_gateway": gateways.enter_exclusive,
+    "parallel_gateway": gateways.enter_parallel,
+    "event_gateway": gateways.enter_event_gateway,
+}
+for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
+              "conditional_boundary", "escalation_boundary"):
+    ENTER[_kind] = events.enter_boundary
+
+FIRE: dict[str, Callable[..., Result]] = {
+    "timer_catch": events.fire_pass,
+    "message_catch": events.fire_pass,
+    "signal_catch": events.fire_pass,
+    "receive_task": tasks.finish_activity(events.fire_pass),
+    "conditional_catch": events.fire_conditional,
+    "user_task": tasks.finish_activity(tasks.fire_task),
+    "service_task": tasks.finish_activity(tasks.fire_job),
+    "parallel_gateway": gateways.fire_join,
+    "inclusive_gateway": inclusive.fire,
+    "event_gateway": gateways.fire_gateway,
+    "subprocess": subprocesses.fire_scope,
+    "event_subprocess": subprocesses.fire_scope,
+}
+for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
+              "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
+              "signal_start", "error_start", "escalation_start"):
+    FIRE[_kind] = events.fire_pass
+
+for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess"):
+    ENTER[_kind] = multi_instance.entering(ENTER[_kind])
+    # a script task fires as a body
+    FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
+
+for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
+    ENTER[_kind] = events.enter_start
+ENTER["call_activity"] = call_activities.enter_call
+FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
+
+settle_joins = inclusive.settle_all
+open_root = subprocesses.open_root

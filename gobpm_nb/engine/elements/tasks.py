@@ -1,0 +1,88 @@
+"""Tasks: script and service tasks (a function called through the tape, or a job for a
+worker), user tasks (the task inbox), and what every activity does when its trigger fires
+(its boundaries disarmed first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...model import elements as el
+from ..runtime.compute import outgoing
+from ..runtime.run import Run
+from ..runtime.tracks import PARK
+from ..state.incident import clean
+from ..state.records import Track, Trigger
+from ..state.waits import (
+    JobWait,
+    TaskWait,
+)
+from . import subprocesses
+from .boundaries import arm_boundaries
+from .events import fire_pass
+
+Result = Any  # list of flows | PARK | None
+
+
+def call_fn(run: Run, tr: Track, node: Any) -> Result:
+    """Run a script or inline service: a copy of the data in, a dict merged back. What the
+    function gave (or the error code it raised) goes on the tape: a replay is served it and
+    never calls the function again."""
+    code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
+    if code is not None:
+        return subprocesses.throw(run, tr, node, code)
+    run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
+    return outgoing(run, node)
+
+
+def outcome_of(run: Run, node: Any) -> tuple[Any, dict[str, Any] | None]:
+    """Call a script or inline service: (the error code it raised, None), or (None, what to
+    merge); what cannot be merged is an incident."""
+    try:
+        result = node.fn(run.seen_copy())
+    except Exception as exc:
+        return getattr(exc, "code", None) or type(exc).__name__, None
+    return None, clean(result, node.id)
+
+
+def enter_service(run: Run, tr: Track, node: el.ServiceTask) -> Result:
+    if node.fn is not None:
+        return call_fn(run, tr, node)
+    job = run.new_job(tr, node)
+    run.core.jobs[job.id] = job
+    tr.wait = JobWait(node.id, job.id, job.topic)
+    run.emit("job_created", tr.id, node.id, {"job": job.id, "topic": job.topic})
+    arm_boundaries(run, tr, node)
+    return PARK
+
+
+def fire_job(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    if trigger.kind == "error":
+        return subprocesses.throw(run, tr, node, str((trigger.payload or {}).get("error")))
+    run.emit("job_completed", tr.id, node.id, {"job": trigger.ref,
+                                               "outputs": sorted(trigger.payload or {})})
+    return fire_pass(run, tr, node, trigger)
+
+
+def enter_user_task(run: Run, tr: Track, node: el.UserTask) -> Result:
+    task = run.new_task(tr, node)
+    run.core.inbox[task.id] = task
+    tr.wait = w = TaskWait(node.id, task.id, task.created)
+    run.emit("task_created", tr.id, node.id, {"task": task.id})
+    w.hold(run.core.holders, run.id, tr.id)
+    arm_boundaries(run, tr, node)
+    return PARK
+
+
+def fire_task(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    run.emit("task_completed", tr.id, node.id, {"task": trigger.ref,
+                                                "outputs": sorted(trigger.payload or {})})
+    return fire_pass(run, tr, node, trigger)
+
+
+def finish_activity(fire: Callable[..., Result]) -> Callable[..., Result]:
+    """The activity is done: its boundaries are disarmed before it fires."""
+    def fired(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+        run.disarm(tr)
+        return fire(run, tr, node, trigger)
+    return fired
