@@ -3,11 +3,11 @@ names the argument (the model's parsers raise ModelError, which is about process
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from .errors import EngineError, ModelError
-from .model.timers import is_negative, parse_date, parse_duration
+from .model.timers import Duration, is_negative, parse_date, parse_duration
 
 
 def instant(value: Any, what: str) -> datetime:
@@ -18,8 +18,9 @@ def instant(value: Any, what: str) -> datetime:
         raise EngineError(str(exc)) from None
 
 
-def span(value: Any, what: str) -> timedelta:
-    """``value`` (a timedelta or an ISO 8601 duration) as a timedelta that is not negative."""
+def span(value: Any, what: str) -> Duration:
+    """``value`` (a timedelta or an ISO 8601 duration) as a duration that is not negative (a
+    timedelta, or isodate's Duration when it counts months or years)."""
     try:
         length = parse_duration(value, what)
     except ModelError as exc:

@@ -159,5 +159,6 @@ def test_walk_script_records_both_walks(tmp_path):
                    r"message\.publish_message\.switches=\d+ target<=15",
                    r"timer\.total\.calls=\d+ target<=20"):
         assert re.search(rf"^{target} met=(yes|no)$", proc.stdout, re.MULTILINE), proc.stdout
-    assert re.search(r"^> +engine\.residency\.hub\.Hub\.publish_message$", proc.stdout, re.MULTILINE)
+    assert re.search(r"^> +engine\.residency\.hub\.Hub\.publish_message$", proc.stdout,
+                     re.MULTILINE)
     assert out.exists()

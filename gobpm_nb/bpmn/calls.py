@@ -155,7 +155,8 @@ def _camunda7(ctx: Context, node: etree._Element) -> bool:
         return True
     if any(str(a).startswith(f"{{{ns}}}") for a in node.attrib for ns in CAMUNDA):
         return True
-    return ctx.root.get(f"{{{MODELER}}}executionPlatform") == "Camunda Platform"
+    platform: str | None = ctx.root.get(f"{{{MODELER}}}executionPlatform")
+    return platform == "Camunda Platform"
 
 
 def _camunda_fields(ctx: Context, node: etree._Element, eid: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model import Process
 from ..model.builder import Builder, Scope
@@ -11,7 +12,7 @@ from .notes import Notes
 from .xmllib import etree
 
 
-def pass_through(data: dict) -> None:
+def pass_through(data: dict[str, Any]) -> None:
     """What an imported script task (or plain task) runs until it is given a function: it
     changes nothing and returns nothing."""
     return None

@@ -236,7 +236,8 @@ def _error_code(ctx: Context, spec: etree._Element | None, eid: str) -> str | No
     if error is None:
         ref = spec.get("errorRef")
         return ref.rpartition(":")[2] if ref else None
-    return error.get("errorCode") or error.get("name") or error.get("id")
+    code: str | None = error.get("errorCode") or error.get("name") or error.get("id")
+    return code
 
 
 def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
@@ -253,7 +254,9 @@ def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
     escalation = ctx.ref(spec, "escalationRef", "escalation", eid)
     if escalation is None:
         return (spec.get("escalationRef") or "").rpartition(":")[2]
-    return escalation.get("escalationCode") or escalation.get("name") or escalation.get("id")
+    code: str | None = (escalation.get("escalationCode") or escalation.get("name")
+                        or escalation.get("id"))
+    return code
 
 
 def _link(spec: etree._Element) -> str:

@@ -74,7 +74,7 @@ def label(node: etree._Element) -> str:
 def camunda_attr(node: etree._Element, name: str) -> str | None:
     """A Camunda 7 attribute, in either of the namespaces Camunda 7 reads."""
     for ns in CAMUNDA:
-        value = node.get(f"{{{ns}}}{name}")
+        value: str | None = node.get(f"{{{ns}}}{name}")  # an attribute's value is text
         if value is not None:
             return value
     return None

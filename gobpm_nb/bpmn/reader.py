@@ -269,7 +269,8 @@ def _default_target(ctx: Context, node: etree._Element) -> str | None:
         ctx.error(node, f"default {default!r} names no sequence flow of this process "
                         "(an unresolved reference)")
         return None
-    return flow.get("targetRef")
+    target: str | None = flow.get("targetRef")
+    return target
 
 
 def read_flow(ctx: Context, node: etree._Element) -> None:

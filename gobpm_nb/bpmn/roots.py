@@ -31,6 +31,12 @@ def slug(text: str) -> str:
     return out if NCNAME.match(out) else f"_{out}"
 
 
+def _id(node: etree._Element) -> str:
+    """An element's id, "" when it has none (an XML attribute's value is text)."""
+    value: str = node.get("id", "")
+    return value
+
+
 def expression(expr: Expr) -> tuple[str, str | None]:
     """The text and language of a condition or key: FEEL when it translates."""
     if callable(expr.source):
@@ -80,28 +86,28 @@ class RootElements:
             sub = extension(m, ZEEBE, "subscription")
             if m.get("name") == name and \
                     (sub.get("correlationKey") if sub is not None else None) == key_text:
-                return m.get("id", "")
+                return _id(m)
         node = self._root_element("message", name)
         if key_text is not None:
             ext = etree.SubElement(node, bpmn("extensionElements"))
             etree.SubElement(ext, f"{{{ZEEBE}}}subscription", correlationKey=key_text,
                              nsmap=self.nsmap(ZEEBE))
-        return node.get("id", "")
+        return _id(node)
 
     def start_message(self, name: str) -> str:
         """The id of a ``<message>`` with this name, for a message start of the process (a
         correlation key means nothing there): the first one, else a new one with no key."""
         for m in children(self.root, BPMN, "message"):
             if m.get("name") == name:
-                return m.get("id", "")
+                return _id(m)
         return self.message(name, None)
 
     def global_(self, tag: str, name: str) -> str:
         """The id of the ``<signal>`` (or other named root element) called ``name``."""
         for node in children(self.root, BPMN, tag):
             if node.get("name") == name:
-                return node.get("id", "")
-        return self._root_element(tag, name).get("id", "")
+                return _id(node)
+        return _id(self._root_element(tag, name))
 
     def error(self, code: str) -> str:
         """The id of the ``<error>`` with this ``errorCode`` (made if new)."""
@@ -114,10 +120,10 @@ class RootElements:
     def _coded(self, tag: str, code: str) -> str:
         for node in children(self.root, BPMN, tag):
             if node.get(f"{tag}Code") == code:
-                return node.get("id", "")
+                return _id(node)
         node = self._root_element(tag, code)
         node.set(f"{tag}Code", code)
-        return node.get("id", "")
+        return _id(node)
 
     def _root_element(self, tag: str, name: str) -> etree._Element:
         node = etree.Element(bpmn(tag), id=self.fresh(f"{tag.capitalize()}_{slug(name)}"),

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from .expr import Expr
-from .timers import timer_spec
+from .timers import TimerSpec, timer_spec
 
 Condition = str | Callable[[dict[str, Any]], Any]
 
@@ -28,6 +28,14 @@ class Builder:
              id: str | None = None) -> list[str]:
         raise NotImplementedError
 
+    def multi_instance(self, node: str, *, sequential: bool = False,
+                       collection: Condition | None = None, element: str | None = None,
+                       cardinality: Condition | int | None = None,
+                       completion: Condition | None = None,
+                       output_collection: str | None = None,
+                       output_element: Condition | None = None) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -37,7 +45,7 @@ class Builder:
             self.add_problem(f"{owner}: {what}: {exc}")
             return None
 
-    def _timer(self, owner: str, duration: Any, date: Any, cycle: Any):
+    def _timer(self, owner: str, duration: Any, date: Any, cycle: Any) -> TimerSpec | None:
         spec = timer_spec(duration, date, cycle)
         if spec is None:
             self.add_problem(f"{owner}: give exactly one of duration, date or cycle")
@@ -78,10 +86,10 @@ class Builder:
         return self._add(el.EscalationStart(id, name, interrupting=interrupting,
                                             escalation=escalation))
 
-    def script_task(self, id: str, name: str | None = None, *, fn: Callable | None = None) -> str:
+    def script_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None) -> str:
         return self._add(el.ScriptTask(id, name, fn=fn))
 
-    def service_task(self, id: str, name: str | None = None, *, fn: Callable | None = None,
+    def service_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
                      topic: str | None = None) -> str:
         return self._add(el.ServiceTask(id, name, fn=fn, topic=topic))
 
@@ -221,7 +229,7 @@ class Scope(str, Builder):
     """A subprocess's id, and the builder of what is inside it. Elements added through it are
     ``within`` it; flows and problems go to the process. A context manager for reading."""
 
-    _outer: Any  # the builder it was made by: the process, or the scope around it
+    _outer: Builder  # the builder it was made by: the process, or the scope around it
 
     def __new__(cls, id: str, outer: Builder) -> Scope:
         scope = super().__new__(cls, id)

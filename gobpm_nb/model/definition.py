@@ -12,7 +12,7 @@ from ..errors import ModelError
 from . import elements as el
 from .expr import Expr
 from .fingerprint import fingerprint
-from .timers import TimerSpec
+from .timers import Timer, TimerSpec
 
 
 @dataclass(frozen=True)
@@ -21,26 +21,27 @@ class Definition:
 
     id: str
     name: str | None
-    nodes: MappingProxyType  # id -> Element, in the order they were added
+    nodes: MappingProxyType[str, el.Element]  # in the order they were added
     flows: tuple[el.Flow, ...]
-    outgoing: MappingProxyType  # id -> tuple[Flow, ...]
-    incoming: MappingProxyType  # id -> tuple[Flow, ...]
-    boundaries: MappingProxyType  # activity id -> tuple[Boundary, ...]
-    timers: MappingProxyType  # element id -> parsed duration / date / Cycle
-    plain: MappingProxyType  # element id -> its outgoing flows, when none has a condition
+    outgoing: MappingProxyType[str, tuple[el.Flow, ...]]
+    incoming: MappingProxyType[str, tuple[el.Flow, ...]]
+    boundaries: MappingProxyType[str, tuple[el.Boundary, ...]]  # by activity id
+    timers: MappingProxyType[str, Timer]  # element id -> its parsed duration / date / Cycle
+    #: element id -> its outgoing flows, when none has a condition
+    plain: MappingProxyType[str, tuple[el.Flow, ...]]
     start: str  # the plain start event ("" when the process starts only by a trigger)
     #: the start events that create instances by a trigger (message, timer, signal)
     instance_starts: tuple[str, ...]
     #: subprocess id -> the start event inside it
-    inner_start: MappingProxyType
+    inner_start: MappingProxyType[str, str]
     #: scope ("" for the process, else a subprocess id) -> the start events of the event
     #: subprocesses directly in it, in the order they were added
-    event_starts: MappingProxyType
+    event_starts: MappingProxyType[str, tuple[str, ...]]
     #: link throw id -> the link catch it goes to
-    links: MappingProxyType
+    links: MappingProxyType[str, str]
     #: inclusive gateway id -> incoming flow id -> every node of its scope from which a token
     #: could still reach that flow without passing the gateway (the join's rule)
-    reach: MappingProxyType
+    reach: MappingProxyType[str, MappingProxyType[str, frozenset[str]]]
     signature: str
     version: int = field(default=0, compare=False)
     #: Whether any element waits on a condition over the data (a conditional catch, alone
@@ -69,6 +70,12 @@ def _describe(value: Any) -> Any:
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     return value
 
+
+#: What the checks below see while the graph is built: elements by id, flows by element id
+#: (out of it or into it), boundary events by the id of the activity they are attached to.
+Nodes = dict[str, el.Element]
+Flows = dict[str, list[el.Flow]]
+Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
@@ -120,7 +127,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
     (inner, events, found_scopes), (links, found_links) = _starts(nodes), _links(nodes)
     found.extend(found_scopes + found_links)
     boundaries: dict[str, list[el.Boundary]] = {}
-    timers: dict[str, Any] = {}
+    timers: dict[str, Timer] = {}
     for e in nodes.values():
         found.extend(_check_element(e, nodes, outgoing, incoming, boundaries, timers))
     if len(starts) <= 1 and (starts or triggered):
@@ -145,8 +152,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
                         for e in nodes.values()))
 
 
-def _check_element(e: el.Element, nodes: dict, outgoing: dict, incoming: dict,
-                   boundaries: dict, timers: dict) -> list[str]:
+def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
+                   boundaries: Boundaries, timers: dict[str, Timer]) -> list[str]:
     p: list[str] = []
     outs = outgoing[e.id]
     if isinstance(e, (el.StartEvent, el.LinkCatch, el.EventSubProcess)) and incoming[e.id]:
@@ -242,8 +249,8 @@ def _check_many(e: el.Element) -> list[str]:
 MANY_KINDS = (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask, el.SubProcess)
 
 
-def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
-                 boundaries: dict) -> list[str]:
+def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flows,
+                 boundaries: Boundaries) -> list[str]:
     """Gateway arms and boundary attachments."""
     p: list[str] = []
     if isinstance(e, (el.ParallelGateway, el.EventGateway)):
@@ -277,7 +284,7 @@ def _check_links(e: el.Element, nodes: dict, outs: list, incoming: dict,
     return p
 
 
-def _top_starts(pid: str, nodes: dict, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
+def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
     """The process's own start events: the plain one (at most one), and those that create
     instances by a trigger; at least one of them."""
     starts = [e.id for e in nodes.values()
@@ -300,7 +307,7 @@ def _where(e: el.Element) -> str:
 SCOPES = (el.SubProcess, el.EventSubProcess)
 
 
-def _check_scopes(nodes: dict) -> list[str]:
+def _check_scopes(nodes: Nodes) -> list[str]:
     """Every ``within`` names a subprocess, and no subprocess is inside itself."""
     p: list[str] = []
     for e in nodes.values():
@@ -321,7 +328,7 @@ def _check_scopes(nodes: dict) -> list[str]:
     return p
 
 
-def _starts(nodes: dict) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
     """Each subprocess's one start; each scope's event subprocess starts (by scope, "" for
     the process); and what is wrong with them."""
     p: list[str] = []
@@ -364,7 +371,7 @@ def _starts(nodes: dict) -> tuple[dict[str, str], dict[str, list[str]], list[str
     return inner, events, p
 
 
-def _links(nodes: dict) -> tuple[dict[str, str], list[str]]:
+def _links(nodes: Nodes) -> tuple[dict[str, str], list[str]]:
     """Each link throw's catch: the one link catch of its name in its scope."""
     p: list[str] = []
     catches: dict[tuple[str | None, str], list[str]] = {}
@@ -385,23 +392,32 @@ def _links(nodes: dict) -> tuple[dict[str, str], list[str]]:
     return links, p
 
 
-def _next(here: str, nodes: dict, outgoing: dict, boundaries: dict, inner: dict,
-          events: dict, links: dict) -> list[str]:
+def _next(here: str, nodes: Nodes, outgoing: Flows, boundaries: Boundaries,
+          inner: dict[str, str], events: dict[str, list[str]], links: dict[str, str]
+          ) -> list[str]:
     """Where a token at ``here`` may go next (into a subprocess: its start)."""
     nxt = [f.target for f in outgoing[here]] + [b.id for b in boundaries.get(here, ())]
     if here in inner:
         nxt.append(inner[here])
     if isinstance(nodes[here], el.SubProcess):
-        nxt.extend(nodes[s].within for s in events.get(here, ()))
+        nxt.extend(_host(nodes, s) for s in events.get(here, ()))
     if here in links:
         nxt.append(links[here])
     return nxt
 
 
-def _check_reachable(starts: list[str], nodes: dict, outgoing: dict, boundaries: dict,
-                     inner: dict, events: dict, links: dict) -> list[str]:
+def _host(nodes: Nodes, start: str) -> str:
+    """The event subprocess that holds ``start``, one of the starts ``_starts`` listed."""
+    host = nodes[start].within
+    assert host is not None  # ``_starts`` lists only the start events of event subprocesses
+    return host
+
+
+def _check_reachable(starts: list[str], nodes: Nodes, outgoing: Flows,
+                     boundaries: Boundaries, inner: dict[str, str],
+                     events: dict[str, list[str]], links: dict[str, str]) -> list[str]:
     reached = set(starts)
-    todo = list(starts) + [nodes[s].within for s in events.get("", ())]
+    todo = list(starts) + [_host(nodes, s) for s in events.get("", ())]
     reached.update(todo)
     while todo:
         here = todo.pop()
@@ -413,15 +429,15 @@ def _check_reachable(starts: list[str], nodes: dict, outgoing: dict, boundaries:
             for e in nodes.values() if e.id not in reached]
 
 
-def _reach(nodes: dict, incoming: dict, boundaries: dict, links: dict
-           ) -> dict[str, MappingProxyType]:
+def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[str, str]
+           ) -> dict[str, MappingProxyType[str, frozenset[str]]]:
     """For each inclusive gateway and each of its incoming flows: the nodes of its scope
     with a path to that flow that does not pass through the gateway (backwards along flows,
     from a boundary to its activity, from a link catch to its throws)."""
     throws: dict[str, list[str]] = {}
     for t, c in links.items():
         throws.setdefault(c, []).append(t)
-    out: dict[str, MappingProxyType] = {}
+    out: dict[str, MappingProxyType[str, frozenset[str]]] = {}
     for g in nodes.values():
         if not isinstance(g, el.InclusiveGateway):
             continue

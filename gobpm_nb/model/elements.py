@@ -8,12 +8,18 @@ docs/architecture.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
 from .expr import Expr
 from .timers import TimerSpec
+
+#: A script task's or an inline service task's Python function: given a copy of the instance's
+#: data, it returns what to merge into it (a dict, or nothing); what it returns is checked when
+#: it runs, so it is not declared here.
+Script = Callable[[dict[str, Any]], Any]
 
 
 class WaitContext(Protocol):
@@ -120,7 +126,7 @@ class EndEvent(Element):
 
 @dataclass(frozen=True)
 class ScriptTask(Element):
-    fn: Any = None
+    fn: Script | None = None
     kind = "script_task"
     activity = True
 
@@ -129,7 +135,7 @@ class ScriptTask(Element):
 class ServiceTask(Element):
     """An inline service (``fn``) runs at once; a worker service (``topic``) is a job."""
 
-    fn: Any = None
+    fn: Script | None = None
     topic: str | None = None
     kind = "service_task"
     activity = True

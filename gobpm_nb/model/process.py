@@ -4,7 +4,6 @@ element's id; a subprocess's is also the builder of its inside (``Scope``)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import ModelError
@@ -81,7 +80,7 @@ class Process(Builder):
 
     def multi_instance(self, node: str, *, sequential: bool = False,
                        collection: Condition | None = None, element: str | None = None,
-                       cardinality: Condition | None = None,
+                       cardinality: Condition | int | None = None,
                        completion: Condition | None = None,
                        output_collection: str | None = None,
                        output_element: Condition | None = None) -> str:
@@ -111,7 +110,7 @@ class Process(Builder):
         raise ModelError(f"multi_instance({node!r}): process {self.id!r} has no element "
                          f"{node!r}")
 
-    def set_function(self, node: str, fn: Callable) -> str:
+    def set_function(self, node: str, fn: el.Script) -> str:
         """Attach a Python function to a script task or a service task (an imported one
         passes data through until it has one; a worker service task becomes inline)."""
         if not callable(fn):

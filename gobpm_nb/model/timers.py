@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeAlias
 
 import isodate
 
 from ..errors import ModelError
 
-Duration = Any  # timedelta, or isodate.Duration when months or years are involved
+#: A parsed ISO 8601 duration: a timedelta, or isodate's Duration when months or years are
+#: involved (isodate has no type information: to mypy its Duration is Any)
+Duration: TypeAlias = timedelta | isodate.Duration
 
 
 def parse_duration(text: str | timedelta, what: str = "duration") -> Duration:
@@ -67,6 +69,10 @@ class Cycle:
     start: datetime | None = None
 
 
+#: What a timer waits for, parsed: a duration, a date or a cycle
+Timer: TypeAlias = Duration | datetime | Cycle
+
+
 def parse_cycle(text: str) -> Cycle:
     """Parse an ISO 8601 repeating interval such as ``R3/PT10M``."""
     parts = text.split("/") if isinstance(text, str) else []
@@ -96,7 +102,7 @@ class TimerSpec:
     kind: str  # "duration" | "date" | "cycle"
     text: str
 
-    def parsed(self) -> Any:
+    def parsed(self) -> Timer:
         if self.kind == "duration":
             value = parse_duration(self.text)
             if is_negative(value):

@@ -1,5 +1,6 @@
 """Facts, subscriptions, the logging echo and plain-data projections."""
 
-from .facts import Fact, FactLog, iso, to_datetime
+from ..kernel.clock import iso, to_datetime
+from .facts import Fact, FactLog
 
 __all__ = ["Fact", "FactLog", "iso", "to_datetime"]

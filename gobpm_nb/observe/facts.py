@@ -12,15 +12,19 @@ from collections.abc import Callable
 from datetime import datetime
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..kernel.clock import iso, to_datetime
 
 log = logging.getLogger("gobpm_nb")
 NO_DETAILS: Any = MappingProxyType({})
+#: A fact as the log keeps it: (seq, t, kind, instance, track, node, details), details being
+#: names and counts (or None)
+Raw: TypeAlias = tuple[int, int, str, str | None, str | None, str | None,
+                       dict[str, Any] | None]
 
 
-class Fact(tuple):
+class Fact(Raw):
     """One thing the engine did: ``(seq, at, kind, instance, track, node, details)``.
 
     A fact is the raw tuple the log keeps, seen through named fields, so handing one to a
@@ -28,12 +32,23 @@ class Fact(tuple):
 
     __slots__ = ()
 
-    seq: int = property(itemgetter(0))  # type: ignore[assignment]
-    t: int = property(itemgetter(1))  # type: ignore[assignment]
-    kind: str = property(itemgetter(2))  # type: ignore[assignment]
-    instance: str | None = property(itemgetter(3))  # type: ignore[assignment]
-    track: str | None = property(itemgetter(4))  # type: ignore[assignment]
-    node: str | None = property(itemgetter(5))  # type: ignore[assignment]
+    if TYPE_CHECKING:  # what the fields are; at run time each is a C-level item getter
+        @property
+        def seq(self) -> int: ...
+        @property
+        def t(self) -> int: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def instance(self) -> str | None: ...
+        @property
+        def track(self) -> str | None: ...
+        @property
+        def node(self) -> str | None: ...
+    else:
+        seq, t, kind = property(itemgetter(0)), property(itemgetter(1)), property(itemgetter(2))
+        instance, track = property(itemgetter(3)), property(itemgetter(4))
+        node = property(itemgetter(5))
 
     @property
     def details(self) -> Any:
@@ -78,7 +93,7 @@ class FactLog:
             raise ValueError(f"keep_facts must be None or >= 0, got {keep!r}")
         #: raw (seq, t, kind, instance, track, node, details) tuples: cheap to keep; Fact
         #: objects are made when someone reads them or subscribes
-        self._facts: deque[tuple[Any, ...]] = deque(maxlen=keep)
+        self._facts: deque[Raw] = deque(maxlen=keep)
         self._subscribers: list[Callable[[Fact], Any]] = []
         self.seq = 0
         self.clock = clock  # anything with ``now`` in virtual microseconds
@@ -124,7 +139,7 @@ class FactLog:
             facts.seq = seq
         return emit_all
 
-    def _publish(self, raw: tuple[Any, ...]) -> None:
+    def _publish(self, raw: Raw) -> None:
         """Hand a fact just recorded to every subscriber, and echo it at DEBUG if asked."""
         if self._subscribers:
             fact = Fact(raw)
@@ -148,11 +163,11 @@ class FactLog:
     def snapshot(self) -> list[Fact]:
         return [Fact(raw) for raw in self._facts]
 
-    def raw(self) -> list[tuple[Any, ...]]:
+    def raw(self) -> list[Raw]:
         """The kept facts as the raw tuples the log holds (a rewind keeps reusing them)."""
         return list(self._facts)
 
-    def adopt(self, earlier: list[tuple[Any, ...]], old: FactLog | None = None) -> None:
+    def adopt(self, earlier: list[Raw], old: FactLog | None = None) -> None:
         """Keep ``earlier`` facts before this log's own (a rewind's or a branch's log starts
         where a replay began); with ``old``, stand in for it: its subscribers move here and
         the unsubscribe callables it handed out keep working."""

@@ -20,6 +20,8 @@ from ..errors import CheckpointError
 _ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 #: ``JSONEncoder.encode`` also makes its C encoder again on every call: made once here
 #: (the very one it would make, with the same options), when the C accelerator is there.
+#: (typeshed's json.encoder stub leaves out c_make_encoder, None without the accelerator:
+#: hence the ignore on its import.)
 _C_ENCODE = None if c_make_encoder is None else c_make_encoder(
     None, _ENCODER.default, encode_basestring_ascii, None, ":", ",", False, False, False)
 

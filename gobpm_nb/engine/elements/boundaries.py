@@ -94,6 +94,7 @@ def check_conditions(run: Run) -> None:
         wait = tr.wait
         if tr.state == WAITING and isinstance(wait, ConditionalWait):
             node = run.defn.nodes[tr.node]
+            assert isinstance(node, el.ConditionalCatch)
             if check(run, node.id, node.condition) and tr.coro is not None:
                 tr.wait = None
                 run.core.kernel.resume(tr.coro, Trigger("conditional", node.id, "node", tr.id))
@@ -102,6 +103,7 @@ def check_conditions(run: Run) -> None:
             for a in wait.arms:
                 node = run.defn.nodes[a.node]
                 if isinstance(a, ConditionalWait) and tr.coro is not None and \
+                        isinstance(node, el.ConditionalCatch) and \
                         check(run, node.id, node.condition):
                     wait.fired = True
                     run.core.holders.release_waits(run.id, tr.id, "withdrawn")

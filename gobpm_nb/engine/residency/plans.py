@@ -22,6 +22,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ...model import Definition
+from ...model.elements import EndEvent
 from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
 from ..elements.subprocesses import enter_end
 from ..runtime.compute import ONE_US
@@ -154,6 +155,7 @@ class TimerPlans:
         assert coro is not None  # ``fire`` checked it: the track is parked on this timer
         iid, tid, target = run.id, site.track, plan.target
         end = run.defn.nodes[target]
+        assert isinstance(end, EndEvent)  # ``compile_plans`` plans only into an end event
         rows = (plan.tracks.get(tid) or self.known(plan, site))[1]
         tr.wait = None
         plain = (end.error is None and end.escalation is None and not end.terminate
@@ -167,7 +169,7 @@ class TimerPlans:
                 self.last(run, tr, rows + (("node_left", target, None),
                                            ("track_state", target, COMPLETED)))
             else:
-                enter_end(run, tr, end)  # an end event: ``compile_plans`` says so
+                enter_end(run, tr, end)
         except Incident as exc:
             run.fail(tr, exc)
         except Exception as exc:  # not an incident by design: the instance fails, never strands
