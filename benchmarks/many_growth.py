@@ -19,9 +19,9 @@ Each shape first runs once at the smallest size, not shown: without it the first
 of a shape depends on what ran before it (a first run pays once for what later runs reuse),
 and the ratio measured that, not growth.
 
-A task completed with ``run()`` after each one wakes and releases the instance each time,
-and a release writes the whole checkpoint (every live item): that is linear per
-completion by design (an instance is released whole), so it is not measured here.
+A task completed with ``run()`` after each one wakes the instance and lets it dehydrate
+again each time, and a dehydration writes the whole checkpoint (every live item): that is
+linear per completion by design (an instance dehydrates whole), so it is not measured here.
 
     python benchmarks/many_growth.py                    # 1,000 / 2,000 / 4,000 items
     python benchmarks/many_growth.py --sizes 100,200 --shapes task
@@ -56,7 +56,7 @@ def process(shape: str) -> bpm.Process:
 
 
 def measure(shape: str, n: int) -> tuple[float, float]:
-    """Wall and CPU seconds to start, release, complete every item and end one instance of
+    """Wall and CPU seconds to start, dehydrate, complete every item and end one instance of
     ``n`` items."""
     eng = bpm.Engine()
     p = process(shape)

@@ -9,7 +9,7 @@ gobpm_nb modes: ``resident`` is ``Engine(dehydrate=False)``, ``memory`` the defa
 in a fresh temp file; all with ``keep_facts=1000``. One warm-up instance is started and parked
 first (so code paths, caches and the store exist), then RSS (``/proc/self/statm`` resident
 pages x page size) is read after ``gc.collect()``. N instances are started in batches of 1,000
-with ``eng.run(until=eng.now)`` after each batch, so they park and release as they go, then
+with ``eng.run(until=eng.now)`` after each batch, so they park and dehydrate as they go, then
 ``eng.advance("PT1M")``, ``gc.collect()`` and RSS again: bytes/instance = growth / N. The
 engine must then hold all N+1 instances dehydrated with zero coroutines (resident mode: all
 resident). Wake+complete times ``eng.run()``: every timer fires at +1 day, each instance
@@ -19,10 +19,10 @@ N+1 ``hydrated`` facts seen through ``eng.subscribe`` (the kept fact log is boun
 SimPy: RSS after importing simpy and creating the Environment, then N processes each on
 ``env.timeout(86400)``, ``env.run(until=1)``, RSS again; wake+complete times ``env.run()``.
 
-Released instances with scopes (``--cases``; ``--modes`` is for ``one-timer``, the case above):
+Dehydrated instances with scopes (``--cases``; ``--modes`` is for ``one-timer``, the case above):
 each other case runs on SQLite only, measured the same way (fresh child, one warm-up
-instance, RSS growth / N after every instance released), and its table gives the bytes per
-released instance and the holds each one keeps (from ``eng.stats()``):
+instance, RSS growth / N after every instance dehydrated), and its table gives the bytes per
+dehydrated instance and the holds each one keeps (from ``eng.stats()``):
 
 - ``subprocess``: start -> subprocess[start -> timer P1D -> end] -> end, with an
   interrupting timer boundary P2D on the subprocess (two timer holds);
@@ -35,7 +35,7 @@ released instance and the holds each one keeps (from ``eng.stats()``):
 
 Every case checks all N+1 instances dehydrated with no coroutine after parking, and all N+1
 completed (no hold left) after the wake. ``one-timer`` alone prints exactly the output
-above; any other case adds the table ``released instances on SQLite`` before the last line.
+above; any other case adds the table ``dehydrated instances on SQLite`` before the last line.
 
 Problems make the script exit non-zero; it never asserts on timing or memory.
 
@@ -62,7 +62,7 @@ from typing import Any
 MODES = ("resident", "memory", "sqlite", "simpy")
 CASES = ("one-timer", "subprocess", "event-subprocess", "many", "inclusive", "call")
 BATCH = 1_000
-TARGET = 0.35  # issue 13: a released instance on SQLite at most 0.35x SimPy's parked process
+TARGET = 0.35  # issue 13: a dehydrated instance on SQLite at most 0.35x SimPy's parked process
 
 
 def rss() -> int:
@@ -146,7 +146,7 @@ def two_timer_branches(bpm: Any) -> Any:
 
 def calling(bpm: Any) -> Any:
     """start -> call (the one-timer process) -> end: each start makes two instances, the caller
-    and its child, both released (the child on its timer, the caller on its call hold)."""
+    and its child, both dehydrated (the child on its timer, the caller on its call hold)."""
     p = bpm.Process("calling")
     p.start("start")
     p.call_activity("call", process="park_one_day")
@@ -194,7 +194,7 @@ def finish(eng: Any, case: Case) -> None:
 
 def parked_problems(eng: Any, n: int, parked: str, label: str, per_start: int = 1
                     ) -> list[str]:
-    """All instances of the N+1 starts ``parked`` (``dehydrated``: released, no coroutine
+    """All instances of the N+1 starts ``parked`` (``dehydrated``: no coroutine
     left)."""
     stats = eng.stats()
     problems = []
@@ -250,7 +250,7 @@ def measure_gobpm(mode: str, n: int, db_dir: str, case_name: str = "one-timer"
     park_s = time.perf_counter() - t0
     after = rss()
     problems = parked_problems(eng, n, parked, label, case.per_start)
-    released = not problems
+    all_parked = not problems
     holds = {kind: count / (n + 1) for kind, count in eng.stats()["holds"].items() if count}
 
     hydrated = [0]
@@ -269,8 +269,10 @@ def measure_gobpm(mode: str, n: int, db_dir: str, case_name: str = "one-timer"
     completed, more = finished_problems(eng, n, want, hydrated[0], label, case.per_start)
     if store is not None:
         store.close()
+    # "released" (a JSON key, kept from before the word was "dehydrated"): all N+1 parked as
+    # the mode asks, dehydrated (or resident in mode ``resident``)
     return {"rss_before": before, "rss_after": after, "park_s": park_s, "wake_s": wake_s,
-            "completed": completed - 1, "hydrated": hydrated[0], "released": released,
+            "completed": completed - 1, "hydrated": hydrated[0], "released": all_parked,
             "holds": holds, "problems": problems + more}
 
 
@@ -355,21 +357,21 @@ def print_modes(n: int, results: dict[str, dict[str, Any]]) -> float | None:
 
 
 def holds_text(holds: dict[str, float] | None) -> str:
-    """``2 (timer 1, message 1)``: the holds one released instance keeps, by kind."""
+    """``2 (timer 1, message 1)``: the holds one dehydrated instance keeps, by kind."""
     if holds is None:
         return "-"
     parts = ", ".join(f"{kind} {count:.3g}" for kind, count in holds.items())
     return f"{sum(holds.values()):.3g} ({parts})" if parts else "0"
 
 
-def print_released(n: int, results: dict[str, dict[str, Any]]) -> None:
-    """One row per case: bytes per released instance on SQLite and the holds it keeps."""
-    rows = [("case", "N", "bytes/released", "holds/instance")]
+def print_dehydrated(n: int, results: dict[str, dict[str, Any]]) -> None:
+    """One row per case: bytes per dehydrated instance on SQLite and the holds it keeps."""
+    rows = [("case", "N", "bytes/dehydrated", "holds/instance")]
     for case, r in results.items():
-        released = r.get("released") is not False  # a child that crashed has no figure
-        b = fmt(r.get("bytes_per_instance"), ",.0f") if released else "not released"
+        dehydrated = r.get("released") is not False  # a child that crashed has no figure
+        b = fmt(r.get("bytes_per_instance"), ",.0f") if dehydrated else "not dehydrated"
         rows.append((case, f"{n:,}", b, holds_text(r.get("holds"))))
-    print(f"released instances on SQLite, N={n:,} (RSS growth / N after 1 warm-up instance; "
+    print(f"dehydrated instances on SQLite, N={n:,} (RSS growth / N after 1 warm-up instance; "
           f"holds from eng.stats())")
     print_table(rows)
 
@@ -409,8 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     all_completed = not problems and all(r["completed"] == args.n for r in everything)
     sqlite_ratio = print_modes(args.n, results) if results else None
     if scoped:
-        released = {"one-timer": results["sqlite"]} if "sqlite" in results else {}
-        print_released(args.n, {**released, **scoped})
+        one_timer = {"one-timer": results["sqlite"]} if "sqlite" in results else {}
+        print_dehydrated(args.n, {**one_timer, **scoped})
     print(f"all_completed={str(all_completed).lower()}")
     if args.json:
         from common import write_json  # the parent only: a simpy child stays clean

@@ -1,6 +1,6 @@
-"""Profile the release path and the wake path on SQLite: cProfile over each phase alone.
+"""Profile the dehydration path and the wake path on SQLite: cProfile over each phase alone.
 
-The process is ``start -> timer_catch P1D -> end``. Phase "release": ``eng.start_many`` of
+The process is ``start -> timer_catch P1D -> end``. Phase "dehydration": ``eng.start_many`` of
 N (one transaction for the first checkpoints) and ``eng.run(until=now)`` (each instance runs
 to its timer, is checkpointed and dehydrates; the run's checkpoints committed together).
 Phase "wake": ``eng.run()`` (each timer fires, the instance hydrates from the store and
@@ -44,11 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         eng = bpm.Engine(store=store, keep_facts=1000)
         process = one_timer()
         gc.collect()
-        release = cProfile.Profile()
-        release.enable()
+        dehydration = cProfile.Profile()
+        dehydration.enable()
         eng.start_many(process, [None] * args.n)
         eng.run(until=eng.now)
-        release.disable()
+        dehydration.disable()
         if eng.stats()["instances"]["dehydrated"] != args.n:
             print(f"not every instance dehydrated: {eng.stats()}", file=sys.stderr)
             return 1
@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"not every instance finished: {eng.stats()}", file=sys.stderr)
             return 1
         store.close()
-    print(f"release path (start to dehydrated on SQLite), N={args.n:,}")
-    show(release, args.top)
+    print(f"dehydration path (start to dehydrated on SQLite), N={args.n:,}")
+    show(dehydration, args.top)
     print(f"\nwake path (timer fires, hydrate from SQLite, complete), N={args.n:,}")
     show(wake, args.top)
     return 0

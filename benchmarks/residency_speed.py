@@ -1,4 +1,4 @@
-"""Release and wake beside SpiffWorkflow: per-instance cost on the same one-timer process.
+"""Dehydration and wake beside SpiffWorkflow: per-instance cost on the same one-timer process.
 
 Both engines load one BPMN file, ``benchmarks/data/one_timer.bpmn`` (start -> intermediate
 timer catch ``P1D`` -> end): gobpm_nb with ``load_bpmn(path).process()``, SpiffWorkflow 3.x
@@ -6,12 +6,12 @@ with its ``BpmnParser`` (parsed once). Per instance:
 
 gobpm_nb, on a ``SQLiteStore`` in a fresh temp file, ``Engine(store=..., keep_facts=1000)``:
 
-- **create-to-released, a population** (the target's figure): ``eng.start_many(process,
+- **create-to-dehydrated, a population** (the target's figure): ``eng.start_many(process,
   [None] * N)`` (every first checkpoint in one transaction) and one ``eng.run(until=eng.now)``
   (each instance runs to the timer, is checkpointed at its quiet point and dehydrates: zero
   coroutines, only its holder stays in memory; the run's checkpoints are committed together,
   ``journal.GROUP`` at most per transaction). Measured in its own round, on its own store.
-- **create-to-released, one by one** (shown): ``eng.start(process)`` + ``eng.run(until=
+- **create-to-dehydrated, one by one** (shown): ``eng.start(process)`` + ``eng.run(until=
   eng.now)`` for each instance: two commands, so two commits per instance.
 - **wake-and-complete**: ``eng.advance("PT2H")`` past the timers (the clock stands 30 minutes
   before them): every instance hydrates
@@ -47,15 +47,21 @@ then one by one), each on a fresh store. Each phase is timed over all N instance
 round (wall clock, ``perf_counter``; CPU seconds shown too) after ``gc.collect()``.
 Per-instance figures are the medians over the rounds (the wake's over both kinds of
 gobpm_nb round). gobpm_nb gets one untimed warm-up instance per round (started,
-released and woken before the timed phases), Spiff one untimed round of a few instances.
+dehydrated and woken before the timed phases), Spiff one untimed round of a few instances.
 
-The script checks both sides did all the work and exits non-zero if not: after release,
+The script checks both sides did all the work and exits non-zero if not: after dehydration,
 N+1 dehydrated gobpm instances, no coroutine, N+1 timer holds, N+1 checkpoints in the store;
 after the wake, N+1 finished, N ``instance_completed`` and ``hydrated`` facts seen through
 ``eng.subscribe``, no coroutine, no hold, an empty store. Spiff: each created workflow not
 completed with its one WAITING task on the timer, and (a control) a deserialized copy that
 does not finish while the offset is 0; after the wake, all N completed. It never asserts on
 timing.
+
+The figure lines ``release_vs_spiff=`` and ``release_one_by_one_vs_spiff=`` and the JSON
+keys with "release" in them (``release_s``, ``gobpm_release``, ``release_vs_spiff``...)
+keep the names they had before an instance giving up its coroutines was said to
+*dehydrate*: the figure lines share the JSON's names, and figures written before still
+compare. They measure create-to-dehydrated.
 
     python benchmarks/residency_speed.py                     # N=5,000 per round, 5 rounds
     python benchmarks/residency_speed.py --n 2000 --rounds 3 --json out.json
@@ -100,7 +106,7 @@ def load_gobpm() -> bpm.Process:
 
 
 def gobpm_round(process: bpm.Process, n: int, population: bool) -> dict[str, float]:
-    """One round on a fresh SQLite store: release N instances (``population``: with
+    """One round on a fresh SQLite store: dehydrate N instances (``population``: with
     ``start_many`` and one run; else one ``start`` and one ``run`` each), then wake them."""
     with tempfile.TemporaryDirectory() as tmp:
         store = bpm.SQLiteStore(Path(tmp) / "residency_speed.db")
@@ -113,7 +119,7 @@ def gobpm_round(process: bpm.Process, n: int, population: bool) -> dict[str, flo
                 seen[fact.kind] += 1
 
         eng.subscribe(count)
-        # Warm-up, untimed: one instance released, then woken alone (its deadline is an
+        # Warm-up, untimed: one instance dehydrated, then woken alone (its deadline is an
         # hour before the timed instances'), so both paths, the store and the version exist.
         eng.start(process)
         eng.run(until=eng.now)
@@ -122,7 +128,7 @@ def gobpm_round(process: bpm.Process, n: int, population: bool) -> dict[str, flo
             fail(f"gobpm_nb warm-up instance did not dehydrate: {eng.stats()}")
         seen.clear()
 
-        def release_all() -> None:
+        def dehydrate_all() -> None:
             if population:
                 eng.start_many(process, [None] * n)
                 eng.run(until=eng.now)
@@ -132,15 +138,15 @@ def gobpm_round(process: bpm.Process, n: int, population: bool) -> dict[str, flo
                 start(process)
                 run(until=eng.now)
 
-        rel_s, rel_cpu, _ = timed(release_all)
+        rel_s, rel_cpu, _ = timed(dehydrate_all)
         stats = eng.stats()
         if stats["instances"]["dehydrated"] != n + 1 or stats["instances"]["resident"]:
-            fail(f"gobpm_nb after release: {stats['instances']}, expected {n + 1} dehydrated")
+            fail(f"gobpm_nb after dehydration: {stats['instances']}, expected {n + 1} dehydrated")
         if stats["coroutines"] or stats["holds"].get("timer") != n + 1:
-            fail(f"gobpm_nb after release: {stats['coroutines']} coroutines, holds "
+            fail(f"gobpm_nb after dehydration: {stats['coroutines']} coroutines, holds "
                  f"{stats['holds']}, expected 0 and {n + 1} timer holds")
         if seen["dehydrated"] != n or len(store) != n + 1:
-            fail(f"gobpm_nb after release: {seen['dehydrated']} dehydrated facts, "
+            fail(f"gobpm_nb after dehydration: {seen['dehydrated']} dehydrated facts, "
                  f"{len(store)} checkpoints stored, expected {n} and {n + 1}")
 
         eng.advance("PT23H30M")  # untimed: the warm-up instance wakes and completes alone
@@ -314,9 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     cpu_wake_ratio = cpu["gobpm_wake"] / cpu["spiff_wake"]
 
     rows = [("per instance, median of rounds", "wall us", "cpu us", "spread (wall us)"),
-            ("gobpm_nb create-to-released, population (SQLite)", g_rel,
+            ("gobpm_nb create-to-dehydrated, population (SQLite)", g_rel,
              cpu["gobpm_release"], _spread(p_rounds, "release_s", n)),
-            ("gobpm_nb create-to-released, one by one (SQLite)", g_one,
+            ("gobpm_nb create-to-dehydrated, one by one (SQLite)", g_one,
              cpu["gobpm_release_one"], _spread(g_rounds, "release_s", n)),
             ("gobpm_nb wake-and-complete (SQLite)", g_wake, cpu["gobpm_wake"],
              _spread(g_rounds + p_rounds, "wake_s", n)),
@@ -329,14 +335,14 @@ def main(argv: list[str] | None = None) -> int:
     text = [(r[0], r[1] if isinstance(r[1], str) else f"{r[1]:,.1f}",
              r[2] if isinstance(r[2], str) else f"{r[2]:,.1f}", r[3]) for r in rows]
     widths = [max(len(r[i]) for r in text) for i in range(4)]
-    print(f"release and wake beside SpiffWorkflow {spiff.version}, one-timer process "
+    print(f"dehydration and wake beside SpiffWorkflow {spiff.version}, one-timer process "
           f"({BPMN.name}), N={n:,} per round, {args.rounds} alternating rounds")
     for r in text:
         print("  ".join([r[0].ljust(widths[0])] + [c.rjust(w) for c, w in
                                                   zip(r[1:], widths[1:], strict=True)]))
     print(f"Spiff JSON per waiting instance: {s_rounds[-1]['json_bytes']:,} bytes")
-    print(f"create-to-released vs Spiff create+serialize: {with_ser_ratio:.2f} (information)")
-    print(f"by CPU time: wake {cpu_wake_ratio:.2f}, release {cpu_release_ratio:.2f} "
+    print(f"create-to-dehydrated vs Spiff create+serialize: {with_ser_ratio:.2f} (information)")
+    print(f"by CPU time: wake {cpu_wake_ratio:.2f}, dehydration {cpu_release_ratio:.2f} "
           f"(information; the targets are on wall time)")
     print(f"wake_vs_spiff={wake_ratio:.2f} target<={TARGET:.2f}")
     print(f"release_one_by_one_vs_spiff={g_one / s_create:.2f} (information: two commits "

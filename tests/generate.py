@@ -87,7 +87,7 @@ event = st.one_of(  # an event subprocess: (start, interrupting, what it runs)
                                           st.sampled_from([None, *ESCALATIONS])),
               st.booleans(), path))
 events = st.lists(event, max_size=2)
-# Two triggers for one released instance at one instant: a parallel block whose branches are
+# Two triggers for one dehydrated instance at one instant: a parallel block whose branches are
 # a user task with a boundary on X and a catch of the same X followed by two scripts, the
 # second setting x = 1, which an exclusive gateway behind the boundary reads.
 # ("pair", (kind, X), interrupting, catch branch first)

@@ -91,7 +91,7 @@ def test_a_message_throw_whose_key_names_a_missing_field_is_an_incident():
 
 
 def test_the_dehydration_threshold_applies_to_the_wait_as_armed():
-    """A 2 h timer woken at 01:30 by another track's message releases again: it was 2 h."""
+    """A 2 h timer woken at 01:30 by another track's message dehydrates again: it was 2 h."""
     p = bpm.Process("both")
     p.start("s")
     p.parallel_gateway("fork")

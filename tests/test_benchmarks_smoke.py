@@ -34,12 +34,12 @@ def test_memory_benchmark_runs():
     assert re.search(r"^sqlite_vs_simpy=\d+\.\d\d target<=0\.35$", proc.stdout,
                      re.MULTILINE), proc.stdout
     assert re.search(r"^all_completed=true$", proc.stdout, re.MULTILINE), proc.stdout
-    assert "released instances on SQLite" not in proc.stdout
+    assert "dehydrated instances on SQLite" not in proc.stdout
 
 
-def test_memory_benchmark_measures_released_instances_with_scopes(tmp_path):
-    """Each scoped case at a small N: all released, woken and completed (the script checks),
-    and a table row with its bytes per released instance and its holds (never a memory
+def test_memory_benchmark_measures_dehydrated_instances_with_scopes(tmp_path):
+    """Each scoped case at a small N: all dehydrated, woken and completed (the script checks),
+    and a table row with its bytes per dehydrated instance and its holds (never a memory
     check)."""
     out = tmp_path / "figures.json"
     proc = subprocess.run([sys.executable, str(MEMORY_SCRIPT), "--n", "50", "--cases",
@@ -47,7 +47,7 @@ def test_memory_benchmark_measures_released_instances_with_scopes(tmp_path):
                            str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"^case +N +bytes/released +holds/instance$", proc.stdout,
+    assert re.search(r"^case +N +bytes/dehydrated +holds/instance$", proc.stdout,
                      re.MULTILINE), proc.stdout
     for case, holds in [("subprocess", r"2 \(timer 2\)"),
                         ("event-subprocess", r"2 \(timer 1, message 1\)"),
@@ -61,7 +61,7 @@ def test_memory_benchmark_measures_released_instances_with_scopes(tmp_path):
 
 
 @pytest.mark.parametrize("script, phases", [("profile_timer_path.py", ["eng.run()"]),
-                                            ("profile_residency.py", ["release path",
+                                            ("profile_residency.py", ["dehydration path",
                                                                       "wake path"])])
 def test_profile_scripts_run_and_print_each_phase(script, phases):
     """Each profile script runs on a small N and prints a table per phase."""
@@ -74,8 +74,9 @@ def test_profile_scripts_run_and_print_each_phase(script, phases):
 
 
 def test_residency_speed_benchmark_runs(tmp_path):
-    """Release and wake beside SpiffWorkflow on a small N: the script verified both sides
-    did all the work and printed its figure lines (never a timing check)."""
+    """Dehydration and wake beside SpiffWorkflow on a small N: the script verified both sides
+    did all the work and printed its figure lines (never a timing check; release_vs_spiff is
+    create-to-dehydrated, named as its JSON key)."""
     pytest.importorskip("SpiffWorkflow")
     out = tmp_path / "figures.json"
     proc = subprocess.run([sys.executable, str(SCRIPT.parent / "residency_speed.py"), "--n",
@@ -90,14 +91,14 @@ def test_residency_speed_benchmark_runs(tmp_path):
 
 
 def test_million_benchmark_runs_small(tmp_path):
-    """benchmarks/million.py at 10,000 instances (not a million): every instance released,
+    """benchmarks/million.py at 10,000 instances (not a million): every instance dehydrated,
     woken and completed, none lost, the phase and RSS lines printed (never a timing or
     memory check)."""
     out = tmp_path / "figures.json"
     proc = subprocess.run([sys.executable, str(SCRIPT.parent / "million.py"), "--n", "10000",
                            "--json", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for phase in ("start+release", "wake+complete"):
+    for phase in ("start+dehydrate", "wake+complete"):
         assert re.search(rf"^{re.escape(phase)} +\d+\.\d s", proc.stdout,
                          re.MULTILINE), proc.stdout
     assert re.search(r"^completed=10,000 hydrated=10,000 lost=0$", proc.stdout,

@@ -467,7 +467,7 @@ def test_dashboard_in_jupyterlab(notebook):
     """The dashboard shows the dehydrated track, and Advance PT25H draws the boundary fork."""
     page, dialogs = notebook
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    # the released instance: its waiting track is drawn dehydrated
+    # the dehydrated instance: its waiting track is drawn dehydrated
     page.wait_for_selector(LINEAGE_SVG, state="attached", timeout=90_000)
     page.wait_for_function(
         f"() => Array.from(document.querySelectorAll('{LINEAGE_SVG} g.node text'))"
@@ -476,7 +476,7 @@ def test_dashboard_in_jupyterlab(notebook):
     assert any(text.split("\n")[-1] == "dehydrated" for text in nodes), nodes
     assert page.inner_text(f"{DASHBOARD} [data-role=clock]") == "2026-01-01T01:00:00Z"
 
-    # advance 25 h from the widget: the boundary fires on the released instance
+    # advance 25 h from the widget: the boundary fires on the dehydrated instance
     page.fill(f"{DASHBOARD} [data-role=advance-duration]", "PT25H")
     page.click(f"{DASHBOARD} [data-action=advance]")
     page.wait_for_function(
@@ -559,7 +559,7 @@ def test_a_model_built_in_python_renders_in_bpmn_notation(notebook):
 
 def test_an_imported_miwg_model_renders_in_bpmn_notation(notebook):
     """MIWG C.1.0 read from its file and advanced an hour: its own diagram (two pools, lanes)
-    is drawn, the released track and the task hold sit on "Assign Approver", the start event
+    is drawn, the dehydrated track and the task hold sit on "Assign Approver", the start event
     and first flow are the path taken, and the watermark is in full."""
     page, dialogs = notebook
     page.wait_for_selector(f"{BILL_VIEW} .gobpm-marks[data-element-id=assignApprover]",
@@ -685,7 +685,7 @@ READABLE_PX = 11
 
 def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
     """Notebook 09's order-to-cash process with 36 orders, 30 virtual hours on, at 1280×800:
-    the order chosen in the picker shows its two released tokens, its task, message and
+    the order chosen in the picker shows its two dehydrated tokens, its task, message and
     timer holds and the fork of its pack SLA on the BPMN diagram, by id; every BPMN label,
     badge and lineage label is 11 px or more on screen, no two badges meet and no badge
     covers a label; the dashboard fits the screen, the watermark shows; the picture is the
@@ -964,7 +964,7 @@ def test_fact_table_pages_back_to_the_first_fact(notebook):
 
 
 def test_timeline_drag_back_rewinds_and_reset_replays(notebook):
-    """Dragging the history slider back to fact 10 (the instance just released, before its
+    """Dragging the history slider back to fact 10 (the instance just dehydrated, before its
     deadline) rewinds the engine: the lineage loses the escalation fork and the last-step
     line says where the engine stands; "reset" replays back to the newest point."""
     page, dialogs = notebook

@@ -1,5 +1,5 @@
 """Call activities: a child instance of a deployed process, data in and out, a parent link;
-parent and child released and woken on their own; the child's error reaches the caller."""
+parent and child dehydrated and woken on their own; the child's error reaches the caller."""
 
 import pytest
 
@@ -122,7 +122,7 @@ def test_an_interrupting_boundary_on_the_call_terminates_the_child(dehydrate):
 @pytest.mark.parametrize("restart", [None, "memory", "sqlite"])
 def test_a_child_terminated_by_its_interrupted_call_still_names_its_caller(tmp_path, restart):
     """``parent`` is who called the instance, however the call ended: kept while the child
-    is released, across a restart, and after the interrupted call terminated it."""
+    is dehydrated, across a restart, and after the interrupted call terminated it."""
     store = bpm.SQLiteStore(tmp_path / "c.db") if restart == "sqlite" else bpm.MemoryStore()
     processes = [child_process(), parent_process(boundary="timer")]
     eng = bpm.Engine(store=store)

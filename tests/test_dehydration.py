@@ -1,4 +1,4 @@
-"""Release: which waits let an instance give up every coroutine, and what it looks like."""
+"""Dehydration: which waits let an instance give up every coroutine, and what it looks like."""
 
 import json
 import logging
@@ -26,7 +26,8 @@ def fact(eng, kind):
 
 
 def test_timer_wake():
-    """A 2 h timer releases its instance; nothing happens at +30 min; at 2 h it wakes and ends."""
+    """A 2 h timer lets its instance dehydrate; nothing happens at +30 min; at 2 h it wakes
+    and ends."""
     eng = bpm.Engine()
     inst = eng.start(timer_process("PT2H"))
     eng.advance("PT30M")
@@ -40,7 +41,7 @@ def test_timer_wake():
 
 
 def test_dehydrated_instances_own_no_coroutines_while_resident_ones_own_two_each():
-    """N released instances own 0 coroutines; N resident ones own at least 2N."""
+    """N dehydrated instances own 0 coroutines; N resident ones own at least 2N."""
     n = 50
     asleep, awake = bpm.Engine(), bpm.Engine(dehydrate=False)
     for eng in (asleep, awake):
@@ -64,15 +65,15 @@ def test_a_five_minute_timer_stays_resident_and_still_fires():
 
 
 def test_min_dehydrate_wait_is_an_engine_option():
-    """With min_dehydrate_wait=PT1M the 5-minute timer releases its instance."""
+    """With min_dehydrate_wait=PT1M the 5-minute timer lets its instance dehydrate."""
     eng = bpm.Engine(min_dehydrate_wait="PT1M")
     inst = eng.start(timer_process("PT5M"))
     eng.advance("PT1M")
     assert inst.residency == "dehydrated"
 
 
-def test_two_long_timers_release_wake_and_release_again_without_growing():
-    """Release → wake → release: the stored checkpoint does not grow from cycle to cycle."""
+def test_two_long_timers_dehydrate_wake_and_dehydrate_again_without_growing():
+    """Dehydrate → wake → dehydrate: the stored checkpoint does not grow from cycle to cycle."""
     eng = bpm.Engine()
     inst = eng.start(timer_process("PT2H", "PT3H", "PT4H"), {"order": "o-1"})
     sizes = []
@@ -90,7 +91,7 @@ def test_two_long_timers_release_wake_and_release_again_without_growing():
 
 
 def test_dehydrated_and_hydrated_facts_carry_exact_details_once_per_transition():
-    """One dehydrated fact per release, one hydrated per wake, with names and counts only."""
+    """One dehydrated fact per dehydration, one hydrated per wake, with names and counts only."""
     eng = bpm.Engine()
     inst = eng.start(timer_process("PT2H"), {"secret": "do-not-log"})
     eng.run()
@@ -117,7 +118,7 @@ def test_the_wake_is_a_continuation_fork_of_the_dehydrated_track():
 
 
 def test_reading_a_dehydrated_instance_does_not_wake_it():
-    """data, tracks and holders of a released instance come from its checkpoint."""
+    """data, tracks and holders of a dehydrated instance come from its checkpoint."""
     eng = bpm.Engine()
     inst = eng.start(timer_process("PT2H"), {"n": 1})
     eng.advance("PT1M")
@@ -127,7 +128,7 @@ def test_reading_a_dehydrated_instance_does_not_wake_it():
     assert inst.residency == "dehydrated" and eng.stats()["coroutines"] == 0
 
 
-def test_dehydrate_false_never_releases():
+def test_dehydrate_false_never_dehydrates():
     """Engine(dehydrate=False) keeps every instance resident."""
     eng = bpm.Engine(dehydrate=False)
     inst = eng.start(timer_process("P1D"))
@@ -137,7 +138,8 @@ def test_dehydrate_false_never_releases():
 
 def test_holds_are_registered_when_their_waits_are_armed_resident_or_not():
     """Invariant 3 (docs/architecture.md): the task and its timer boundary are held as they
-    are armed — with dehydration off as on, and before the release, never by it."""
+    are armed — with dehydration off as on, and before the instance dehydrates, never by
+    its dehydration."""
     held = {}
     for dehydrate in (False, True):
         eng = bpm.Engine(dehydrate=dehydrate)
@@ -146,14 +148,14 @@ def test_holds_are_registered_when_their_waits_are_armed_resident_or_not():
         assert [(h.kind, h.wait_kind, h.node) for h in eng.holders()] == [
             ("task", "node", "approve"), ("timer", "boundary", "late")]
         held[dehydrate] = [(f.seq, f.node) for f in eng.facts if f.kind == "wait_held"]
-        released = [f.seq for f in eng.facts if f.kind == "dehydrated"]
-        assert len(released) == (1 if dehydrate else 0)
-        assert all(seq < r for seq, _node in held[dehydrate] for r in released)
+        dehydrated = [f.seq for f in eng.facts if f.kind == "dehydrated"]
+        assert len(dehydrated) == (1 if dehydrate else 0)
+        assert all(seq < r for seq, _node in held[dehydrate] for r in dehydrated)
     assert held[False] == held[True] and [n for _s, n in held[True]] == ["approve", "late"]
 
 
-def test_a_receive_task_releases():
-    """A receive task is a pure wait: its instance releases until the message comes."""
+def test_a_receive_task_dehydrates():
+    """A receive task is a pure wait: its instance stays dehydrated until the message comes."""
     p = bpm.Process("recv")
     p.start("s")
     p.receive_task("r", message="m", key="k")
@@ -169,7 +171,7 @@ def test_a_receive_task_releases():
 
 
 def test_a_worker_job_keeps_its_instance_resident():
-    """A worker service task is active work: its instance never releases while the job is open."""
+    """A worker service task is active work: its instance never dehydrates while the job is open."""
     p = bpm.Process("job")
     p.start("s")
     p.service_task("charge", topic="pay")
@@ -227,8 +229,8 @@ def test_a_custom_wait_node_without_the_capability_stays_resident():
     assert inst.residency == "resident" and len(eng.tasks()) == 1
 
 
-def test_released_data_keeps_the_order_its_fields_arrived_in():
-    """Releasing and waking an instance does not reorder its data fields."""
+def test_dehydrated_data_keeps_the_order_its_fields_arrived_in():
+    """Dehydrating and waking an instance does not reorder its data fields."""
     eng = bpm.Engine()
     inst = eng.start(timer_process("PT2H"), {"zeta": 1, "alpha": {"y": 1, "x": 2}})
     eng.advance("PT1M")
@@ -284,9 +286,9 @@ def test_step_sequences_are_the_same_with_dehydration_on_and_off():
     assert seen[0] == seen[1]
 
 
-def test_an_instance_is_not_released_while_another_of_its_timers_is_due_at_that_instant():
+def test_an_instance_does_not_dehydrate_while_another_of_its_timers_is_due_at_that_instant():
     """Two branches wait on timers due at one instant: the first firing's track parks again,
-    but the instance stays resident for the second (released between them, it would be woken
+    but the instance stays resident for the second (dehydrated between them, it would be woken
     again at once — and a failed wake would move that branch's later steps later)."""
     p = bpm.Process("twin")
     p.start("s")
@@ -334,9 +336,9 @@ def waits_on_one_condition():
 @pytest.mark.parametrize("dehydrate", [False, True])
 def test_conditions_that_hold_at_once_fire_in_the_order_their_waits_were_armed(dehydrate):
     """Branch a arms its condition first (after 2 h), b second (after 3 h); one data change
-    makes both hold: a goes first, then b, with dehydration on as off. (Released after its
+    makes both hold: a goes first, then b, with dehydration on as off. (Dehydrated after its
     start, the instance is woken by a's timer, whose continuation fork gives a's track a
-    newer id than b's: checked in track order, b went first when released.)"""
+    newer id than b's: checked in track order, b went first when dehydrated.)"""
     eng = bpm.Engine(dehydrate=dehydrate)
     inst = eng.start(waits_on_one_condition(), {"total": 0})
     eng.advance("P2D")

@@ -57,8 +57,8 @@ class Counting(bpm.SQLiteStore):
         self.commits += was
 
 
-def test_a_population_costs_one_commit_to_start_and_one_to_release(tmp_path):
-    """start_many writes 50 first checkpoints in one transaction; the run that releases them
+def test_a_population_costs_one_commit_to_start_and_one_to_dehydrate(tmp_path):
+    """start_many writes 50 first checkpoints in one transaction; the run that dehydrates them
     commits their 50 checkpoints and the clock in one more; a restart finds all 50."""
     store = Counting(tmp_path / "run.db")
     eng = bpm.Engine(store=store)
@@ -121,8 +121,8 @@ def test_start_many_is_all_or_none_when_the_store_refuses(tmp_path):
 
 
 def test_a_commit_refused_at_the_end_of_a_run_says_so_and_the_next_command_commits(tmp_path):
-    """The run ran (every instance released, its checkpoint kept in memory); StoreError says
-    the store did not commit; the released instances can still be read and woken; the next
+    """The run ran (every instance dehydrated, its checkpoint kept in memory); StoreError says
+    the store did not commit; the dehydrated instances can still be read and woken; the next
     command's commit writes them, and a restart finds them."""
     db = tmp_path / "run.db"
     store = Counting(db)

@@ -148,7 +148,7 @@ def test_step_reports_each_documented_event_kind():
 
 def test_a_timer_firing_is_one_event_that_enters_the_next_node():
     """The step that fires a timer runs its fire path, leaves it and enters the node after it
-    (one scheduler event per firing), resident or released, with the same facts either way."""
+    (one scheduler event per firing), resident or dehydrated, with the same facts either way."""
     def steps(dehydrate):
         p = bpm.Process("t")
         p.start("s")
@@ -164,12 +164,12 @@ def test_a_timer_firing_is_one_event_that_enters_the_next_node():
         kinds = [(f.kind, f.node) for f in eng.facts[seen:] if f.kind != "hydrated"]
         return ev.kind, ev.node, kinds, [t.id for t in eng.tasks()]
 
-    resident, released = steps(False), steps(True)
+    resident, dehydrated = steps(False), steps(True)
     kind, node, facts, tasks = resident
     assert (kind, node) == ("timer", "wait")
     assert facts[0] == ("timer_fired", "wait")
     assert ("node_left", "wait") in facts and ("node_entered", "next") in facts
     assert ("task_created", "next") in facts and tasks  # the task is there after one step
-    woken = released[2]  # the continuation fork re-enters the wait, then goes on the same way
-    assert released[:2] == ("timer", "wait") and released[3]
+    woken = dehydrated[2]  # the continuation fork re-enters the wait, then goes on the same way
+    assert dehydrated[:2] == ("timer", "wait") and dehydrated[3]
     assert woken[woken.index(("node_left", "wait")):][:3] == facts[2:5]

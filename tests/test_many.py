@@ -50,13 +50,13 @@ def test_parallel_reviews_end_early_when_the_completion_condition_holds(dehydrat
     assert len(cancelled) == 1 and cancelled[0].origin == "many"  # bob's, never completed
 
 
-def test_a_hundred_parallel_reviews_waiting_on_user_tasks_release_the_instance():
+def test_a_hundred_parallel_reviews_waiting_on_user_tasks_let_the_instance_dehydrate():
     eng = bpm.Engine()
     inst = eng.start(reviews(), {"reviewers": [f"r{n}" for n in range(100)]})
     eng.run()
     assert inst.residency == "dehydrated" and len(eng.holders()) == 100
-    released = [f for f in eng.facts if f.kind == "dehydrated"][-1]
-    assert released.details["waits"] == 100 and released.details["coroutines"] == 0
+    dehydrated = [f for f in eng.facts if f.kind == "dehydrated"][-1]
+    assert dehydrated.details["waits"] == 100 and dehydrated.details["coroutines"] == 0
     vote_all(eng, lambda t: int(t.id.rsplit(":", 1)[1]))
     assert inst.state == "completed" and inst.data["votes"] == list(range(1, 101))
 

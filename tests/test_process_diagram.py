@@ -73,7 +73,7 @@ def test_a_process_built_in_python_is_drawn_with_its_own_ids():
 
 
 def test_marks_after_advance_put_tokens_and_holds_on_their_shapes():
-    """After an hour the released track stands on the user task (a dehydrated token), the task
+    """After an hour the dehydrated track stands on the user task (a dehydrated token), the task
     hold badge names the task, the timer badge its deadline and the message badge its
     correlation; the start event and the first flow are the path taken."""
     eng = bpm.Engine()
@@ -100,7 +100,7 @@ def test_marks_after_advance_put_tokens_and_holds_on_their_shapes():
 
 def test_boundary_forks_are_marked_where_they_began():
     """A message on the non-interrupting boundary forks t2 there: the boundary shows the fork
-    badge, its flow is taken, and the released task still holds its token."""
+    badge, its flow is taken, and the task of the dehydrated instance still holds its token."""
     eng = bpm.Engine()
     inst = eng.start(claim(), data={"claim": "c-1"})
     view = inst.process_view(live=True)

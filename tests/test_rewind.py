@@ -272,8 +272,8 @@ def test_a_new_command_after_a_rewind_discards_the_history_rewound_over():
 
 
 def test_rewind_across_dehydration_restores_the_stored_checkpoints():
-    """Rewinding to a point where an instance was released puts its checkpoint back in the
-    store, byte for byte, after it was woken and ended; it reads as released again."""
+    """Rewinding to a point where an instance was dehydrated puts its checkpoint back in the
+    store, byte for byte, after it was woken and ended; it reads as dehydrated again."""
     eng = bpm.Engine(keep_facts=None)
     inst = eng.start(mixed(), {"order": "o-1", "amount": 10})
     eng.advance("PT1H")
@@ -454,7 +454,7 @@ def drive(eng, begin_at=0, branches=None):
 
 def test_a_copy_at_any_event_boundary_runs_on_as_the_original():
     """A branch taken between any two scheduler events (tracks between two nodes, parked,
-    resumed with a trigger not yet run, loops with mail, timers, released instances) goes on
+    resumed with a trigger not yet run, loops with mail, timers, dehydrated instances) goes on
     exactly as the engine it was taken from: every coroutine is made again where it stood."""
     eng = bpm.Engine(keep_facts=None)
     branches: list[bpm.Engine] = []

@@ -1,5 +1,5 @@
 """Embedded subprocesses and event subprocesses: scopes, their boundaries, what is thrown
-across them (errors, escalations), terminate ends, link events — resident and released."""
+across them (errors, escalations), terminate ends, link events — resident and dehydrated."""
 
 import json
 
@@ -86,8 +86,8 @@ def test_an_interrupting_timer_on_a_subprocess_cancels_everything_inside(dehydra
     assert inst.state == "completed"
 
 
-def test_a_boundary_on_a_subprocess_wakes_a_released_instance_and_cancels_that_scope():
-    """Released with two tracks inside two subprocesses on parallel branches: a message on
+def test_a_boundary_on_a_subprocess_wakes_a_dehydrated_instance_and_cancels_that_scope():
+    """Dehydrated with two tracks inside two subprocesses on parallel branches: a message on
     one subprocess cancels only that one; the other goes on."""
     p = bpm.Process("two")
     p.start("s")
@@ -117,7 +117,7 @@ def test_a_boundary_on_a_subprocess_wakes_a_released_instance_and_cancels_that_s
     states = {t.node: t.state for t in inst.tracks}
     assert states["sp_a"] == "cancelled" and states["a_work"] == "cancelled"
     assert [t.node for t in eng.tasks()] == ["b_work"]
-    assert inst.residency == "dehydrated"  # released again: b still waits
+    assert inst.residency == "dehydrated"  # dehydrated again: b still waits
     assert "hydrated" in kinds(eng, inst)
 
 
@@ -531,7 +531,7 @@ def test_the_checkpoint_records_scopes_and_the_process_event_starts(tmp_path):
 
 @pytest.mark.parametrize("trigger", ["late", "ask", "stop", "task"])
 def test_restart_recovery_brings_back_every_scope_and_start(tmp_path, trigger):
-    """Crash while released inside a subprocess; a fresh engine recovers the same holders,
+    """Crash while dehydrated inside a subprocess; a fresh engine recovers the same holders,
     and each trigger then does what it did before the crash."""
     def scenario(eng, inst_id):
         if trigger == "late":
@@ -589,7 +589,7 @@ def test_a_checkpoint_whose_scope_names_no_running_track_fails_only_its_instance
 def test_a_subprocess_interrupted_while_a_join_inside_waits_wakes_again(dehydrate):
     """One branch inside the subprocess reached its join, the other still waits, when an
     interrupting timer on the subprocess fires: the join's arrivals go with the scope, so
-    the released instance's checkpoint reads back and its next timer wakes it (it once named
+    the dehydrated instance's checkpoint reads back and its next timer wakes it (it once named
     the gone scope, and every wake failed)."""
     p = bpm.Process("joined")
     p.start("s")

@@ -25,7 +25,7 @@ def catch_then_task():
 
 
 def test_a_recorded_trigger_is_dropped_by_its_instances_next_checkpoint(tmp_path):
-    """The message wakes a released instance; the checkpoint at its task drops the entry,
+    """The message wakes a dehydrated instance; the checkpoint at its task drops the entry,
     the other instance's checkpoints leave theirs alone, and a restart delivers nothing."""
     db = tmp_path / "run.db"
     store = bpm.SQLiteStore(db)

@@ -5,7 +5,7 @@ them:
 
 1. without dehydration (the reference),
 2. with dehydration (``min_dehydrate_wait`` PT1H: short timers stay resident),
-3. with every timer releasing (``min_dehydrate_wait`` PT0S),
+3. dehydrating at every timer (``min_dehydrate_wait`` PT0S),
 4. on a SQLite store,
 5. on a SQLite store with a crash and ``Engine.recover`` after every public command (each
    deploy and start included),
@@ -328,8 +328,8 @@ def six_ways(tree, schedule, point, db_dir):
         sound(eng, drawn)
         on, _ = play(proc, called, schedule)
         same("dehydration on", on, ref)
-        released, eng = play(proc, called, schedule, min_dehydrate_wait="PT0S")
-        same("every timer releasing (min_dehydrate_wait PT0S)", released, ref)
+        at_every_timer, eng = play(proc, called, schedule, min_dehydrate_wait="PT0S")
+        same("dehydrating at every timer (min_dehydrate_wait PT0S)", at_every_timer, ref)
         seq = eng.facts[-1].seq * point // 1000 if eng.facts else 0
         say(f"rewind to fact {seq} of {eng.facts[-1].seq if eng.facts else 0}")
         same(f"rewind({seq}) then replay()", replayed(eng, seq), ref)
@@ -349,7 +349,7 @@ def six_ways(tree, schedule, point, db_dir):
 @SETTINGS
 @given(tree=processes, schedule=schedules, point=st.integers(0, 1000))
 def test_dehydration_is_transparent(db_dir, tree, schedule, point):
-    """Same outcome without dehydration, with it, with every timer releasing, on SQLite,
+    """Same outcome without dehydration, with it, dehydrating at every timer, on SQLite,
     on SQLite crashing after every command, and after a rewind and replay."""
     six_ways(tree, schedule, point, db_dir)
 
@@ -368,7 +368,7 @@ FOUND = {
                    (0, [("timer", "PT10M"), ("script", 1)])])], []), []),
     "finding 7: a called instance whose call activity was interrupted names its caller":
         (([("call", ([("timer", "PT10M")], []), [(("timer", "PT10M", True), [])])], []), []),
-    "finding B: two signals accepted at one instant for one released instance, recovered "
+    "finding B: two signals accepted at one instant for one dehydrated instance, recovered "
     "after a crash, are delivered together, as they were accepted":
         (([("pair", ("signal", "sa"), False, False)], []), [("signal", "sa")]),
     "finding D: an instance recovered from its first checkpoint (started, not run yet) "
@@ -379,7 +379,7 @@ FOUND = {
            ("signal", "sa")], []), []),
     "finding E: an event subprocess whose start was accepted as its scope's last track "
     "ended runs inside that scope, which completes after it (a multi-instance subprocess "
-    "completing by its condition left it running after the process's end; released, it "
+    "completing by its condition left it running after the process's end; dehydrated, it "
     "stopped)":
         (([("many", ("sub", [("send", "message", "ma")], [],
                      [("event", ("message", "ma"), False, [("user", None)])]), False, 2,
@@ -407,9 +407,9 @@ def test_what_the_generator_found(db_dir, case):
     six_ways(tree, schedule, 0, db_dir)
 
 
-def test_boundary_and_catch_on_one_signal_end_alike_resident_and_released():
+def test_boundary_and_catch_on_one_signal_end_alike_resident_and_dehydrated():
     """A signal reaching a user task's boundary and a catch of the same signal at one instant
-    ends the same whether the instance was resident or released when it came."""
+    ends the same whether the instance was resident or dehydrated when it came."""
     def process():
         p = bpm.Process("boundary_and_catch")
         p.start("start")
@@ -439,8 +439,8 @@ def test_boundary_and_catch_on_one_signal_end_alike_resident_and_released():
         return residency, outcome(eng)
 
     resident, off = outcome_of(dehydrate=False)
-    released, on = outcome_of()
-    assert (resident, released) == ("resident", "dehydrated")  # the case is what it says
+    dehydrated, on = outcome_of()
+    assert (resident, dehydrated) == ("resident", "dehydrated")  # the case is what it says
     assert on == off
 
 
@@ -450,7 +450,7 @@ def waking(eng):
 
 
 def stranded(eng, ref):
-    """Active instances that nothing can move on (released and without a hold) which the
+    """Active instances that nothing can move on (dehydrated and without a hold) which the
     reference run ``ref`` (the same commands, dehydration off) does not leave as stuck: a
     process can deadlock by design (a parallel join one of whose branches ended), and then
     both runs hold nothing for it; a lost trigger leaves only this run so."""
@@ -486,7 +486,7 @@ def pair_cases(draw):
 @SETTINGS
 @given(case=pair_cases())
 def test_two_triggers_at_one_instant_are_transparent(case):
-    """A boundary and a catch on one trigger of a released instance, fired at one instant:
+    """A boundary and a catch on one trigger of a dehydrated instance, fired at one instant:
     the same outcome with dehydration on and off."""
     tree, schedule = case
     drawn = build(tree)
@@ -520,7 +520,7 @@ def flaky_run(tree, schedule, plan, sqlite, path, tally, touching=False):
             command(eng)
             if label.startswith("settle"):
                 assert waking(eng) == [], f"a wake still pending 7 s after: {label}"
-        store.calm()  # reading a released instance's data reads the store
+        store.calm()  # reading a dehydrated instance's data reads the store
         tally.update(store.failures)
         tally.update(f.kind for f in eng.facts
                      if f.kind in ("wake_failed", "checkpoint_failed"))
@@ -562,7 +562,7 @@ def test_what_the_generator_found_on_a_flaky_store(db_dir):
 def test_what_the_generator_found_on_a_flaky_store_racing_an_interrupt(db_dir):
     """Finding H: an interrupting timer event subprocess of the process and a timer inside a
     multi-instance subprocess, due at one instant, with one wake refused: the interrupt
-    withdraws the inner timer at once, resident as released (the resident instance once
+    withdraws the inner timer at once, resident as dehydrated (the resident instance once
     let the inner timer fire, as its withdrawal did not reach a multi-instance body)."""
     tree = ([("many", ("sub", [("timer", "PT2H")], [], []), False, 1, False)],
             [("event", ("timer", "PT10M"), False, []), ("event", ("timer", "PT2H"), True, [])])
@@ -572,7 +572,7 @@ def test_what_the_generator_found_on_a_flaky_store_racing_an_interrupt(db_dir):
 
 def test_a_process_that_deadlocks_by_design_is_not_taken_for_a_stranded_instance(db_dir):
     """A parallel join one of whose branches ends at an escalation end never completes:
-    released, the instance holds nothing, as the resident one holds nothing. That is the
+    dehydrated, the instance holds nothing, as the resident one holds nothing. That is the
     model's deadlock, not a lost trigger (found by the flaky-store test in a clean-clone CI
     run)."""
     tree = ([("sub", [("parallel", [[("timer", "PT10M")], [("raise", "escalation", "xa", 0)]])],

@@ -162,7 +162,7 @@ def test_traits_after_advance(live):
 
 
 def test_traits_after_message_and_task(live):
-    """The message wakes the released instance as a continuation fork; the join ends it."""
+    """The message wakes the dehydrated instance as a continuation fork; the join ends it."""
     eng, inst, board, lin, pv = live
     eng.advance("PT3H")
     eng.publish_message("paid", key="o-7")

@@ -1,6 +1,6 @@
 """The views of scopes: subprocesses and event subprocesses drawn as frames, multi-instance
 activities, the inclusive gateway, escalation and link events — the Graphviz process view, the
-lineage, the BPMN-notation marks and the dashboard's tables, released and woken."""
+lineage, the BPMN-notation marks and the dashboard's tables, dehydrated and woken."""
 
 from __future__ import annotations
 
@@ -73,9 +73,9 @@ def scoped():
 DATA = {"order": "o-1", "handled": True, "reviewed": True, "reviewers": ["ann", "bob"]}
 
 
-def released():
+def dehydrated():
     """An hour in: t1 runs ``handle`` (t5 inside it on ``work``), t2 is the body of ``review``
-    (t3, t4 its inner instances); all released to the store."""
+    (t3, t4 its inner instances); all dehydrated to the store."""
     eng = bpm.Engine()
     inst = eng.start(scoped(), DATA)
     eng.advance("PT1H")
@@ -83,9 +83,9 @@ def released():
 
 
 def woken():
-    """``released``, then a nudge (the process's event subprocess: t6, t7 inside it) and an
-    ask (``handle``'s event subprocess: t8, t9 inside it) wake it; released again."""
-    eng, inst = released()
+    """``dehydrated``, then a nudge (the process's event subprocess: t6, t7 inside it) and an
+    ask (``handle``'s event subprocess: t8, t9 inside it) wake it; dehydrated again."""
+    eng, inst = dehydrated()
     assert eng.publish_message("nudge", key="o-1") == inst.id
     assert eng.publish_message("ask", key="o-1") == inst.id
     eng.advance("PT1M")
@@ -143,7 +143,7 @@ def test_subprocesses_are_frames_around_what_is_inside_them():
     """A subprocess and an event subprocess are clusters holding their inner elements (nested
     ones in their parent), labelled with their caption; an event subprocess's frame is dashed;
     flows to and from a subprocess are drawn to its frame's border."""
-    eng, inst = released()
+    eng, inst = dehydrated()
     dot = process_dot(eng, inst)
     found = frames(dot)
     assert list(found) == ["cluster_handle", "cluster_query", "cluster_aside"]
@@ -169,10 +169,10 @@ def test_subprocesses_are_frames_around_what_is_inside_them():
 
 
 def test_tokens_and_holds_land_on_the_running_and_the_inner_nodes():
-    """Released: the track running the subprocess is on the frame's own node, the track inside
+    """Dehydrated: the track running the subprocess is on the frame's own node, the track inside
     on the inner task, the three tracks of the multi-instance task (body and two instances) on
     it beside its ``|||`` marker, and the process's own armed start carries its message hold."""
-    eng, inst = released()
+    eng, inst = dehydrated()
     assert inst.residency == "dehydrated"
     dot = process_dot(eng, inst)
     shown = nodes(dot)
@@ -359,10 +359,10 @@ def marks_of(eng, inst):
 
 
 def test_marks_name_the_inner_elements_and_the_process_hold():
-    """Released: the marks name the subprocess (its running track), the inner task, the
+    """Dehydrated: the marks name the subprocess (its running track), the inner task, the
     multi-instance task and each armed event start by the ids the drawn XML gives them; the
     process's own hold says it is the process's."""
-    eng, inst = released()
+    eng, inst = dehydrated()
     picture, marks = marks_of(eng, inst)
     assert list(marks) == ["s", "split", "handle", "hs", "work", "ask", "late", "review",
                            "nudge"]
@@ -401,7 +401,7 @@ def test_woken_marks_put_the_event_tracks_on_their_frames_and_tasks():
 def test_the_process_scope_hold_renders_in_the_holder_table():
     """A hold armed on the process's own scope (track "") shows as the process's in the
     holder table; the widgets build without error, and a nudge says where it went."""
-    eng, inst = released()
+    eng, inst = dehydrated()
     rows = dashboard_traits(eng, inst.id)["holds"]
     assert [(r["track"], r["node"]) for r in rows if r["kind"] == "message"] == [
         ("process", "nudge"), ("t1", "ask")]

@@ -1,4 +1,4 @@
-"""Waking released instances: messages, signals, tasks, gateways, boundaries, failures."""
+"""Waking dehydrated instances: messages, signals, tasks, gateways, boundaries, failures."""
 
 import pytest
 from conftest import approval, ended_at, kinds, left
@@ -35,7 +35,7 @@ def test_message_wake_wrong_key_does_not_hydrate_right_key_binds_the_payload():
 
 
 def test_signal_wake():
-    """A broadcast signal wakes a released instance and continues it."""
+    """A broadcast signal wakes a dehydrated instance and continues it."""
     eng = bpm.Engine()
     insts = [eng.start(catch("signal_catch", signal="go")) for _ in range(3)]
     eng.advance("PT1M")
@@ -47,7 +47,7 @@ def test_signal_wake():
 
 
 def test_user_task_wake_keeps_the_task_id_and_outputs_reach_the_data():
-    """Completing a released instance's task wakes it; the id survived; outputs are merged."""
+    """Completing a dehydrated instance's task wakes it; the id survived; outputs are merged."""
     p = bpm.Process("review")
     p.start("s")
     p.user_task("check", assignee="ann")
@@ -84,7 +84,7 @@ def race(second="timer"):
 
 
 def test_event_gateway_message_arm_wins_the_timer_never_fires_one_hydration():
-    """A released gateway: the message wins, the timer arm is withdrawn, one hydration."""
+    """A dehydrated gateway: the message wins, the timer arm is withdrawn, one hydration."""
     eng = bpm.Engine()
     inst = eng.start(race(), {"order": "o-1"})
     eng.advance("PT1M")
@@ -117,8 +117,8 @@ def test_event_gateway_with_a_conditional_arm_stays_resident_and_its_timer_still
     assert ended_at(inst) == ["by_time"] and "dehydrated" not in kinds(eng)
 
 
-def test_released_user_task_with_a_24h_interrupting_timer_escalates_at_25h():
-    """The approval example released: at +25 h the boundary wakes it and it escalates."""
+def test_dehydrated_user_task_with_a_24h_interrupting_timer_escalates_at_25h():
+    """The approval example dehydrated: at +25 h the boundary wakes it and it escalates."""
     eng = bpm.Engine()
     inst = eng.start(approval(), {"amount": 120})
     eng.advance("PT1H")
@@ -133,7 +133,7 @@ def test_released_user_task_with_a_24h_interrupting_timer_escalates_at_25h():
     assert t1.state == "cancelled" and (t2.origin, t2.parents) == ("boundary", ("t1",))
 
 
-def test_a_message_boundary_on_a_released_user_task_fires_the_boundary_not_the_task():
+def test_a_message_boundary_on_a_dehydrated_user_task_fires_the_boundary_not_the_task():
     """A boundary's trigger never travels as the guarded node's trigger."""
     p = bpm.Process("guard")
     p.start("s")
@@ -154,8 +154,8 @@ def test_a_message_boundary_on_a_released_user_task_fires_the_boundary_not_the_t
     assert left(eng, inst) == ["s", "withdrawn", "cancelled"]
 
 
-def test_non_interrupting_timer_boundary_on_a_released_task_forks_and_releases_again():
-    """The boundary forks, the task stays open, and the instance releases once more."""
+def test_non_interrupting_timer_boundary_on_a_dehydrated_task_forks_and_dehydrates_again():
+    """The boundary forks, the task stays open, and the instance dehydrates once more."""
     p = bpm.Process("remind")
     p.start("s")
     p.user_task("approve")
@@ -177,7 +177,8 @@ def test_non_interrupting_timer_boundary_on_a_released_task_forks_and_releases_a
 
 
 def test_two_triggers_at_one_instant_give_one_hydration():
-    """Two triggers for one released instance at the same moment: one hydration, both delivered."""
+    """Two triggers for one dehydrated instance at the same moment: one hydration, both
+    delivered."""
     p = bpm.Process("two")
     p.start("s")
     p.parallel_gateway("fork")
@@ -244,8 +245,8 @@ def test_a_message_for_a_wake_in_retry_is_not_delivered_twice():
     assert inst.state == "completed" and inst.data["n"] == 1
 
 
-def test_reading_a_released_instance_from_a_failing_store_raises_a_typed_error():
-    """inst.data of a released instance whose store fails raises EngineError naming it."""
+def test_reading_a_dehydrated_instance_from_a_failing_store_raises_a_typed_error():
+    """inst.data of a dehydrated instance whose store fails raises EngineError naming it."""
     store = FlakyStore(0)
     eng = bpm.Engine(store=store)
     inst = eng.start(catch("timer_catch", duration="PT2H"))

@@ -302,7 +302,7 @@ class Core:
 
     def end_child(self, child: str, reason: str) -> None:
         """A call activity was stopped: its child instance is terminated (hydrated first if
-        it was released, so that everything it holds is withdrawn). Its caller's hold went
+        it was dehydrated, so that everything it holds is withdrawn). Its caller's hold went
         first, so nobody is told of its end; it still names its caller (``parent``)."""
         rec = self.runs.get(child)
         if rec is None or isinstance(rec, Finished) or rec.residency == FINISHED:

@@ -9,11 +9,11 @@
 # the instance's id, the history of its ended tracks, and its **holders**.
 #
 # A holder is what will wake the instance. For a timer it is the engine's one deadline heap:
-# the hold is registered the moment the wait is *armed*, long before any release, so a
-# trigger never arrives at an instance that has gone. When the deadline comes, the holder
-# **hydrates** the instance from its checkpoint and continues the woken wait as a
-# **continuation fork**: a new track whose parent is the dehydrated track, re-entering the
-# timer node with the trigger in hand and leaving by its outgoing flow.
+# the hold is registered the moment the wait is *armed*, long before the instance
+# dehydrates, so a trigger never arrives at an instance that has gone. When the deadline
+# comes, the holder **hydrates** the instance from its checkpoint and continues the woken
+# wait as a **continuation fork**: a new track whose parent is the dehydrated track,
+# re-entering the timer node with the trigger in hand and leaving by its outgoing flow.
 #
 # > **Semantics:** [Residency](../docs/semantics.md#residency) (the `dehydrated` track state),
 # > [the quiet point](../docs/semantics.md#the-quiet-point),
@@ -65,11 +65,11 @@ insts = [eng.start(reminder, {"customer": name}) for name in ("ada", "bob", "cy"
 show_stats(eng)
 
 # %% [markdown]
-# ## Before release: resident, two coroutines each
+# ## Before dehydration: resident, two coroutines each
 #
 # One minute in, each instance sits on its ten-minute grace timer. It owns its loop
 # coroutine and one coroutine for its one track, so three instances own six. The three
-# timers are already held by the deadline heap — holding is about *arming*, not releasing.
+# timers are already held by the deadline heap — holding is about *arming*, not dehydrating.
 
 # %%
 eng.advance("PT1M")
@@ -78,11 +78,11 @@ show_holders(eng)
 print([(i.id, i.residency) for i in insts])
 
 # %% [markdown]
-# ## After release: zero coroutines
+# ## After dehydration: zero coroutines
 #
 # At 00:10 the grace timers fire, the reminders run, and each track arms the one-week
 # timer. That wait is long enough, every live track is parked on a held wait, so each
-# instance releases: one `dehydrated` fact per instance, and the live coroutine count drops
+# instance dehydrates: one `dehydrated` fact per instance, and the live coroutine count drops
 # to zero.
 
 # %%
@@ -127,7 +127,7 @@ ada.lineage()
 # dehydrated `t1` enters `a_week` with the trigger in hand, leaves it and — still within the
 # timer's one event — enters `done`, which ends the instance. `t1` stays
 # `dehydrated` forever: that is where its part of the story ended. The other two instances
-# are still released; their timers are next in the heap.
+# are still dehydrated; their timers are next in the heap.
 
 # %%
 eng.run(until="2026-01-08T00:09:00Z")
@@ -151,7 +151,7 @@ ada.lineage()
 
 # %% [markdown]
 # The hydrated fact says what woke the instance and how it continued; one `dehydrated` fact
-# per release and one `hydrated` fact per wake, with names and counts only — never payload
+# per dehydration and one `hydrated` fact per wake, with names and counts only — never payload
 # values.
 
 # %%
@@ -162,7 +162,7 @@ for f in eng.facts:
 # %% [markdown]
 # ## The same run, resident
 #
-# With `dehydrate=False` nothing is released: the outcome is identical (dehydration is
+# With `dehydrate=False` nothing dehydrates: the outcome is identical (dehydration is
 # transparent), but while they wait the three instances keep six coroutines alive for a
 # week.
 

@@ -6,7 +6,7 @@
 # fields holds its key. When that wait is armed, the engine's message index gets a holder
 # for *(name, key value)*. A message is delivered by looking up that holder — so matching
 # happens on the holder, not inside the instance. A message whose key matches nothing never
-# touches a released instance; the right one wakes it and its payload is bound into the
+# touches a dehydrated instance; the right one wakes it and its payload is bound into the
 # instance data by the continuation fork, once.
 #
 # Messages can also arrive *before* anyone waits for them. Published with a time-to-live,
@@ -133,7 +133,7 @@ print(o9.state, o9.data, [(t.id, t.node, t.state) for t in o9.tracks])
 
 # %% [markdown]
 # Past its time-to-live a buffered message is dropped (`ttl expired`), and an instance that
-# starts afterwards waits — released — for a payment that will have to be sent again.
+# starts afterwards waits — dehydrated — for a payment that will have to be sent again.
 
 # %%
 seen = len(eng.facts)
@@ -149,7 +149,7 @@ show_holders(eng)
 # ## Signals: one broadcast, every waiter
 #
 # A signal has no key: `broadcast_signal` reaches every wait on that signal name, resident or
-# released, and returns how many there were. Its holders live in the signal index.
+# dehydrated, and returns how many there were. Its holders live in the signal index.
 
 # %%
 closing = bpm.Process("closing")

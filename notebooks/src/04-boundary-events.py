@@ -9,13 +9,13 @@
 # - a **non-interrupting** one leaves the activity as it is and runs its own path beside it.
 #
 # "Approve within 24 h or escalate" is therefore *two* waits, not one: the task and the
-# deadline. An instance may only be released when every wait guarding its tracks has a
+# deadline. An instance may only dehydrate when every wait guarding its tracks has a
 # holder — otherwise the deadline would pass with nothing to fire it, silently. Here each
 # boundary registers its own holder (`wait_kind="boundary"`), and its deadline is recorded
 # in the checkpoint as an absolute time.
 #
 # A boundary's trigger is not the guarded node's trigger. When a boundary fires while the
-# instance is released, the instance is rebuilt *without* a trigger for the task; the
+# instance is dehydrated, the instance is rebuilt *without* a trigger for the task; the
 # boundary then fires over the guarded track exactly as it would on a resident instance.
 #
 # > **Semantics:** [Boundary fork](../docs/semantics.md#boundary-fork) — a boundary's trigger
@@ -78,10 +78,10 @@ approval.flow("withdraw", "withdrawn")
 approval.validate()
 
 # %% [markdown]
-# ## Released, with four holds
+# ## Dehydrated, with four holds
 #
 # The track parks on the task; its three boundaries are armed with it. Four waits, four
-# holders — so the instance can be released, and it is.
+# holders — so the instance can dehydrate, and it does.
 
 # %%
 eng = bpm.Engine()
@@ -100,12 +100,12 @@ print(json.dumps(nobody.checkpoint()["tracks"], indent=2, sort_keys=True))
 nobody.process_view()
 
 # %% [markdown]
-# ## Nobody acts: the reminder, while released
+# ## Nobody acts: the reminder, while dehydrated
 #
 # At 08:00 the reminder's holder fires. The instance is hydrated (`outcome: boundary` — not a
 # continuation of the task), the boundary forks `t2` over the guarded `t1`, the reminder is
 # sent, and since the boundary is non-interrupting `t1` keeps waiting on the task. The
-# instance is released again at once, now with three holds.
+# instance dehydrates again at once, now with three holds.
 
 # %%
 seen = len(eng.facts)
@@ -121,7 +121,7 @@ show_holders(eng)
 #
 # At 24:00 the interrupting boundary fires. It cancels the guarded track: Alice's task
 # leaves the inbox and the withdraw-message hold is released with it (`reason: cancelled`).
-# The fork `t3` runs to the manager's task, and the instance is released again.
+# The fork `t3` runs to the manager's task, and the instance dehydrates again.
 
 # %%
 seen = len(eng.facts)
@@ -158,7 +158,7 @@ show_tracks(quick)
 print(eng2.holders())
 
 # %% [markdown]
-# ## The requester withdraws, while released
+# ## The requester withdraws, while dehydrated
 #
 # A message boundary wakes the instance through its message holder. The wake is a
 # *boundary* wake: the message is not handed to the task node (that would approve the

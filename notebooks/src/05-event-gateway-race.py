@@ -6,7 +6,7 @@
 # armed at once, and each registers its own holder — a message holder, a timer holder, a
 # signal holder — all owned by the one track parked on the gateway.
 #
-# The gateway itself is the wait node. It is always *eligible* to release (it exists only
+# The gateway itself is the wait node. It is always *eligible* to dehydrate (it exists only
 # to wait), and it is *holdable* when every arm has a holder. When one arm's trigger
 # arrives, that arm wins: the instance is hydrated, a continuation fork re-enters the
 # gateway and leaves through the winning arm, and every sibling hold is **withdrawn** at
@@ -130,7 +130,7 @@ print(eng.stats())
 # ## One arm without a holder keeps the race resident
 #
 # A conditional arm ("as soon as the stock is in") has no engine holder — its trigger is the
-# instance's own data, so releasing the instance would destroy what fires it. The gateway is
+# instance's own data, so dehydrating the instance would destroy what fires it. The gateway is
 # still *eligible*, but not *holdable*: the instance stays resident, and the engine logs one
 # warning naming the arm. (The warning is the text on stderr below the cell.)
 

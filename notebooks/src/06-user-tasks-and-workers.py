@@ -1,13 +1,13 @@
 # %% [markdown]
-# # 6. User tasks and worker jobs: one releases, the other keeps the instance resident
+# # 6. User tasks and worker jobs: one lets the instance dehydrate, the other keeps it resident
 #
 # Both look alike in a diagram — a box that waits for someone outside the engine — but they
 # are different kinds of waiting.
 #
 # - A **user task** waits for a person. The task sits in the engine's **inbox**, with an id
-#   that survives release and restart. The inbox is the holder: completing the task wakes
+#   that survives dehydration and restart. The inbox is the holder: completing the task wakes
 #   the instance, and the completion outputs are what the continuation fork binds. A person
-#   may take three days; nothing needs to run meanwhile, so the instance is released.
+#   may take three days; nothing needs to run meanwhile, so the instance dehydrates.
 # - A **worker job** (a service task with a `topic`) is work in flight: a worker fetches and
 #   locks the job, performs it, and reports back. Its node says it is *not* dehydratable:
 #   "a job in flight is active work, not a passive wait". The instance stays resident, with
@@ -93,7 +93,7 @@ show_stats(eng)
 # An insurance claim: an adjuster assesses it (a user task) while a worker fetches the
 # police report (a job), in parallel. While the job is open, the whole instance stays
 # resident — the user task beside it does not change that. Once the worker reports, the
-# only wait left is the user task, and the instance is released.
+# only wait left is the user task, and the instance dehydrates.
 
 # %%
 claim = bpm.Process("claim")

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 7. Crash and recovery with `SQLiteStore`
 #
-# Dehydration and restart recovery are one mechanism at two levels. A released instance is
+# Dehydration and restart recovery are one mechanism at two levels. A dehydrated instance is
 # already nothing but its checkpoint and its holders; with a **durable** store
 # (`SQLiteStore`: WAL, one transaction per checkpoint) the engine writes a checkpoint at
 # *every* quiet point, resident instances included. If the process dies,
@@ -107,7 +107,7 @@ ALL = [reminder(), approval(), payment(), pickup()]
 #
 # `crash.py` starts a reminder (a two-hour timer), an approval (a task with a 24-hour
 # escalation), a payment wait, and at 00:30 a courier pickup whose twenty-minute timer is
-# too short to release. At 00:35 it dies with `os._exit`: no cleanup, no close, nothing
+# too short to dehydrate on. At 00:35 it dies with `os._exit`: no cleanup, no close, nothing
 # flushed — as if the machine lost power.
 #
 # It runs as a process of its own — except where Python cannot start one: in JupyterLite the
@@ -196,7 +196,7 @@ for f in eng.facts:
 # Each track has its old id and no new child: recovery re-armed the waits, it did not fire
 # them. The reminder is still due at 02:00, the escalation at 00:00 the next day — 24 hours
 # after the task was created, not after the restart. The task has its old id. The pickup
-# instance could not be released before the crash, so it comes back resident, with its
+# instance could not dehydrate before the crash, so it comes back resident, with its
 # coroutines.
 
 # %%

@@ -1,16 +1,16 @@
 # %% [markdown]
-# # 8. Scale: twelve thousand orders, most of them released
+# # 8. Scale: twelve thousand orders, most of them dehydrated
 #
 # The point of dehydration is arithmetic. A resident instance waiting on anything owns at
 # least two coroutines (its loop and one per live track), their frames, and everything they
 # reference. Ten thousand orders waiting for a payment that takes hours would keep twenty
-# thousand coroutines alive doing nothing. Released, each costs a small record, a checkpoint
+# thousand coroutines alive doing nothing. Dehydrated, each costs a small record, a checkpoint
 # (encoded bytes in the store) and its holders.
 #
 # This notebook runs one working day of an order desk on virtual time: 300 orders arrive
 # every 15 minutes for ten hours. Each waits a 30-minute grace period (too short to be worth
-# a release: it stays **resident**), is confirmed, then waits for its payment (a message
-# wait: **released**), which arrives twelve hours after the order; then a 20-minute dispatch
+# dehydrating: it stays **resident**), is confirmed, then waits for its payment (a message
+# wait: **dehydrated**), which arrives twelve hours after the order; then a 20-minute dispatch
 # timer (resident again) and it ships. We count instances by residency and live coroutines
 # every 15 minutes, once with dehydration on and once with it off. Each quarter hour's 300
 # orders arrive in one call, `eng.start_many(order, [data, ...])`: the same instances, ids
@@ -19,7 +19,7 @@
 #
 # > **Semantics:** [A wait is not work](../docs/semantics.md#a-wait-is-not-work);
 # > [residency](../docs/semantics.md#residency) and
-# > [residency facts](../docs/semantics.md#residency-facts) — how many instances are released
+# > [residency facts](../docs/semantics.md#residency-facts) — how many instances are dehydrated
 # > is a question the counters answer; [eligibility](../docs/semantics.md#eligibility) — the
 # > short timers stay resident.
 
@@ -68,13 +68,13 @@ def simulate(dehydrate):
 # ## The day, with dehydration on and off
 
 # %%
-released_eng, released = simulate(dehydrate=True)
+dehydrating_eng, dehydrating = simulate(dehydrate=True)
 resident_eng, resident = simulate(dehydrate=False)
-print(released_eng.stats())
+print(dehydrating_eng.stats())
 print(resident_eng.stats())
-print("same outcome:", [i.data for i in released_eng.instances()] ==
+print("same outcome:", [i.data for i in dehydrating_eng.instances()] ==
       [i.data for i in resident_eng.instances()])
-del released_eng, resident_eng  # keep the rows, free the 24,000 finished instances
+del dehydrating_eng, resident_eng  # keep the rows, free the 24,000 finished instances
 
 # %% [markdown]
 # The numbers behind the plot, every two hours (these are compared when the notebook is
@@ -83,20 +83,20 @@ del released_eng, resident_eng  # keep the rows, free the 24,000 finished instan
 # %%
 print("time         | dehydrate=True                        | dehydrate=False")
 print("             | resident dehydrated finished coroutines | resident coroutines")
-for (at, res, dry, done, coros), (_, res_off, _, _, coros_off) in zip(released[::8],
+for (at, res, dry, done, coros), (_, res_off, _, _, coros_off) in zip(dehydrating[::8],
                                                                        resident[::8], strict=True):
     print(f"{at:%m-%d %H:%M}  | {res:8} {dry:10} {done:8} {coros:10} | {res_off:8} "
           f"{coros_off:10}")
-peak = max(released, key=lambda row: row[2])
-print(f"peak: {peak[2]} instances released at {peak[0]:%H:%M}, {peak[4]} live coroutines; "
-      f"resident mode then: {resident[released.index(peak)][4]} coroutines")
+peak = max(dehydrating, key=lambda row: row[2])
+print(f"peak: {peak[2]} instances dehydrated at {peak[0]:%H:%M}, {peak[4]} live coroutines; "
+      f"resident mode then: {resident[dehydrating.index(peak)][4]} coroutines")
 
 # %% [markdown]
 # ## The plot
 #
 # Left: instances by residency over the day, dehydration on. Only the orders in their
 # 30-minute grace or 20-minute dispatch window are resident; everything waiting for a
-# payment is released. Right: live coroutines, dehydration on and off.
+# payment is dehydrated. Right: live coroutines, dehydration on and off.
 #
 # The chart is SVG written by the few lines below rather than a plotting library's picture:
 # it is the same text on every machine, so it is compared when the notebook is tested, and
@@ -152,14 +152,14 @@ def panel(x0, title, hours, lines, y_label):
     return "".join(out)
 
 
-hours = [(row[0] - released[0][0]).total_seconds() / 3600 + 0.25 for row in released]
+hours = [(row[0] - dehydrating[0][0]).total_seconds() / 3600 + 0.25 for row in dehydrating]
 left = panel(0, "instances by residency (dehydrate=True)", hours, [
-    ("resident", [r[1] for r in released], "#d62728", False),
-    ("dehydrated", [r[2] for r in released], "#1f77b4", False),
-    ("finished", [r[3] for r in released], "#7f7f7f", True)], "instances")
+    ("resident", [r[1] for r in dehydrating], "#d62728", False),
+    ("dehydrated", [r[2] for r in dehydrating], "#1f77b4", False),
+    ("finished", [r[3] for r in dehydrating], "#7f7f7f", True)], "instances")
 right = panel(WIDTH, "live coroutines", hours, [
     ("dehydrate=False", [r[4] for r in resident], "#d62728", False),
-    ("dehydrate=True", [r[4] for r in released], "#1f77b4", False)], "coroutines")
+    ("dehydrate=True", [r[4] for r in dehydrating], "#1f77b4", False)], "coroutines")
 SVG(f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * WIDTH}" height="{HEIGHT}" '
     f'font-family="sans-serif" font-size="12">{left}{right}</svg>')
 
@@ -167,7 +167,7 @@ SVG(f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * WIDTH}" height="{HEIGH
 # ## Memory per waiting instance
 #
 # Two thousand orders parked on their payment wait, measured with `tracemalloc` (Python's
-# own allocation tracer: every object the engine keeps for them), released and resident, on
+# own allocation tracer: every object the engine keeps for them), dehydrated and resident, on
 # a SQLite store in a temporary folder: the checkpoints are on disk, and an engine on a
 # durable store keeps no command history (see the README's "Rewind and branch"), so what is
 # counted is what the engine itself holds per instance. The fact log is switched off
@@ -194,17 +194,18 @@ def bytes_per_waiting_instance(dehydrate, n=2_000):
 
 dry_bytes, dry_stats = bytes_per_waiting_instance(dehydrate=True)
 wet_bytes, wet_stats = bytes_per_waiting_instance(dehydrate=False)
-print("released:", dry_stats["instances"], "coroutines", dry_stats["coroutines"])
-print("resident:", wet_stats["instances"], "coroutines", wet_stats["coroutines"])
-print("a released instance costs less than half of a resident one:", dry_bytes < wet_bytes / 2)
+print("dehydrated:", dry_stats["instances"], "coroutines", dry_stats["coroutines"])
+print("resident:  ", wet_stats["instances"], "coroutines", wet_stats["coroutines"])
+print("a dehydrated instance costs less than half of a resident one:",
+      dry_bytes < wet_bytes / 2)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 # Why ignored: byte counts depend on the Python version and build (object and frame
 # sizes); the comparison that matters is printed, and compared, in the cell above.
-print(f"released: {dry_bytes:,.0f} bytes per waiting instance")
-print(f"resident: {wet_bytes:,.0f} bytes per waiting instance")
-print(f"ratio:    {wet_bytes / dry_bytes:.1f}x")
+print(f"dehydrated: {dry_bytes:,.0f} bytes per waiting instance")
+print(f"resident:   {wet_bytes:,.0f} bytes per waiting instance")
+print(f"ratio:      {wet_bytes / dry_bytes:.1f}x")
 
 # %% [markdown]
 # `benchmarks/memory.py` measures the same thing at 100,000 instances with the process's

@@ -26,7 +26,7 @@
 # > waits); [recovery](../docs/semantics.md#recovery) (a restart mid-order);
 # > [two halves](../docs/semantics.md#two-halves); and what this notebook leans on in its last
 # > questions: dehydration is [transparent](../docs/semantics.md#residency) — the same outcome
-# > resident or released, and across a crash.
+# > resident or dehydrated, and across a crash.
 
 # %%
 import os
@@ -84,7 +84,7 @@ o2c.validate()
 # `review()` starts one order on a fresh engine, plays a schedule of outside events at
 # given offsets from the start (the warehouse finishing, the customer paying), runs 40 days,
 # and reports: how the order ended, its milestones with their times, and how much of its
-# life the instance spent released.
+# life the instance spent dehydrated.
 
 # %%
 MILESTONES = {"check_credit", "send_invoice", "await_payment", "remind_customer",
@@ -115,23 +115,23 @@ def since(at, t0):
     return f"day {d.days} {d.seconds // 3600:02d}:{d.seconds % 3600 // 60:02d}"
 
 
-def released_share(eng, inst):
-    """The share of the instance's life (start to end, or to now) it spent released."""
+def dehydrated_share(eng, inst):
+    """The share of the instance's life (start to end, or to now) it spent dehydrated."""
     t0, end = started(eng, inst), eng.now
-    released, since_release = timedelta(0), None
+    dehydrated, since_dehydrated = timedelta(0), None
     for f in eng.facts:
         if f.instance != inst.id:
             continue
         if f.kind == "dehydrated":
-            since_release = f.at
-        elif f.kind in ("hydrated", "instance_completed") and since_release is not None:
-            released += f.at - since_release
-            since_release = None
+            since_dehydrated = f.at
+        elif f.kind in ("hydrated", "instance_completed") and since_dehydrated is not None:
+            dehydrated += f.at - since_dehydrated
+            since_dehydrated = None
         if f.kind == "instance_completed":
             end = f.at
-    if since_release is not None:
-        released += end - since_release
-    return released / (end - t0) if end > t0 else 0.0
+    if since_dehydrated is not None:
+        dehydrated += end - since_dehydrated
+    return dehydrated / (end - t0) if end > t0 else 0.0
 
 
 def run_order(data, events=(), engine=None, days=40):
@@ -157,7 +157,7 @@ def review(question, data, events=()):
             print(f"   {since(f.at, t0)}  {f.node}")
     wakes = sum(1 for f in eng.facts if f.instance == inst.id and f.kind == "hydrated")
     print(f"   data: {inst.data}")
-    print(f"   released {released_share(eng, inst):.0%} of its life, woken {wakes} times; "
+    print(f"   dehydrated {dehydrated_share(eng, inst):.0%} of its life, woken {wakes} times; "
           f"coroutines now: {eng.stats()['coroutines']}")
     return eng, inst
 
@@ -168,8 +168,8 @@ ORDER = {"order_id": "SO-1001", "amount": 1800, "credit_limit": 5000}
 # ## Q1. The happy path
 #
 # The warehouse packs after 6 hours; the payment arrives on day 2. Note the share of its life
-# the instance spent released: in virtual time it is resident only for instants — each wake
-# runs to the next quiet point at the same virtual moment, and the instance is released
+# the instance spent dehydrated: in virtual time it is resident only for instants — each
+# wake runs to the next quiet point at the same virtual moment, and the instance dehydrates
 # again.
 
 # %%
@@ -183,7 +183,7 @@ inst.lineage()
 # ## Q2. What if the warehouse takes 30 hours?
 #
 # The 24-hour escalation is non-interrupting: operations are paged at 24:00 while the task
-# stays open; packing at 30:00 then continues as usual. The instance was released when the
+# stays open; packing at 30:00 then continues as usual. The instance was dehydrated when the
 # escalation fired — the boundary's holder woke it.
 
 # %%
@@ -226,7 +226,7 @@ print(inst.state, inst.data)
 eng, inst = review("over the credit limit", {**ORDER, "amount": 9000})
 
 # %% [markdown]
-# ## Q6. Would anything change if nothing were ever released?
+# ## Q6. Would anything change if nothing ever dehydrated?
 #
 # Dehydration must be invisible in the outcome. Run the same three schedules with
 # `dehydrate=False` and compare what an auditor sees: the node completions in order, the
@@ -253,7 +253,7 @@ for name, events in SCHEDULES.items():
 # %% [markdown]
 # ## Q7. What if the engine restarts in the middle of an order?
 #
-# Run the happy path on SQLite, stop the engine on day 1 with the order released (the
+# Run the happy path on SQLite, stop the engine on day 1 with the order dehydrated (the
 # warehouse is done, the payment not yet in), recover in a fresh engine and play the rest
 # of the schedule there. The recovered clock stands at 00:00 on day 1, where the last
 # command before the stop left it. The outcome is the one of Q1.
@@ -289,7 +289,7 @@ shutil.rmtree(workdir)
 # ## A hundred orders at once
 #
 # Finally the operator's view: a hundred orders entered over a morning with assorted
-# behaviour, then a look at the engine on day 3 — what is released, what is held, what is
+# behaviour, then a look at the engine on day 3 — what is dehydrated, what is held, what is
 # in the inbox. The dashboard shows the same live, with controls to step, advance, publish
 # a message or complete a task.
 

@@ -26,8 +26,8 @@
 # > shapes and edges that constitute a BPMN diagram" — what the round trip keeps).
 # >
 # > **Semantics:** [eligibility](../docs/semantics.md#eligibility) — a user task and a message
-# > catch release their instance, a worker job keeps it resident: a process from a file
-# > releases and wakes exactly as one built in Python. The README's section "BPMN files: from
+# > catch let their instance dehydrate, a worker job keeps it resident: a process from a
+# > file dehydrates and wakes exactly as one built in Python. The README's section "BPMN files: from
 # > a modeler and back" lists what maps to what.
 
 # %%
@@ -177,7 +177,7 @@ order.set_function("Activity_total",
 #
 # Three orders at midnight: `o-1` and `o-3` are large (they wait for finance, under the
 # two-day timer), `o-2` is small (it goes straight to the payment wait). An hour later all
-# three are **released**: no coroutine is left, and every wait has its engine holder — the
+# three are **dehydrated**: no coroutine is left, and every wait has its engine holder — the
 # task inbox and the deadline heap for the large ones, the message index (key `o-2`) for the
 # small one.
 
@@ -203,7 +203,7 @@ o1.process_view()
 #
 # Completing the task by its id hydrates `i1`; the continuation fork binds `approved`,
 # passes both gateways (`=approved = true` holds) and parks on the payment message — and the
-# instance is released again, now held by the message index. The boundary timer it beat is
+# instance dehydrates again, now held by the message index. The boundary timer it beat is
 # withdrawn.
 
 # %%
@@ -243,7 +243,7 @@ print(o1.data)
 # ## Nobody approves `o-3`
 #
 # Two days after its start, the boundary timer of `o-3` fires while the instance is
-# released: the deadline heap wakes it, the boundary forks over the approval track
+# dehydrated: the deadline heap wakes it, the boundary forks over the approval track
 # (interrupting: the task is cancelled), and the order ends at *Order expired*.
 
 # %%
@@ -349,7 +349,7 @@ print([(f.source, f.target, f.condition.source) for f in reread.flows if f.condi
 print(reread.to_bpmn() == xml)
 
 # %% [markdown]
-# The re-read process runs like any other. A large refund waits for support, released;
+# The re-read process runs like any other. A large refund waits for support, dehydrated;
 # with its function attached again, a small one is refunded at once.
 
 # %%

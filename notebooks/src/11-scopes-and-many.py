@@ -2,7 +2,7 @@
 # # 11. Scopes and many
 #
 # A subprocess with a deadline, an event subprocess that cancels, a parallel review with a
-# completion condition — watching each release and each wake.
+# completion condition — watching each dehydration and each wake.
 #
 # A **scope** is a part of a process with its own start and its own ends. The process itself
 # is the outermost scope. A **subprocess** is a scope drawn inside it: the flow enters the
@@ -21,12 +21,12 @@
 #   a track with origin `event` runs the event subprocess;
 # - a multi-instance body track waits while one inner track per item (origin `many`) runs.
 #
-# So the rules of notebooks 02 and 04 apply unchanged: an instance is released when every
+# So the rules of notebooks 02 and 04 apply unchanged: an instance dehydrates when every
 # live track is parked on a wait that has a holder, and a trigger hydrates it.
 #
 # > **Semantics:** [Wait holders](../docs/semantics.md#wait-holders) — each hold below is one
 # > of these; [holdability](../docs/semantics.md#holdability) — a wait, and every boundary
-# > over it, needs a holder before the instance can be released;
+# > over it, needs a holder before the instance can dehydrate;
 # > [continuation fork](../docs/semantics.md#continuation-fork) and
 # > [boundary fork](../docs/semantics.md#boundary-fork) — the two ways a wake continues;
 # > [the quiet point](../docs/semantics.md#the-quiet-point) — a track at a parallel join;
@@ -35,7 +35,7 @@
 # %%
 import gobpm_nb as bpm
 
-# The facts that show a release and a wake; node_entered/node_left are left out.
+# The facts that show a dehydration and a wake; node_entered/node_left are left out.
 WATCH = {"track_state", "wait_held", "wait_released", "dehydrated", "hydrated", "timer_fired",
          "message_correlated", "task_created", "task_completed", "instance_completed",
          "error_caught"}
@@ -100,11 +100,11 @@ order.flow("late", "call", "apologised")
 order.validate()
 
 # %% [markdown]
-# ### Released with a task inside the subprocess
+# ### Dehydrated with a task inside the subprocess
 #
 # Two orders, A-1 and A-2. One hour in, each has two tracks: `t1` runs the subprocess
 # (`handle`) and `t2`, origin `scope`, waits on Kim's task inside it. Both instances are
-# released and the engine runs **no coroutine at all**.
+# dehydrated and the engine runs **no coroutine at all**.
 #
 # Why may an instance give up everything while a task inside a subprocess waits? Look at
 # what could end each wait:
@@ -142,7 +142,7 @@ for t in a2.checkpoint()["tracks"]:
 #
 # Completing A-2's packing task hydrates A-2 (`outcome: continuation`): `t1` goes back to
 # `waiting` on its scope, the continuation fork `t3` leaves `pack` and parks on `ship`, a
-# new task is held, and the instance is released again — with the deadline hold untouched,
+# new task is held, and the instance dehydrates again — with the deadline hold untouched,
 # still on `t1`.
 
 # %%
@@ -171,7 +171,7 @@ show_tracks(eng, a1)
 # ### Nobody ships A-2: the deadline wakes it and cancels the scope
 #
 # We run the clock to one minute before the deadline, then take one `step()` at a time until
-# A-2 is released again. Each step is one scheduler event:
+# A-2 dehydrates again. Each step is one scheduler event:
 #
 # 1. **the wake** — A-2's timer is due. Its holder hydrates the instance with
 #    `outcome: boundary` (a boundary wake, not a continuation of the task). The boundary
@@ -180,8 +180,8 @@ show_tracks(eng, a1)
 #    A-2 is resident now, `t1` and `t3` back to `waiting`;
 # 2. **the cancellation** — the instance's loop cancels the scope from the inside out: `t3`
 #    inside, then `t1` that ran it; the boundary fork `t4`, parent `t1`, is created;
-# 3. **the new path and the release** — `t4` leaves the boundary, parks on the desk's task
-#    (a new hold) and the instance is released again: `dehydrated`, one wait.
+# 3. **the new path and the dehydration** — `t4` leaves the boundary, parks on the desk's
+#    task (a new hold) and the instance dehydrates again: `dehydrated`, one wait.
 
 # %%
 eng.run(until="2026-01-02T23:59:00Z")
@@ -212,7 +212,7 @@ a2.lineage()
 
 # %% [markdown]
 # The dashboard shows this engine live — the holder table, the fact timeline with its
-# releases and wakes, the selected instance's lineage — with controls to step, advance and
+# dehydrations and wakes, the selected instance's lineage — with controls to step, advance and
 # complete the desk's task.
 
 # %%
@@ -307,7 +307,7 @@ show_tracks(eng2, b7)
 # The timer's holder hydrates B-7 (`outcome: boundary`, `track: ""`). A track with origin
 # `event` (`t3`) runs the event subprocess and `t4`, origin `scope`, runs inside it. The
 # cycle re-arms at once (`wait_held` right after `wait_released`), the reminder ends, and B-7
-# is released again. Its two task tracks were woken with it and parked again as they were:
+# dehydrates again. Its two task tracks were woken with it and parked again as they were:
 # a non-interrupting start cancels nothing, and their tasks never left the inbox.
 
 # %%
@@ -321,7 +321,7 @@ print(b7.data)
 #
 # The continuation fork `t5` reaches the parallel join before the flight is booked. A track
 # at a join gives up its coroutine and waits there (its arrival is in the checkpoint); it is
-# not a wait that needs a holder, so B-7 is released again with three holds.
+# not a wait that needs a holder, so B-7 dehydrates again with three holds.
 
 # %%
 seen = len(eng2.facts)
@@ -413,7 +413,7 @@ for t in eng3.checkpoint(p3.id)["tracks"]:
 # ### Cy votes first: one inner instance completes
 #
 # The wake is a continuation of Cy's track `t4`; `t5` completes the task and ends. One
-# completed instance is not enough, so the instance is released again with two holds.
+# completed instance is not enough, so the instance dehydrates again with two holds.
 
 # %%
 tasks = {task.track: task for task in eng3.tasks()}
@@ -443,7 +443,7 @@ p3.lineage()
 # %% [markdown]
 # ### A hundred reviewers, no coroutine
 #
-# With a hundred reviewers the instance holds a hundred tasks, and is still released: one
+# With a hundred reviewers the instance holds a hundred tasks, and still dehydrates: one
 # `dehydrated` fact with `waits: 100` and `coroutines: 0`. Kept resident
 # (`dehydrate=False`), the same instance costs 102 coroutines: its loop, the body track and
 # one per reviewer, for as long as the reviews take.
@@ -453,8 +453,8 @@ crowd = {"paper": "P-4", "reviewers": [f"r{n:03}" for n in range(100)]}
 eng4 = bpm.Engine()
 p4 = eng4.start(paper, crowd)
 eng4.advance("PT1H")
-(released,) = [f for f in eng4.facts if f.kind == "dehydrated"]
-print(p4.residency, released.details, eng4.stats()["holds"])
+(dehydrated,) = [f for f in eng4.facts if f.kind == "dehydrated"]
+print(p4.residency, dehydrated.details, eng4.stats()["holds"])
 
 resident = bpm.Engine(dehydrate=False)
 resident.start(paper, crowd)

@@ -77,7 +77,7 @@ show_history(eng)
 #
 # `rewind` takes a fact number or a virtual time. A time means "the last fact at or before
 # it": nothing happened between midnight and the deadline, so 20:00 on the first day goes
-# back to fact 10, where the instance had just been released to wait, and the clock with
+# back to fact 10, where the instance had just dehydrated to wait, and the clock with
 # it (midnight: the state right after fact 10). The advance that ran past the deadline is
 # now **interrupted**: the part after fact 10 has not run.
 
@@ -87,7 +87,7 @@ print(r)
 print("the last fact kept:", eng.facts[-1].seq, eng.facts[-1].kind)
 
 # %% [markdown]
-# Everything is as it was there: the instance is active and released again, Alice's task is
+# Everything is as it was there: the instance is active and dehydrated again, Alice's task is
 # back in the inbox, the deadline's holder is armed. The same `inst` handle still works.
 # The history marks the advance as not done: it waits for `replay()`.
 

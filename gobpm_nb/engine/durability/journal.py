@@ -18,7 +18,7 @@
   the command's end, or every ``GROUP`` writes. Each write still happens at its quiet point
   (a write the store refuses there is refused as without a group: its instance stays
   resident); only the commit waits. What the open group holds is kept here too
-  (``unsynced``), so a released instance is read back from memory until its checkpoint is
+  (``unsynced``), so a dehydrated instance is read back from memory until its checkpoint is
   committed, and a group the store rolls back is written again at the next commit. A commit
   the store refuses at a command's end raises StoreError ("the command ran, but ..."), the
   writes kept for the next command's end; a crash before it resumes at the previous

@@ -55,7 +55,8 @@ class Dehydration:
         #: armed): the quiet-point test asks a dict, not the element.
         self._eligible: dict[tuple[str, int], dict[str, bool]] = {}
         self._last: tuple[Definition | None, dict[str, bool]] = (None, {})  # the newest asked
-        #: The compact record class of each version released so far (``released``).
+        #: The compact record class of each version with an instance dehydrated so far
+        #: (``compact``).
         self._compact: dict[tuple[str, int], type[Dehydrated]] = {}
 
     def on_quiet(self, run: Run) -> None:
@@ -71,7 +72,7 @@ class Dehydration:
             return
         if run.joins and self.core.behaviour.settle_joins(run):
             return  # an inclusive join fired: a track runs again
-        free = self.dehydrate and self.releasable(run, True) and not self.due(run)
+        free = self.dehydrate and self.can_dehydrate(run, True) and not self.due(run)
         if not free and (not self.core.store.durable or run.has_unfired()):
             return
         doc = capture(run, self.core.kernel.now)
@@ -83,7 +84,7 @@ class Dehydration:
             return  # the store failed: it stays resident (a checkpoint_failed fact says so)
         run.stored = True
         if free:
-            self.release(run)
+            self.dehydrate_instance(run)
 
     def memo(self, defn: Definition) -> dict[str, bool]:
         """The remembered answers of one deployed version's elements."""
@@ -98,7 +99,7 @@ class Dehydration:
         return memo
 
     def compact(self, defn: Definition) -> type[Dehydrated]:
-        """The compact record class of a version's released instances (made once)."""
+        """The compact record class of a version's dehydrated instances (made once)."""
         key = (defn.id, defn.version)
         cls = self._compact.get(key)
         if cls is None or cls.defn is not defn:
@@ -120,7 +121,7 @@ class Dehydration:
             memo[tr.node] = answer  # the same question every time: remember the answer
         return answer
 
-    def releasable(self, run: Run, warn: bool = False) -> bool:
+    def can_dehydrate(self, run: Run, warn: bool = False) -> bool:
         """Invariant 2 (docs/architecture.md): every live track parked on an eligible, holdable
         wait, nothing in flight (``on_quiet`` has checked: resident, idle, mailbox empty)."""
         parked = 0
@@ -156,7 +157,7 @@ class Dehydration:
 
     def due(self, run: Run) -> bool:
         """Whether one of the instance's own timers is due at this instant (armed earlier, its
-        turn not come yet within it): released now, it would be woken again at once, and a
+        turn not come yet within it): dehydrated now, it would be woken again at once, and a
         wake that fails would move that timer's track later than a resident one's."""
         now = self.core.kernel.now
         for hold in run.holds:
@@ -164,7 +165,7 @@ class Dehydration:
                 return True
         return False
 
-    def release(self, run: Run) -> None:
+    def dehydrate_instance(self, run: Run) -> None:
         """End every coroutine of a quiet instance; its checkpoint is already stored. The
         instance's record shrinks to a ``Dehydrated``: id, history and holders. The coroutine
         running now (the track that just parked, or the loop) is not closed here: it sees
