@@ -41,7 +41,7 @@ from .travel.rewind import rewind as rewind_to
 from .travel.state import EngineState
 from .travel.tape import Tape, TapedStore
 from .vocabulary import RESIDENCIES
-from .when import instant, span
+from .when import fixed_span, instant, span
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
 
@@ -68,8 +68,8 @@ def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
     (the others as ``DEFAULTS``; each checked here, or by the core)."""
     options = DEFAULTS | given
     begin = instant(start, "start")
-    min_wait = span(options["min_dehydrate_wait"], "min_dehydrate_wait")
-    backoff = span(options["wake_retry_backoff"], "wake_retry_backoff")
+    min_wait = fixed_span(options["min_dehydrate_wait"], "min_dehydrate_wait")
+    backoff = fixed_span(options["wake_retry_backoff"], "wake_retry_backoff")
     if backoff <= timedelta(0):
         raise EngineError(f"wake_retry_backoff {options['wake_retry_backoff']!r} must be "
                           "longer than zero")

@@ -3,7 +3,7 @@ names the argument (the model's parsers raise ModelError, which is about process
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from .errors import EngineError, ModelError
@@ -27,4 +27,14 @@ def span(value: Any, what: str) -> Duration:
         raise EngineError(str(exc)) from None
     if is_negative(length):
         raise EngineError(f"{what} {value!r} is negative; the clock never moves backwards")
+    return length
+
+
+def fixed_span(value: Any, what: str) -> timedelta:
+    """``value`` as ``span`` reads it, of a fixed length: a span that counts months or years
+    (its length depends on the date it starts from) is an EngineError naming ``what``."""
+    length = span(value, what)
+    if not isinstance(length, timedelta):
+        raise EngineError(f"{what} {value!r} counts months or years, whose length depends on "
+                          "the date; give it in days, hours, minutes or seconds")
     return length

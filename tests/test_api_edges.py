@@ -41,6 +41,8 @@ def test_a_bad_value_raises_a_typed_error_naming_it_and_changes_nothing(call, na
     (lambda s: bpm.Engine.recover(s, start="2026-01-01T00:00:00Z"), "'start'"),
     (lambda s: bpm.Engine.recover(None), "None"),
     (lambda s: bpm.Engine(store=object()), "not a checkpoint store"),
+    (lambda s: bpm.Engine(s, min_dehydrate_wait="P1M"), "min_dehydrate_wait 'P1M' counts months"),
+    (lambda s: bpm.Engine(s, wake_retry_backoff="P1Y"), "wake_retry_backoff 'P1Y' counts months"),
 ])
 def test_recover_and_engine_refuse_bad_arguments_with_engine_error(call, named):
     """recover() and Engine() name what is wrong with their arguments."""
