@@ -205,3 +205,31 @@ def test_a_checkpoint_the_codec_cannot_encode_is_refused_like_a_store_failure(
     assert inst.residency == "resident"
     assert [(f.instance, f.details) for f in eng.facts if f.kind == "checkpoint_failed"] == [
         ("i1", {"cause": "ValueError"})] * 2
+
+
+def test_reading_fields_together_takes_and_refuses_what_reading_one_does():
+    """``Reader.fields`` (several fields in one call, on a wake's hot path) gives each value
+    ``Reader.get`` gives, and refuses each value it refuses with the same message: missing
+    fields, wrong types, bool for int, a dict subclass, bad and out-of-range times, track ids."""
+    from collections import OrderedDict
+
+    from gobpm_nb.engine.state.fields import CHECKS, Reader
+    from gobpm_nb.errors import CheckpointError
+
+    values = [None, True, 0, 7, -1, "", "x", "t1", "t0", "t01", [], ["t1"], {}, OrderedDict(),
+              "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.5+02:00", "not a time",
+              "0001-01-01T00:00:00+01:00", 1.5]
+    r = Reader("i1")
+
+    def outcome(fn):
+        try:
+            return ("ok", fn())
+        except CheckpointError as exc:
+            return ("error", str(exc))
+
+    for kind in CHECKS:
+        for v in values:
+            for obj in ({"f": v}, {}, OrderedDict(f=v)):
+                one = outcome(lambda: r.get(obj, "f", kind, "w"))
+                many = outcome(lambda: r.fields(obj, "w", (("f", kind),))[0])
+                assert one == many, (kind, v, obj)

@@ -119,17 +119,13 @@ def read(doc: dict[str, Any], instance: str) -> Image:
     schema = r.get(doc, "schema", "int", "")
     if schema != SCHEMA:
         raise r.fail("schema", f"version {schema} is not supported (expected {SCHEMA})")
-    proc = r.get(doc, "process", "dict", "")
-    process = {"id": r.get(proc, "id", "str", "process"),
-               "version": r.get(proc, "version", "int", "process"),
-               "signature": r.get(proc, "signature", "str", "process")}
-    seq = r.get(doc, "seq", "dict", "")
-    tracks = [read_track(r, t, f"tracks[{i}]")
-              for i, t in enumerate(r.get(doc, "tracks", "list", ""))]
+    proc, seq, listed, joins, at, state, data = r.fields(doc, "", DOC)
+    process = {name: v for (name, _), v in zip(PROCESS, r.fields(proc, "process", PROCESS),
+                                               strict=True)}
+    tracks = [read_track(r, t, f"tracks[{i}]") for i, t in enumerate(listed)]
     if not tracks:  # an instance whose last track ends has ended: its checkpoint is gone
         raise r.fail("tracks", "is empty: a stored instance has a live track")
     counters = read_seq(r, seq, tracks)
-    joins = r.get(doc, "joins", "dict", "")
     for g, flows in joins.items():
         if not isinstance(flows, dict):
             raise r.fail(f"joins.{g}", "is not a map of flow ids to track ids")
@@ -144,14 +140,23 @@ def read(doc: dict[str, Any], instance: str) -> Image:
         link = r.get(doc, "parent", "dict", "")
         parent = (r.get(link, "instance", "str", "parent"),
                   r.get(link, "track", "track", "parent"))
-    return Image(instance, process, r.get(doc, "at", "time", ""), r.get(doc, "state", "str", ""),
-                 r.get(doc, "data", "dict", ""), counters, tracks, joins, events, parent)
+    return Image(instance, process, at, state, data, counters, tracks, joins, events, parent)
+
+
+#: The fields read together (``Reader.fields``): of the document, of its process, of its id
+#: counters and of each track.
+DOC = (("process", "dict"), ("seq", "dict"), ("tracks", "list"), ("joins", "dict"),
+       ("at", "time"), ("state", "str"), ("data", "dict"))
+PROCESS = (("id", "str"), ("version", "int"), ("signature", "str"))
+SEQ = (("track", "int"), ("task", "int"), ("job", "int"))
+TRACK = (("id", "track"), ("node", "str"), ("state", "str"), ("origin", "str"),
+         ("parents", "list"), ("via", "optstr"), ("boundaries", "dict"))
 
 
 def read_seq(r: Reader, seq: dict[str, Any], tracks: list[Track]) -> dict[str, int]:
     """The id counters: counts from 0, each track's number among those given out, and no
     track id twice (a new track must never take the id of one the checkpoint holds)."""
-    counters = {k: r.get(seq, k, "int", "seq") for k in ("track", "task", "job")}
+    counters = {name: n for (name, _), n in zip(SEQ, r.fields(seq, "seq", SEQ), strict=True)}
     for k, n in counters.items():
         if n < 0:
             raise r.fail(f"seq.{k}", f"{n} is not a count")
@@ -166,20 +171,17 @@ def read_seq(r: Reader, seq: dict[str, Any], tracks: list[Track]) -> dict[str, i
 
 
 def read_track(r: Reader, t: Any, path: str) -> Track:
-    fields = {k: r.get(t, k, "track" if k == "id" else "str", path)
-              for k in ("id", "node", "state", "origin")}
-    if fields["state"] not in LIVE:
-        raise r.fail(f"{path}.state", f"{fields['state']!r} is not a live track state")
-    if fields["origin"] not in ORIGINS:
-        raise r.fail(f"{path}.origin", f"unknown origin {fields['origin']!r}")
-    parents = r.tracks(r.get(t, "parents", "list", path), f"{path}.parents")
+    tid, node, state, origin, parents, via, bounds = r.fields(t, path, TRACK)
+    if state not in LIVE:
+        raise r.fail(f"{path}.state", f"{state!r} is not a live track state")
+    if origin not in ORIGINS:
+        raise r.fail(f"{path}.origin", f"unknown origin {origin!r}")
+    parents = r.tracks(parents, f"{path}.parents")
     # interned: a hydrated instance shares its names with every other (JSON makes new ones)
-    tr = Track(sys.intern(fields["id"]), sys.intern(fields["node"]),
-               tuple(sys.intern(p) for p in parents), sys.intern(fields["origin"]),
-               r.get(t, "via", "optstr", path), sys.intern(fields["state"]))
+    tr = Track(sys.intern(tid), sys.intern(node), tuple(sys.intern(p) for p in parents),
+               sys.intern(origin), via, sys.intern(state))
     wait = t.get("wait")
     tr.wait = None if wait is None else read_wait(r, wait, f"{path}.wait", tr.node)
-    bounds = r.get(t, "boundaries", "dict", path)
     tr.boundaries = {b: read_wait(r, a, f"{path}.boundaries.{b}", b, BOUNDARY_KINDS)
                  for b, a in sorted(bounds.items())}
     scope = r.get(t, "scope", "opttrack", path) if "scope" in t else None

@@ -41,6 +41,32 @@ class Reader:
             return self.time(v, f"{where}.{name}" if where else name)
         return v
 
+    def fields(self, obj: Any, where: str, spec: Spec) -> list[Any]:
+        """Fields ``spec`` of ``obj`` (``(name, kind)`` pairs), each checked as ``get``
+        checks it, in one call: a value of its kind's exact type is taken here, anything
+        else (a missing field, a wrong type, a subclass) goes through ``get``, which names
+        the problem or takes it the same way."""
+        if type(obj) is not dict:
+            return [self.get(obj, name, kind, where) for name, kind in spec]
+        out = []
+        for name, kind in spec:
+            v = obj.get(name, MISSING)
+            exact = EXACT.get(kind)
+            if exact is None or type(v) not in exact:
+                if kind == "track" and type(v) is str and TRACK_ID.fullmatch(v):
+                    out.append(v)
+                    continue
+                v = self.get(obj, name, kind, where)
+            elif kind == "time":
+                try:
+                    v = _US[v]
+                except ModelError:
+                    v = self.get(obj, name, kind, where)  # raises, naming the field
+                if not FIRST_US <= v <= LAST_US:
+                    v = self.get(obj, name, kind, where)  # raises, naming the field
+            out.append(v)
+        return out
+
     def tracks(self, ids: Any, path: str) -> list[str]:
         """A list of track ids at ``path``."""
         if not isinstance(ids, list):
@@ -90,6 +116,18 @@ def _int(v: Any) -> bool:
 def _track(v: Any) -> bool:
     return isinstance(v, str) and TRACK_ID.fullmatch(v) is not None
 
+
+#: What ``Reader.fields`` finds for a field that is not there (no kind's exact type).
+MISSING = object()
+#: Fields to read together: (name, kind) pairs, written once where they are read.
+Spec = tuple[tuple[str, str], ...]
+#: By kind, the exact types a value is taken as in ``Reader.fields`` without a call (bool
+#: is not int there, as in ``_int``; the kinds of track ids go through their pattern).
+EXACT: dict[str, tuple[type, ...]] = {
+    "str": (str,), "int": (int,), "bool": (bool,), "dict": (dict,), "list": (list,),
+    "optint": (int, type(None)), "optstr": (str, type(None)), "optlist": (list, type(None)),
+    "time": (str,),
+}
 
 CHECKS: dict[str, Callable[[Any], bool]] = {
     "str": lambda v: isinstance(v, str),

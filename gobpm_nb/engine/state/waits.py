@@ -34,6 +34,12 @@ Later = tuple[int, Callable[[], Any]]
 _AT_TEXT = Recent(iso, 64)
 
 
+#: The fields of some kinds' checkpoint forms, read together (``Reader.fields``).
+TIMER = (("deadline", "time"), ("armed", "time"), ("cycles", "optint"))
+MESSAGE = (("name", "str"), ("key", "str"))
+TASK = (("task", "str"), ("created", "time"))
+
+
 def at_text(us: int) -> str:
     """``iso(us)``, the same text object for the same instant while it is remembered."""
     text: str = _AT_TEXT[us]
@@ -159,8 +165,7 @@ class TimerWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, r.get(obj, "deadline", "time", path), r.get(obj, "armed", "time", path),
-                r.get(obj, "cycles", "optint", path))
+        return cls(node, *r.fields(obj, path, TIMER))
 
 
 class MessageWait(Wait):
@@ -186,7 +191,7 @@ class MessageWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, r.get(obj, "name", "str", path), r.get(obj, "key", "str", path))
+        return cls(node, *r.fields(obj, path, MESSAGE))
 
 
 class SignalWait(Wait):
@@ -247,7 +252,7 @@ class TaskWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, r.get(obj, "task", "str", path), r.get(obj, "created", "time", path))
+        return cls(node, *r.fields(obj, path, TASK))
 
 
 class CallWait(Wait):
