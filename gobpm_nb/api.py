@@ -2,20 +2,20 @@
 store, its fact log, its command history and its watchers.
 
 Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
-``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``fetch_jobs``,
-``complete_job``, ``fail_job``) goes through the command envelope (``travel.history.command``)
-and ends the same way, whether it returned or raised: the store records the clock and
-counters (durable stores), the history records the command, and every watcher added with
-``after_each_command`` is called, so live widgets show the exact state the command left.
+``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``decide``,
+``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
+(``travel.history.command``) and ends the same way, whether it returned or raised: the
+store records the clock and counters (durable stores), the history records the command,
+and every watcher added with ``after_each_command`` is called, so live widgets show the
+exact state the command left.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any, TypedDict, Unpack
+from typing import Any, Unpack
 
-from .engine.core import Core
 from .engine.durability.checkpoint import Image, capture
 from .engine.durability.checkpoint import read as read_checkpoint
 from .engine.durability.checkpoint import views as track_views
@@ -23,68 +23,33 @@ from .engine.durability.journal import Store
 from .engine.runtime.finished import Finished
 from .engine.runtime.run import Run
 from .engine.state.dehydrated import Dehydrated
-from .engine.state.records import EventView, HoldView, InstanceView, JobView, TaskView, TrackView
+from .engine.state.records import (
+    DecisionView,
+    EventView,
+    HoldView,
+    InstanceView,
+    JobView,
+    TaskView,
+    TrackView,
+)
 from .errors import EngineError, GobpmError
 from .instance import Instance, views
 from .kernel import to_datetime, to_us
 from .model import Definition, Process
 from .model.timers import add
-from .observe import Fact, FactLog
+from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
 from .travel.history import Command, command, settle, tell
+from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state
 from .travel.rewind import Rewound, span_of
 from .travel.rewind import branch as branch_at
 from .travel.rewind import commands as commands_of
 from .travel.rewind import replay as replay_history
 from .travel.rewind import rewind as rewind_to
 from .travel.state import EngineState
-from .travel.tape import Tape, TapedStore
 from .vocabulary import RESIDENCIES
-from .when import fixed_span, instant, span
-
-DEFAULT_START = "2026-01-01T00:00:00Z"
-
-
-class Options(TypedDict, total=False):
-    """The engine's options (``Engine``'s keyword arguments; ``Engine.recover`` takes any)."""
-
-    min_dehydrate_wait: str | timedelta
-    wake_retry_backoff: str | timedelta
-    dehydrate: bool
-    keep_facts: int | None
-    max_steps_without_wait: int
-    max_call_depth: int
-
-
-#: The engine's options, and what ``Engine.recover`` takes when one is not given.
-DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
-                     "dehydrate": True, "keep_facts": 100_000,
-                     "max_steps_without_wait": 10_000, "max_call_depth": 100}
-
-
-def _opened(store: Store, start: str | datetime, given: Options) -> EngineState:
-    """A new engine's state on ``store``, its clock at ``start``, with the ``given`` options
-    (the others as ``DEFAULTS``; each checked here, or by the core)."""
-    options = DEFAULTS | given
-    begin = instant(start, "start")
-    min_wait = fixed_span(options["min_dehydrate_wait"], "min_dehydrate_wait")
-    backoff = fixed_span(options["wake_retry_backoff"], "wake_retry_backoff")
-    if backoff <= timedelta(0):
-        raise EngineError(f"wake_retry_backoff {options['wake_retry_backoff']!r} must be "
-                          "longer than zero")
-    keep_facts = options["keep_facts"]
-    if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
-        raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
-    facts = FactLog(keep_facts)
-    tape = Tape()  # what user callables answer and which store calls fail (a replay's)
-    core = Core(now=to_us(begin), facts=facts, dehydrate=bool(options["dehydrate"]),
-                min_dehydrate_wait=min_wait // timedelta(microseconds=1),
-                wake_retry_backoff=backoff // timedelta(microseconds=1),
-                store=TapedStore(store, tape), tape=tape, codec=codec,
-                max_steps_without_wait=options["max_steps_without_wait"],
-                max_call_depth=options["max_call_depth"])
-    return EngineState(core, facts, store, keep_facts)
+from .when import instant, span
 
 
 class Engine:
@@ -96,17 +61,18 @@ class Engine:
                  min_dehydrate_wait: str | timedelta = "PT1H",
                  wake_retry_backoff: str | timedelta = "PT15S", dehydrate: bool = True,
                  keep_facts: int | None = 100_000, max_steps_without_wait: int = 10_000,
-                 max_call_depth: int = 100):
+                 max_call_depth: int = 100, seed: int = 0):
         store = store if store is not None else MemoryStore()
         check_store(store)
         ids, meta = read_store(store)
         if ids or meta:
             raise EngineError("the store already holds an engine's instances or versions; use "
                               "Engine.recover(store, processes=[...]) to continue them")
-        self._state = _opened(store, start, {
+        self._state = open_state(store, start, {
             "min_dehydrate_wait": min_dehydrate_wait, "wake_retry_backoff": wake_retry_backoff,
             "dehydrate": dehydrate, "keep_facts": keep_facts,
-            "max_steps_without_wait": max_steps_without_wait, "max_call_depth": max_call_depth})
+            "max_steps_without_wait": max_steps_without_wait, "max_call_depth": max_call_depth,
+            "seed": seed})
         self._state.history.start(self._state)
 
     @classmethod
@@ -136,7 +102,7 @@ class Engine:
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
-        state = _opened(store, start, options)
+        state = open_state(store, start, options)
         core = state.core
         core.load_registry(meta)
         core.journal.load(meta)
@@ -384,6 +350,19 @@ class Engine:
     @command
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         self._state.core.complete_task(task_id, outputs)
+
+    def decisions(self, instance: str | None = None) -> list[DecisionView]:
+        """The decisions waiting for a person (design-review mode), or one instance's."""
+        return self._state.core.decisions(instance)
+
+    @command
+    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+        """Choose the flow a track waiting at a decision takes: ``flow`` by its id or by the
+        id of the node it leads to; ``track`` only when two decisions of the instance could
+        take it. Journalled, rewindable and durable like every command; an unknown instance,
+        no decision waiting or a flow that is not one of its own is an EngineError that
+        changes nothing."""
+        self._state.core.decide(instance, flow, track)
 
     @command
     def fetch_jobs(self, topic: str, worker: str = "worker", max_jobs: int | None = None

@@ -42,7 +42,8 @@ ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary",
                             "event", "many"})
 
 #: What an engine holder keeps: the kinds of hold.
-HOLD_KINDS: Final = ("timer", "message", "signal", "task", "call")
+#: (a decision: a gateway where a person chooses the flow, design-review mode)
+HOLD_KINDS: Final = ("timer", "message", "signal", "task", "call", "decision")
 #: Where a held wait sits: on the node a track is parked on, or on a boundary over it.
 NODE: Final = "node"
 BOUNDARY: Final = "boundary"

@@ -35,7 +35,7 @@ from .runtime.run import Run
 from .runtime.tracks import spawn, start_loop
 from .state.dehydrated import Dehydrated
 from .state.holders import CycleHold, Hold, Holders, TimerHold, expectation
-from .state.records import Job, JobView, Task, TaskView, Track, Trigger
+from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Trigger
 from .state.values import json_dict
 
 
@@ -46,11 +46,16 @@ class Core:
 
     def __init__(self, *, now: int, facts: Any, dehydrate: bool, min_dehydrate_wait: int,
                  wake_retry_backoff: int, store: Store, tape: Outside, codec: Codec,
-                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100):
+                 max_steps_without_wait: int = 10_000, max_call_depth: int = 100,
+                 seed: int = 0):
         for name, bound in (("max_steps_without_wait", max_steps_without_wait),
                             ("max_call_depth", max_call_depth)):
             if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
                 raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise EngineError(f"seed must be an int, got {seed!r}")
+        #: What the rules of decisions draw from (``compute.drawn``): a run is reproducible.
+        self.seed = seed
         #: Whether this engine takes its fast paths (``fast``: one switch for all of them).
         self.fast = fast.enabled()
         self.kernel = Kernel(now, fast=self.fast)
@@ -320,6 +325,48 @@ class Core:
     def tasks(self) -> list[TaskView]:
         return [TaskView(t.id, t.instance, t.track, t.node, t.name, t.assignee,
                          to_datetime(t.created)) for t in self.inbox.values()]
+
+    # -- decisions (design-review mode) ---------------------------------------------------
+    def decisions(self, instance: str | None = None) -> list[DecisionView]:
+        """The decisions waiting for a person (or one instance's), in the order armed."""
+        waiting = self.holders.decisions
+        if instance is None:
+            holds = sorted(waiting.values(), key=lambda h: h.seq)
+        else:
+            listed: list[Hold] = list(self.holders.record(self.run_of(instance).id).holds)
+            holds = [h for h in listed if waiting.get((h.instance, h.track)) == h]
+        out = []
+        for h in holds:
+            defn = self.runs[h.instance].defn
+            flows = defn.outgoing[h.node] if defn is not None else ()
+            out.append(DecisionView(h.instance, h.track, h.node,
+                                    tuple((f.id, f.target) for f in flows)))
+        return out
+
+    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+        """A person's choice at a decision of ``instance``: ``flow`` (its id, or the id of
+        the node it leads to); ``track`` when tracks wait at two decisions it could mean."""
+        views = self.decisions(instance)
+        if track is not None:
+            views = [v for v in views if v.track == track]
+        if not views:
+            raise EngineError(f"instance {instance!r} waits at no decision"
+                              + (f" on track {track!r}" if track is not None else ""))
+        chosen = [(v, f) for v in views for f, target in v.flows
+                  if f == flow or (target == flow and [t for _, t in v.flows].count(flow) == 1)]
+        if not chosen:
+            offered = list(dict.fromkeys(f for v in views for f, _ in v.flows))
+            raise EngineError(f"{flow!r} is not a flow of the decision(s) instance "
+                              f"{instance!r} waits at; its flows: {', '.join(offered)}")
+        if len(chosen) > 1:
+            raise EngineError(f"{flow!r} leaves decisions on tracks "
+                              f"{', '.join(v.track for v, _ in chosen)} of instance "
+                              f"{instance!r}: give track=")
+        view, flow_id = chosen[0]
+        hold = self.holders.decisions[(view.instance, view.track)]
+        trigger = Trigger("decision", hold.node, "node", hold.track, None, flow_id)
+        self.journal.record([(hold.instance, trigger)])
+        self.deliver(hold, trigger)
 
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None

@@ -36,6 +36,9 @@ class Builder:
                        output_element: Condition | None = None) -> str:
         raise NotImplementedError
 
+    def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -249,6 +252,9 @@ class Scope(str, Builder):
 
     def multi_instance(self, node: str, **options: Any) -> str:
         return self._outer.multi_instance(node, **options)
+
+    def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
+        return self._outer.decide(gateway, weights)
 
     def __enter__(self) -> Scope:
         return self

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
@@ -68,6 +69,8 @@ def _describe(value: Any) -> Any:
         return list(value)
     if isinstance(value, el.Many):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
+    if isinstance(value, el.Decision):
+        return ["decision", [list(w) for w in value.weights]]
     return value
 
 
@@ -79,7 +82,7 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "escalation"})
+OPTIONAL = frozenset({"within", "many", "escalation", "decision"})
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -201,11 +204,46 @@ def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows
         if e.default not in [f.target for f in outs]:
             p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
                      "outgoing targets")
+    if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
+        p.extend(_check_decision(e, e.decision, outs))
     p.extend(_check_names(e))
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
     if e.many is not None:
         p.extend(_check_many(e))
     return p
+
+
+def _check_decision(e: el.Element, d: el.Decision, outs: list[el.Flow]) -> list[str]:
+    """A decision's rule names each of the gateway's flows once (by id or target), with a
+    finite weight of at least zero, the weights adding up to more than zero."""
+    p: list[str] = []
+    if len(outs) < 2:
+        p.append(f"decision {e.id!r} has {len(outs)} outgoing flow(s): nothing to decide")
+    seen: set[str] = set()
+    for name, weight in d.weights:
+        flow = flow_named(outs, name)
+        if flow is None:
+            p.append(f"decision {e.id!r}: {name!r} is not one of its outgoing flows (give a "
+                     f"flow id or the id of the node it leads to)")
+        elif flow.id in seen:
+            p.append(f"decision {e.id!r}: flow {flow.id!r} is given twice")
+        else:
+            seen.add(flow.id)
+        if not math.isfinite(weight) or weight < 0:
+            p.append(f"decision {e.id!r}: the weight of {name!r} must be a finite number of "
+                     f"at least 0, got {weight!r}")
+    if d.weights and not sum(w for _, w in d.weights if math.isfinite(w) and w > 0) > 0:
+        p.append(f"decision {e.id!r}: its weights add up to 0")
+    return p
+
+
+def flow_named(outs: list[el.Flow], name: str) -> el.Flow | None:
+    """The outgoing flow ``name`` names: by its id, else the one flow into node ``name``."""
+    for f in outs:
+        if f.id == name:
+            return f
+    into = [f for f in outs if f.target == name]
+    return into[0] if len(into) == 1 else None
 
 
 def _check_names(e: el.Element) -> list[str]:

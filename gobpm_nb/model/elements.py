@@ -298,9 +298,23 @@ class InclusiveGateway(Element):
 
 
 @dataclass(frozen=True)
+class Decision:
+    """How a decision gateway chooses: ``weights`` — (flow, weight) pairs, a flow named by
+    its id or its target's — makes a rule that draws from the engine's seeded generator;
+    without weights a person chooses (``Engine.decide``)."""
+
+    weights: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
 class ExclusiveGateway(Element):
     default: str | None = None  # the target node of the default flow
+    #: A decision (design-review mode): a person or a rule chooses the flow, not conditions
+    decision: Decision | None = None
     kind = "exclusive_gateway"
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True  # a decision waits for a person, in no coroutine of its own
 
 
 @dataclass(frozen=True)

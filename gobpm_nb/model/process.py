@@ -110,6 +110,33 @@ class Process(Builder):
         raise ModelError(f"multi_instance({node!r}): process {self.id!r} has no element "
                          f"{node!r}")
 
+    def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
+        """Make exclusive gateway ``gateway`` a decision: its flows' conditions are not read;
+        a person chooses a flow (``Engine.decide``) or, given ``weights`` (flow -> weight, a
+        flow named by its id or by the id of the node it leads to; flows not named weigh 0),
+        a rule draws one from the engine's seeded generator (``Engine(seed=...)``)."""
+        pairs: tuple[tuple[str, float], ...] = ()
+        if weights is not None:
+            if not isinstance(weights, dict):
+                raise ModelError(f"decide({gateway!r}): weights must be a dict of flow -> "
+                                 f"weight, got {type(weights).__name__}")
+            for name, w in weights.items():
+                if not isinstance(name, str) or isinstance(w, bool) \
+                        or not isinstance(w, (int, float)):
+                    raise ModelError(f"decide({gateway!r}): {name!r}: {w!r} is not a flow "
+                                     "and a number")
+            pairs = tuple((name, float(w)) for name, w in weights.items())
+        for i, e in enumerate(self._elements):
+            if e.id == gateway:
+                if not isinstance(e, el.ExclusiveGateway):
+                    raise ModelError(f"decide({gateway!r}): {e.kind} {gateway!r} is not an "
+                                     "exclusive gateway")
+                self._elements[i] = dataclasses.replace(e, decision=el.Decision(pairs))
+                self._cache = None
+                return gateway
+        raise ModelError(f"decide({gateway!r}): process {self.id!r} has no element "
+                         f"{gateway!r}")
+
     def set_function(self, node: str, fn: el.Script) -> str:
         """Attach a Python function to a script task or a service task (an imported one
         passes data through until it has one; a worker service task becomes inline)."""

@@ -77,6 +77,7 @@ HOLD_LOOKS: dict[str, tuple[str, str]] = {
     "signal": ("▲", "#9c36b5"),
     "task": ("☺", "#2f9e44"),
     "call": ("⇲", "#5f3dc4"),  # a call activity's: its child instance's end
+    "decision": ("?", "#c2255c"),  # a decision gateway's: a person's choice of a flow
 }
 PATH_COLOUR = "#2b8a3e"
 PATH_FILL = "#ebfbee"

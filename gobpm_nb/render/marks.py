@@ -157,7 +157,7 @@ def bpmn_legend() -> list[list[str]]:
                ["outline: a track stands here", TOKEN_COLOUR],
                ["outline: an armed hold here", HOLD_LOOKS["timer"][1]]]
     hints = {"timer": "deadline", "message": "name · correlation", "signal": "name",
-             "task": "task id", "call": "child instance"}
+             "task": "task id", "call": "child instance", "decision": "a person chooses"}
     legend += [[f"{HOLD_LOOKS[kind][0]} armed {kind} hold ({hints[kind]})", HOLD_LOOKS[kind][1]]
                for kind in HOLD_KINDS]
     legend += [[f"{FORK_GLYPHS['boundary']} boundary fork · {FORK_GLYPHS['continuation']} "

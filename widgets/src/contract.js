@@ -138,4 +138,4 @@ export const RESIDENCIES = ["resident", "dehydrated", "finished"];
 export const DEHYDRATED = "dehydrated";
 
 /** The kinds of hold (a HoldRow's `kind`, a hold badge's `hold`). */
-export const HOLD_KINDS = ["timer", "message", "signal", "task", "call"];
+export const HOLD_KINDS = ["timer", "message", "signal", "task", "call", "decision"];

@@ -72,7 +72,8 @@ def capture(run: Run, now: int) -> dict[str, Any]:
                   for g, flows in sorted(joins.items())} if joins else {},
         "process": {"id": defn.id, "signature": defn.signature, "version": defn.version},
         "schema": SCHEMA,
-        "seq": {"job": seq["job"], "task": seq["task"], "track": seq["track"]},
+        "seq": {"job": seq["job"], "task": seq["task"], "track": seq["track"]} if len(seq) == 3
+        else dict(sorted(seq.items())),  # and the draws of decisions' rules (``drawn``)
         "state": run.state,
         "tracks": live_docs(run),
     }
@@ -157,6 +158,9 @@ def read_seq(r: Reader, seq: dict[str, Any], tracks: list[Track]) -> dict[str, i
     """The id counters: counts from 0, each track's number among those given out, and no
     track id twice (a new track must never take the id of one the checkpoint holds)."""
     counters = {name: n for (name, _), n in zip(SEQ, r.fields(seq, "seq", SEQ), strict=True)}
+    for k in sorted(seq):  # the draws of decisions' rules, by gateway (``compute.drawn``)
+        if k.startswith("draw:"):
+            counters[k] = r.get(seq, k, "int", "seq")
     for k, n in counters.items():
         if n < 0:
             raise r.fail(f"seq.{k}", f"{n} is not a count")
@@ -261,7 +265,7 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
                          el.SubProcess),
-                "call": el.CallActivity}
+                "call": el.CallActivity, "decision": el.ExclusiveGateway}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:
@@ -276,6 +280,8 @@ def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: s
             if a.node not in targets:
                 raise r.fail(f"{path}.arms[{j}].node",
                              f"{a.node!r} is not an arm of gateway {tr.node!r}")
+    if w.kind == "decision" and getattr(node, "decision", None) is None:
+        raise r.fail(f"{path}.kind", f"gateway {tr.node!r} is not a decision")
     if isinstance(w, TimerWait) and tr.node not in defn.timers:
         raise r.fail(path, f"{tr.node!r} has no timer")
 

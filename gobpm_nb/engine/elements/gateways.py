@@ -8,13 +8,14 @@ from typing import Any
 
 from ...model import elements as el
 from ...vocabulary import WAITING
-from ..runtime.compute import check, key_of, outgoing, timer_wait
+from ..runtime.compute import check, drawn, key_of, outgoing, timer_wait
 from ..runtime.run import Run
 from ..runtime.tracks import PARK, spawn
 from ..state.incident import Incident
 from ..state.records import Track, Trigger, join_key
 from ..state.waits import (
     ConditionalWait,
+    DecisionWait,
     GatewayWait,
     JoinWait,
     MessageWait,
@@ -27,6 +28,8 @@ Result = Any  # list of flows | PARK | None
 
 
 def enter_exclusive(run: Run, tr: Track, node: el.ExclusiveGateway) -> Result:
+    if node.decision is not None:
+        return decide(run, tr, node, node.decision)
     default = None
     for f in run.defn.outgoing[node.id]:
         if node.default is not None and f.target == node.default:
@@ -36,6 +39,27 @@ def enter_exclusive(run: Run, tr: Track, node: el.ExclusiveGateway) -> Result:
     if default is not None:
         return [default]
     raise Incident(node.id, "no condition holds and there is no default flow")
+
+
+def decide(run: Run, tr: Track, node: el.ExclusiveGateway, decision: el.Decision) -> Result:
+    """A decision: its rule draws the flow at once; without one, the track waits with a
+    ``decision`` hold until a person chooses (``Engine.decide``)."""
+    if decision.weights:
+        flow = drawn(run, node, decision)
+        run.emit("decision_made", tr.id, node.id, {"flow": flow.id, "by": "rule"})
+        return [flow]
+    tr.wait = w = DecisionWait(node.id)
+    w.hold(run.core.holders, run.id, tr.id)
+    return PARK
+
+
+def fire_decision(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    """A person chose: the track leaves by the flow the trigger names."""
+    for f in run.defn.outgoing[node.id]:
+        if f.id == trigger.ref:
+            run.emit("decision_made", tr.id, node.id, {"flow": f.id, "by": "person"})
+            return [f]
+    raise Incident(node.id, f"decision names flow {trigger.ref!r}, not one of its own")
 
 
 def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:

@@ -72,6 +72,7 @@ for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_bo
     ENTER[_kind] = events.enter_boundary
 
 FIRE: dict[str, Callable[..., Result]] = {
+    "exclusive_gateway": gateways.fire_decision,
     "timer_catch": events.fire_pass,
     "message_catch": events.fire_pass,
     "signal_catch": events.fire_pass,

@@ -1,13 +1,16 @@
 """What a node computes from the instance data and the clock: flows taken, conditions,
-correlation keys and timer deadlines. A user's expression that fails is an incident."""
+correlation keys, timer deadlines and the flows decisions' rules draw. A user's expression
+that fails is an incident."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
 from ...kernel import to_datetime, to_us
 from ...model import elements as el
+from ...model.definition import flow_named
 from ...model.timers import Cycle, add
 from ..state.holders import correlation
 from ..state.incident import Incident
@@ -27,6 +30,32 @@ def outgoing(run: Run, node: el.Element) -> Any:
     if not flows:
         raise Incident(node.id, "no outgoing flow's condition holds")
     return flows
+
+
+def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:
+    """The flow a decision's rule draws, by weight. The n-th draw of an instance at a
+    gateway is a number in [0, 1) made from the SHA-256 of the engine's seed, the process,
+    the gateway, the instance and n: a run is reproducible on every platform, and a draw
+    elsewhere (another gateway, another instance) never shifts it. n is kept with the
+    instance's id counters (``seq["draw:<gateway>"]``), in its checkpoint."""
+    key = f"draw:{node.id}"
+    n = run.seq[key] = run.seq.get(key, 0) + 1
+    outs = run.defn.outgoing[node.id]
+    weights = dict.fromkeys((f.id for f in outs), 0.0)
+    for name, weight in decision.weights:
+        flow = flow_named(list(outs), name)
+        if flow is not None:
+            weights[flow.id] += weight
+    key = f"{run.core.seed}/{run.defn.id}/{node.id}/{run.id}/{n}".encode()
+    point = int.from_bytes(hashlib.sha256(key).digest()[:8]) / 2**64 * sum(weights.values())
+    chosen = outs[-1]
+    for f in outs:
+        if weights[f.id] > 0:
+            chosen = f
+            if point < weights[f.id]:
+                break
+            point -= weights[f.id]
+    return chosen
 
 
 def check(run: Run, where: str, expr: Any) -> bool:

@@ -37,6 +37,7 @@ class RunHost(Protocol):
     jobs: dict[str, Job]
     tape: Outside  # what user callables answered (recorded live, served to a replay)
     max_steps: int  # nodes a track may enter without its lineage waiting (``entering``)
+    seed: int  # what decisions' rules draw from (``compute.drawn``)
 
     @property
     def behaviour(self) -> Any:

@@ -90,7 +90,7 @@ class Hold(Deadline):
     site: Site = item(3)  # where it sits, shared by the holds at one place of one track id
     # what its site says, read in C (a hold is read on every trigger)
     track: str = property(attrgetter("site.track"))  # type: ignore[assignment]
-    #: timer | message | signal | task | call
+    #: timer | message | signal | task | call | decision
     kind: str = property(attrgetter("site.kind"))  # type: ignore[assignment]
     #: node | boundary
     wait_kind: str = property(attrgetter("site.wait_kind"))  # type: ignore[assignment]
@@ -141,6 +141,13 @@ class TaskHold(Hold):
 
     __slots__ = ()
     task: str | None = item(4)
+
+
+class DecisionHold(Hold):
+    """A decision gateway's: the person's choice of a flow is the trigger. ``(0, seq,
+    instance, site)``; its index key is (instance, track)."""
+
+    __slots__ = ()
 
 
 class CallHold(Hold):
@@ -194,6 +201,8 @@ class Holders:
         self.signals: dict[str, dict[int, Hold]] = {}
         self.tasks: dict[str, Hold] = {}
         self.calls: dict[str, Hold] = {}  # child instance id -> its call activity's hold
+        #: (instance, track) -> the hold of the decision that track waits at
+        self.decisions: dict[tuple[str, str], Hold] = {}
         self.counts = dict.fromkeys(HOLD_KINDS, 0)
         #: Recorded triggers whose wait was not armed yet when the engine recovered (the
         #: instance's checkpoint is older than the wait): delivered when it is armed again.
@@ -290,6 +299,14 @@ class Holders:
         self.tasks[task] = hold
         return self._add(hold)
 
+    def hold_decision(self, instance: str, track: str, node: str,
+                      seq: int | None = None) -> Hold:
+        """Hold a decision: a person's choice of one of the gateway's flows is the trigger."""
+        hold = DecisionHold((0, self._seq(seq), instance,
+                             self._site("decision", NODE, node, track)))
+        self.decisions[(instance, track)] = hold
+        return self._add(hold)
+
     def hold_call(self, instance: str, track: str, node: str, child: str,
                   seq: int | None = None) -> Hold:
         """Hold a call activity: its child instance's end is the trigger."""
@@ -311,6 +328,8 @@ class Holders:
             self.tasks.pop(hold.task or "", None)
         elif hold.kind == "call":
             self.calls.pop(hold.child or "", None)
+        elif hold.kind == "decision":
+            self.decisions.pop((hold.instance, hold.track), None)
 
     def accept(self, hold: Hold) -> None:
         """The hold's trigger came but its instance is not back yet: nothing else may fire

@@ -31,12 +31,22 @@ class HoldView(NamedTuple):
 
     instance: str
     track: str
-    kind: str  # timer | message | signal | task
+    kind: str  # timer | message | signal | task | call | decision
     wait_kind: str  # node | boundary
     node: str
     deadline: datetime | None
     keys: tuple[str, ...]
     state: str = HELD
+
+
+class DecisionView(NamedTuple):
+    """A track waiting at a decision gateway for a person's choice: the flows it may take,
+    as (flow id, the node it leads to), in the order drawn."""
+
+    instance: str
+    track: str
+    gateway: str
+    flows: tuple[tuple[str, str], ...]
 
 
 class TaskView(NamedTuple):

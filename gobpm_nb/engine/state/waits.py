@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ...kernel import iso
-from ...vocabulary import BOUNDARY, NODE
+from ...vocabulary import NODE
 from .fields import Reader
 from .holders import Holders
 from .recent import Recent
@@ -32,12 +32,6 @@ Later = tuple[int, Callable[[], Any]]
 #: armed their timers at one instant for one deadline; the text of a time costs more than a
 #: lookup.
 _AT_TEXT = Recent(iso, 64)
-
-
-#: The fields of some kinds' checkpoint forms, read together (``Reader.fields``).
-TIMER = (("deadline", "time"), ("armed", "time"), ("cycles", "optint"))
-MESSAGE = (("name", "str"), ("key", "str"))
-TASK = (("task", "str"), ("created", "time"))
 
 
 def at_text(us: int) -> str:
@@ -165,7 +159,8 @@ class TimerWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, *r.fields(obj, path, TIMER))
+        return cls(node, *r.fields(obj, path, (("deadline", "time"), ("armed", "time"),
+                                                 ("cycles", "optint"))))
 
 
 class MessageWait(Wait):
@@ -191,7 +186,7 @@ class MessageWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, *r.fields(obj, path, MESSAGE))
+        return cls(node, *r.fields(obj, path, (("name", "str"), ("key", "str"))))
 
 
 class SignalWait(Wait):
@@ -252,7 +247,7 @@ class TaskWait(Wait):
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        return cls(node, *r.fields(obj, path, TASK))
+        return cls(node, *r.fields(obj, path, (("task", "str"), ("created", "time"))))
 
 
 class CallWait(Wait):
@@ -280,6 +275,19 @@ class CallWait(Wait):
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
         return cls(node, r.get(obj, "child", "str", path))
+
+
+class DecisionWait(Wait):
+    """Fires when a person chooses one of a decision gateway's flows (``Engine.decide``);
+    the chosen flow is the trigger's ``ref``."""
+
+    __slots__ = ()
+    kind = "decision"
+    holdable = True
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        holders.hold_decision(iid, tid, self.node, seq)
 
 
 class JobWait(Wait):
@@ -452,7 +460,7 @@ class GatewayWait(Wait):
 
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait)}
+    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
 BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
 
@@ -486,9 +494,3 @@ def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
     if isinstance(w, GatewayWait):
         return w.arms_doc({node: n for (node, kind), n in orders.items() if kind == NODE})
     return w.doc(orders.get((w.node, wait_kind)))
-
-
-__all__ = ["BOUNDARY", "NODE", "ConditionalWait", "GatewayWait", "JobWait", "JoinWait",
-           "CallWait", "CatchWait", "ManyWait", "ScopeWait",
-           "MessageWait", "SignalWait", "TaskWait", "TimerWait", "Wait", "read_wait",
-           "track_holdable", "wait_doc"]
