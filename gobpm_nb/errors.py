@@ -6,10 +6,12 @@ class GobpmError(Exception):
 
 
 class ModelError(GobpmError):
-    """A process definition is invalid; ``problems`` lists every problem found."""
+    """A process definition is invalid; ``problems`` lists every problem found, and
+    ``warnings`` what would only have been warned about (``Process.warnings``)."""
 
-    def __init__(self, problems: list[str] | str):
+    def __init__(self, problems: list[str] | str, warnings: list[str] | None = None):
         self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.warnings = list(warnings or ())
         super().__init__("; ".join(self.problems))
 
 

@@ -9,9 +9,10 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 
 - waits: timer, message and signal catches, receive tasks, user tasks (with a timer, cycle,
   message or signal boundary, interrupting or not), conditional catches;
-- work and throws: script tasks (adding to ``total``), escalation throws, signal and message
-  throws, link throw/catch pairs, an exclusive split that ends the path by an error end, an
-  escalation end or a terminate end when ``total`` is high enough;
+- work and throws: script tasks (adding to ``total``), none throws (milestones), escalation
+  throws, signal and message throws, link throw/catch pairs, an exclusive split that ends the
+  path by an error end, an escalation end, a terminate end, a message end (sending ``total``)
+  or a signal end when ``total`` is high enough;
 - gateways: parallel, exclusive, inclusive (conditions over ``total``), event-based races;
 - subprocesses, nested (up to ``DEPTH`` scopes), with boundaries (timer, cycle, message,
   signal, error, escalation; the boundary's path may wait before it ends) and event
@@ -25,8 +26,9 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
   one instant.
 
 Never drawn: a loop (every flow goes forward; a link goes forward), a call of a process by
-itself, and a throw inside an event subprocess (a non-interrupting handler of signal ``sa``
-that throws ``sa`` would start itself forever). Conditional start events do not exist.
+itself, and a throw or a throwing end inside an event subprocess or on a boundary's path (a
+non-interrupting handler of signal ``sa`` that throws ``sa`` would start itself forever):
+those run only quiet blocks. Conditional start events do not exist.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ quiet = st.one_of(
     timer, message, signal,
     st.tuples(st.just("receive"), st.sampled_from(MESSAGES)),
     st.tuples(st.just("script"), st.integers(1, 3)),
+    st.tuples(st.just("milestone")),
     st.tuples(st.just("cond"), st.integers(1, 4)),
     st.tuples(st.just("user"), st.one_of(st.none(), task_guard)))
 loud = st.one_of(
@@ -76,7 +79,11 @@ loud = st.one_of(
               st.integers(0, 4)),
     st.tuples(st.just("raise"), st.sampled_from(["escalation"]),
               st.sampled_from(ESCALATIONS), st.integers(0, 4)),
-    st.tuples(st.just("raise"), st.just("terminate"), st.none(), st.integers(0, 4)))
+    st.tuples(st.just("raise"), st.just("terminate"), st.none(), st.integers(0, 4)),
+    st.tuples(st.just("raise"), st.just("message"), st.sampled_from(MESSAGES),
+              st.integers(0, 4)),
+    st.tuples(st.just("raise"), st.just("signal"), st.sampled_from(SIGNALS),
+              st.integers(0, 4)))
 simple = st.one_of(quiet, loud)
 path = st.lists(quiet, max_size=2)  # a boundary's path, before its end
 event = st.one_of(  # an event subprocess: (start, interrupting, what it runs)
@@ -136,7 +143,8 @@ processes = st.tuples(blocks(DEPTH, max_size=4), events)
 def apart(tree):
     """``tree`` with instances that never touch each other: each call activity becomes a
     subprocess running what it called (with its boundaries and event subprocesses), each
-    message or signal throw a script. For a failing store, whose retried wakes delay one
+    message or signal throw a script, each message or signal end a plain end. For a failing
+    store, whose retried wakes delay one
     instance by seconds: another instance's timer at the same instant may then go first."""
     if isinstance(tree, list):
         return [apart(t) for t in tree]
@@ -147,6 +155,8 @@ def apart(tree):
         return ("sub", apart(inside), apart(guards), apart(handlers))
     if tree[0] == "send":
         return ("script", 1)
+    if tree[0] == "raise" and tree[1] in ("message", "signal"):
+        return ("raise", "plain", None, tree[3])
     return tuple(apart(t) for t in tree)
 
 
@@ -257,6 +267,8 @@ class Builder:
             return sc.conditional_catch(self.name("cond"), condition=f"total >= {b[1]}")
         if kind == "script":
             return sc.script_task(self.name("script"), fn=adder("total", b[1]))
+        if kind == "milestone":
+            return sc.throw(self.name("milestone"))
         if kind == "escalate":
             return sc.escalation_throw(self.name("escalate"), escalation=b[1])
         if kind == "send" and b[1] == "signal":
@@ -289,13 +301,16 @@ class Builder:
         return split, join
 
     def raiser(self, sc, what, code, threshold):
-        """An exclusive split that ends the path by an error, escalation or terminate end
-        when ``total >= threshold``, and goes on otherwise."""
+        """An exclusive split that ends the path by an error, escalation, terminate, message
+        (sending ``total``), signal or plain end when ``total >= threshold``, and goes on
+        otherwise."""
         split, on = sc.exclusive_gateway(self.name("if")), sc.exclusive_gateway(
             self.name("else"))
+        sends = {"message": {"message": code, "key": "k", "payload": ["total"]},
+                 "signal": {"signal": code}}.get(what, {})
         end = sc.end(self.name(what), terminate=what == "terminate",
                      error=code if what == "error" else None,
-                     escalation=code if what == "escalation" else None)
+                     escalation=code if what == "escalation" else None, **sends)
         sc.flow(split, end, condition=f"total >= {threshold}")
         sc.flow(split, on)
         return split, on

@@ -138,12 +138,12 @@ def test_payload_fields_of_a_throw_come_from_gobpm_payload():
 @pytest.mark.parametrize("node, kind", [
     ("<task id='x'/>", "script_task"),
     ("<manualTask id='x'/>", "script_task"),
-    ("<intermediateThrowEvent id='x'/>", "script_task"),
+    ("<intermediateThrowEvent id='x'/>", "none_throw"),
     ("<sendTask id='x' messageRef='M'/>", "message_throw"),
 ])
 def test_how_tasks_without_work_map(node, kind):
-    """A plain task, a manual task and a none throw event pass through (a script task with
-    no function); a send task publishes its message."""
+    """A plain task and a manual task pass through (a script task with no function), so does
+    a none throw event (a milestone); a send task publishes its message."""
     e, report = element(node, message())
     assert e.kind == kind
     assert report == []

@@ -92,20 +92,29 @@ def test_a_process_with_unsupported_elements_is_refused_listing_every_one():
     ("orphan", "boundaryEvent", 'id="orphan"', "duration 'PT1X' is not an ISO 8601 duration"),
     ("orphan", "boundaryEvent", 'id="orphan"', "attached to unknown element 'nowhere'"),
     ("lonely", "task", 'id="lonely"', "not valid BPMN 2.0 XML"),
-    ("lonely", "task", 'id="lonely"', "'lonely' is unreachable from the start event"),
     ("r_feel", "sequenceFlow", "=count(items)", "it calls 'count'"),
     ("r_juel", "sequenceFlow", "${order.total", "it reads a path or an index from 'order'"),
     ("r_js", "sequenceFlow", 'language="javascript"', "is written in 'javascript'"),
     ("r7", "sequenceFlow", 'id="r7"', "flow 'r7' is dangling: no element 'ghost'"),
 ])
 def test_refusals_name_the_element_the_line_and_the_reason(element, tag, marker, fragment):
-    """Untranslatable expressions, unresolved references, bad timers, schema errors,
-    unreachable nodes and dangling flows: each an error note, at its line."""
+    """Untranslatable expressions, unresolved references, bad timers, schema errors and
+    dangling flows: each an error note, at its line."""
     notes = [n for n in bpm.load_bpmn(REFUSALS).report
              if n.element == element and fragment in n.message]
     assert len(notes) == 1, bpm.load_bpmn(REFUSALS).report
     assert (notes[0].severity, notes[0].tag, notes[0].line) == \
         ("error", tag, line_of(REFUSALS, marker))
+
+
+def test_an_unreachable_node_is_a_warning_note_at_its_line():
+    """An element no start reaches is a warning note naming it, at its line (it never
+    runs; the rest of the process may)."""
+    notes = [n for n in bpm.load_bpmn(REFUSALS).report
+             if n.element == "lonely" and "unreachable" in n.message]
+    assert [(n.severity, n.tag, n.line, n.message) for n in notes] == [
+        ("warning", "task", line_of(REFUSALS, 'id="lonely"'),
+         "task 'lonely' is unreachable from the start event")]
 
 
 def test_the_report_is_in_line_order_and_collects_everything_at_once():

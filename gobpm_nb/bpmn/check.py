@@ -1,10 +1,12 @@
 """The builder's validation of an imported process, turned into notes with source lines.
 
-The builder's checks (dangling flows, unreachable nodes, a gateway arm that is not a catch
-event, a timer that does not parse, a placeholder's reason...) are the import's checks too:
-each problem becomes an error note on the element it names, so ``model.process(id)`` returns
-a process only when ``validate()`` passes. Problems the reader already noted with more to say
-(an untranslatable condition leaves the flow without one) are not repeated.
+The builder's checks (dangling flows, a gateway arm that is not a catch event, a timer that
+does not parse, a placeholder's reason...) are the import's checks too: each problem becomes
+an error note on the element it names, so ``model.process(id)`` returns a process only when
+``validate()`` passes; each of its warnings (an element without an outgoing flow, which ends
+its track there; an unreachable element) becomes a warning note. Problems the reader
+already noted with more to say (an untranslatable condition leaves the flow without one) are
+not repeated.
 """
 
 from __future__ import annotations
@@ -37,32 +39,43 @@ _HINTS = {
 
 
 def check_process(ctx: Context, proc: etree._Element) -> None:
-    """Validate the process just read; every new problem is an error note."""
+    """Validate the process just read; every new problem is an error note, every warning
+    (an implicit end, an unreachable element) a warning note."""
     p = ctx.process
     assert p is not None
+    reached = None
     try:
-        p.definition()
+        warnings = list(p.definition().warnings)
     except ModelError as exc:
+        warnings = exc.warnings
         reached = _reached_past_placeholders(p)
-        # scopes (the process: its id) whose start event is a placeholder: its own note
-        # explains the missing start
-        placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
-                             if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
+        _note_problems(ctx, proc, p, exc.problems, reached)
+    for warning in warnings:
+        node = _element_of(ctx, warning, proc)
+        if reached is not None and warning.endswith(_UNREACHABLE) and node.get("id") in reached:
+            continue  # unreachable only past a placeholder: its own note explains it
         kinds = {e.id: e.kind for e in p.elements}
-        already = list(ctx.reported)
-        for problem in dict.fromkeys(exc.problems):  # the same problem twice: one note
-            if problem in already:
-                already.remove(problem)
-                continue
-            node = _element_of(ctx, problem, proc)
-            if node.get("id") in ctx.explained and any(m in problem for m in _MISSING):
-                continue
-            if problem.endswith(_UNREACHABLE) and node.get("id") in reached:
-                continue
-            if any(m in problem for m in _NO_STARTS) and node.get("id") in placeholder_start:
-                continue
-            ctx.notes.error(node, _hinted(_in_file_terms(problem, node, kinds), node),
-                            ctx.pid)
+        ctx.notes.warning(node, _in_file_terms(warning, node, kinds), ctx.pid)
+
+
+def _note_problems(ctx: Context, proc: etree._Element, p: Process, problems: list[str],
+                   reached: set[str]) -> None:
+    # scopes (the process: its id) whose start event is a placeholder: its own note
+    # explains the missing start
+    placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
+                         if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
+    kinds = {e.id: e.kind for e in p.elements}
+    already = list(ctx.reported)
+    for problem in dict.fromkeys(problems):  # the same problem twice: one note
+        if problem in already:
+            already.remove(problem)
+            continue
+        node = _element_of(ctx, problem, proc)
+        if node.get("id") in ctx.explained and any(m in problem for m in _MISSING):
+            continue
+        if any(m in problem for m in _NO_STARTS) and node.get("id") in placeholder_start:
+            continue
+        ctx.notes.error(node, _hinted(_in_file_terms(problem, node, kinds), node), ctx.pid)
 
 
 def _reached_past_placeholders(p: Process) -> set[str]:

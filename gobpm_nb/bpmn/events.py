@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ModelError
-from .context import Context, pass_through
+from .context import Context
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
@@ -22,7 +22,7 @@ from .xmllib import etree
 # What each kind of event may carry here; any other definition becomes a placeholder.
 _START = {"", "message", "timer", "signal"}  # in the process itself
 _SCOPE_START = {"", "message", "timer", "signal", "error", "escalation"}  # in a subprocess
-_END = {"", "terminate", "error", "escalation"}
+_END = {"", "terminate", "error", "escalation", "message", "signal"}
 _CATCH = {"timer", "message", "signal", "conditional", "link"}
 _THROW = {"", "message", "signal", "escalation", "link"}
 _BOUNDARY = {"timer", "message", "signal", "error", "conditional", "escalation"}
@@ -60,10 +60,7 @@ def read_event(ctx: Context, node: etree._Element) -> None:
     elif tag == "startEvent":
         p.start(eid, name)
     elif tag == "endEvent":
-        error = _error_code(ctx, spec, eid) if kind == "error" else None
-        escalation = _escalation_code(ctx, spec, eid, thrown=True) \
-            if kind == "escalation" else None
-        p.end(eid, name, terminate=kind == "terminate", error=error, escalation=escalation)
+        _end(ctx, node, kind, spec)
     elif tag == "intermediateThrowEvent":
         _throw(ctx, node, kind, spec)
     else:
@@ -168,6 +165,22 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     methods[kind][boundary](eid, name, **where, **args)
 
 
+def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
+    """An end event: plain, terminate, or one that throws an error or escalation, publishes
+    a message or broadcasts a signal (read as the intermediate throws read theirs)."""
+    eid, name, p = node.get("id", ""), node.get("name"), ctx.p
+    if kind == "message":
+        message, key = message_of(ctx, spec, eid)
+        p.end(eid, name, message=message, key=key, payload=payload(node))
+    elif kind == "signal":
+        p.end(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    else:
+        error = _error_code(ctx, spec, eid) if kind == "error" else None
+        escalation = _escalation_code(ctx, spec, eid, thrown=True) \
+            if kind == "escalation" else None
+        p.end(eid, name, terminate=kind == "terminate", error=error, escalation=escalation)
+
+
 def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     eid, name, p = node.get("id", ""), node.get("name"), ctx.p
     if kind == "message":
@@ -181,7 +194,7 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind == "link":
         p.link_throw(eid, name, link=_link(spec))
     else:  # a none throw event marks a milestone: it passes through
-        p.script_task(eid, name, fn=pass_through)
+        p.throw(eid, name)
 
 
 def timer(ctx: Context, spec: etree._Element, eid: str) -> dict[str, str]:

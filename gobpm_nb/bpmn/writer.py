@@ -40,7 +40,9 @@ from .roots import NCNAME, RootElements, expression, slug
 from .scopes import scope_of
 from .xmllib import etree
 
-TAGS = {"start": "startEvent", "end": "endEvent", "script_task": "scriptTask",
+TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
+        "signal_end": "endEvent", "none_throw": "intermediateThrowEvent",
+        "script_task": "scriptTask",
         "service_task": "serviceTask", "user_task": "userTask", "receive_task": "receiveTask",
         "timer_catch": "intermediateCatchEvent", "message_catch": "intermediateCatchEvent",
         "signal_catch": "intermediateCatchEvent",
@@ -279,7 +281,8 @@ class Writer(RootElements):
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
-        if isinstance(e, (el.MessageThrow, el.SignalThrow)) and e.payload:
+        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd)) \
+                and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
         if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
             marker = {"tag": e.tag, "reason": e.reason}
@@ -313,9 +316,10 @@ class Writer(RootElements):
         if isinstance(e, el.MessageStart) and e.within is None:  # starts instances: no key
             sub("message", messageRef=self.start_message(e.message))
         elif isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow,
-                            el.MessageStart)):
+                            el.MessageStart, el.MessageEnd)):
             sub("message", messageRef=self.message(e.message, e.key))
-        if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)):
+        if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
+                          el.SignalEnd)):
             sub("signal", signalRef=self.global_("signal", e.signal))
         if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition:
             self.formal(sub("conditional"), "condition", *expression(e.condition))

@@ -58,11 +58,30 @@ class Builder:
         return self._add(el.StartEvent(id, name))
 
     def end(self, id: str, name: str | None = None, *, terminate: bool = False,
-            error: str | None = None, escalation: str | None = None) -> str:
+            error: str | None = None, escalation: str | None = None,
+            message: str | None = None, key: Condition | None = None,
+            signal: str | None = None, payload: tuple[str, ...] | list[str] = ()) -> str:
         """An end event: plain, ``terminate`` (ends its scope: the instance, or the
-        subprocess it is in), ``error`` (throws that error code) or ``escalation``."""
-        return self._add(el.EndEvent(id, name, terminate=terminate, error=error,
-                                     escalation=escalation))
+        subprocess it is in), ``error`` (throws that error code), ``escalation``, ``message``
+        (publishes it with ``key`` and the ``payload`` fields, as ``message_throw`` does) or
+        ``signal`` (broadcasts it with the ``payload`` fields); give at most one."""
+        common: dict[str, Any] = {"terminate": terminate, "error": error,
+                                  "escalation": escalation}
+        if message is not None and signal is not None:
+            self.add_problem(f"end event {id!r}: give at most one of terminate, error, "
+                             "escalation, message or signal (it has message and signal)")
+        if message is not None:
+            return self._add(el.MessageEnd(id, name, **common, message=message,
+                                           key=self._expr(id, "key", key),
+                                           payload=tuple(payload)))
+        if key is not None:
+            self.add_problem(f"end event {id!r}: key= needs message=")
+        if signal is not None:
+            return self._add(el.SignalEnd(id, name, **common, signal=signal,
+                                          payload=tuple(payload)))
+        if payload:
+            self.add_problem(f"end event {id!r}: payload= needs message= or signal=")
+        return self._add(el.EndEvent(id, name, **common))
 
     # -- the start events of event subprocesses ------------------------------------------
     def message_start(self, id: str, name: str | None = None, *, message: str,
@@ -129,6 +148,10 @@ class Builder:
     def signal_throw(self, id: str, name: str | None = None, *, signal: str,
                      payload: tuple[str, ...] | list[str] = ()) -> str:
         return self._add(el.SignalThrow(id, name, signal=signal, payload=tuple(payload)))
+
+    def throw(self, id: str, name: str | None = None) -> str:
+        """An intermediate throw event with no definition: a milestone the track passes."""
+        return self._add(el.NoneThrow(id, name))
 
     def escalation_throw(self, id: str, name: str | None = None, *, escalation: str) -> str:
         return self._add(el.EscalationThrow(id, name, escalation=escalation))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from .decisions import check_decision
 from .expr import Expr
 from .fingerprint import fingerprint
 from .timers import Timer, TimerSpec
@@ -52,6 +52,9 @@ class Definition:
     #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
     #: does; None for a process built in Python). Opaque to the model; not in the signature.
     origin: Any = field(default=None, compare=False, repr=False)
+    #: What runs but may not be meant (an implicit end, an unreachable element), worded as
+    #: ``validate()`` reports problems; not in the signature.
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def node(self, id: str) -> el.Element:
         return self.nodes[id]
@@ -133,11 +136,13 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
     timers: dict[str, Timer] = {}
     for e in nodes.values():
         found.extend(_check_element(e, nodes, outgoing, incoming, boundaries, timers))
+    lost: list[el.Element] = []
     if len(starts) <= 1 and (starts or triggered):
-        found.extend(_check_reachable(starts + list(triggered), nodes, outgoing, boundaries,
-                                      inner, events, links))
+        lost = _unreachable(starts + list(triggered), nodes, outgoing, boundaries, inner,
+                            events, links)
+    warned = _warnings(nodes, outgoing, lost)
     if found:
-        raise ModelError(found)
+        raise ModelError(found, warned)
     freeze = MappingProxyType
     return Definition(
         id=pid, name=name, nodes=freeze(dict(nodes)), flows=tuple(flows),
@@ -148,9 +153,9 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         inner_start=freeze(inner),
         event_starts=freeze({k: tuple(v) for k, v in events.items()}), links=freeze(links),
         reach=freeze(_reach(nodes, incoming, boundaries, links)),
-        plain=freeze({k: tuple(v) for k, v in outgoing.items()
-                      if v and all(f.condition is None for f in v)}),
-        signature=signature_of(pid, elements, flows), origin=origin,
+        plain=freeze({k: tuple(v) for k, v in outgoing.items()  # () for an implicit end
+                      if all(f.condition is None for f in v)}),
+        signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
         conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
                         for e in nodes.values()))
 
@@ -168,15 +173,12 @@ def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows
         if target is not None and target.within != e.within:
             p.append(f"flow {f.id!r} crosses the border of a subprocess ({e.id!r} is "
                      f"{_where(e)}, {f.target!r} is {_where(target)})")
-    placeholder = isinstance(e, (el.Unsupported, el.UnsupportedBoundary))
     if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
         p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
     if isinstance(e, el.EndEvent):
         if outs:
             p.append(f"end event {e.id!r} has outgoing flows")
-    elif not outs and not placeholder and not isinstance(e, (el.LinkThrow,
-                                                              el.EventSubProcess)):
-        # a placeholder may stand for an end event
+    elif not outs and isinstance(e, GATEWAYS):  # any other node ends its track (a warning)
         p.append(f"{e.kind} {e.id!r} has no way out (no outgoing flow)")
     timer = getattr(e, "timer", None)
     if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and timer is not None:
@@ -185,14 +187,15 @@ def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows
         except ModelError as exc:
             p.append(f"{e.kind} {e.id!r}: {exc}")
     if isinstance(e, (el.MessageCatch, el.ReceiveTask, el.MessageBoundary, el.MessageThrow,
-                      el.MessageStart)):
+                      el.MessageStart, el.MessageEnd)):
         if not e.message:
             p.append(f"{e.kind} {e.id!r} names no message")
         starts_instances = isinstance(e, el.MessageStart) and e.within is None
-        if e.key is None and not isinstance(e, el.MessageThrow) and not starts_instances:
+        thrown = isinstance(e, (el.MessageThrow, el.MessageEnd))
+        if e.key is None and not thrown and not starts_instances:
             p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
-    if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart)) \
-            and not e.signal:
+    if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
+                      el.SignalEnd)) and not e.signal:
         p.append(f"{e.kind} {e.id!r} names no signal")
     if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
@@ -205,45 +208,12 @@ def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows
             p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
                      "outgoing targets")
     if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
-        p.extend(_check_decision(e, e.decision, outs))
+        p.extend(check_decision(e, e.decision, outs))
     p.extend(_check_names(e))
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
     if e.many is not None:
         p.extend(_check_many(e))
     return p
-
-
-def _check_decision(e: el.Element, d: el.Decision, outs: list[el.Flow]) -> list[str]:
-    """A decision's rule names each of the gateway's flows once (by id or target), with a
-    finite weight of at least zero, the weights adding up to more than zero."""
-    p: list[str] = []
-    if len(outs) < 2:
-        p.append(f"decision {e.id!r} has {len(outs)} outgoing flow(s): nothing to decide")
-    seen: set[str] = set()
-    for name, weight in d.weights:
-        flow = flow_named(outs, name)
-        if flow is None:
-            p.append(f"decision {e.id!r}: {name!r} is not one of its outgoing flows (give a "
-                     f"flow id or the id of the node it leads to)")
-        elif flow.id in seen:
-            p.append(f"decision {e.id!r}: flow {flow.id!r} is given twice")
-        else:
-            seen.add(flow.id)
-        if not math.isfinite(weight) or weight < 0:
-            p.append(f"decision {e.id!r}: the weight of {name!r} must be a finite number of "
-                     f"at least 0, got {weight!r}")
-    if d.weights and not sum(w for _, w in d.weights if math.isfinite(w) and w > 0) > 0:
-        p.append(f"decision {e.id!r}: its weights add up to 0")
-    return p
-
-
-def flow_named(outs: list[el.Flow], name: str) -> el.Flow | None:
-    """The outgoing flow ``name`` names: by its id, else the one flow into node ``name``."""
-    for f in outs:
-        if f.id == name:
-            return f
-    into = [f for f in outs if f.target == name]
-    return into[0] if len(into) == 1 else None
 
 
 def _check_names(e: el.Element) -> list[str]:
@@ -262,10 +232,37 @@ def _check_names(e: el.Element) -> list[str]:
         p.append(f"escalation_throw {e.id!r} names no escalation")
     if isinstance(e, (el.LinkThrow, el.LinkCatch)) and not e.link:
         p.append(f"{e.kind} {e.id!r} names no link")
-    if isinstance(e, el.EndEvent) and sum(map(bool, (e.terminate, e.error is not None,
-                                                     e.escalation is not None))) > 1:
-        p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
+    if isinstance(e, el.EndEvent):
+        given = [what for what, on in (("terminate", e.terminate), ("error", e.error),
+                                       ("escalation", e.escalation),
+                                       ("message", isinstance(e, el.MessageEnd)),
+                                       ("signal", isinstance(e, el.SignalEnd))) if on]
+        if len(given) > 1 and isinstance(e, (el.MessageEnd, el.SignalEnd)):
+            p.append(f"end event {e.id!r}: give at most one of terminate, error, escalation, "
+                     f"message or signal (it has {' and '.join(given)})")
+        elif len(given) > 1:
+            p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
     return p
+
+
+def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str]:
+    """Each implicit end (an element without an outgoing flow), then each element never
+    entered (``lost``; not an implicit end too)."""
+    gone = {e.id for e in lost}
+    return [f"{e.kind} {e.id!r} has no outgoing flow: its track ends there (an implicit "
+            "end)" for e in nodes.values()
+            if not outgoing[e.id] and _implicit_end(e) and e.id not in gone] + \
+        [f"{e.kind} {e.id!r} is unreachable from the start event" for e in lost]
+
+
+GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway)
+
+
+def _implicit_end(e: el.Element) -> bool:
+    """Whether ``e`` without an outgoing flow ends its track there (BPMN's implicit end):
+    any activity or event but an end, a link throw, a gateway (refused) or a placeholder."""
+    return not isinstance(e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
+                              el.UnsupportedBoundary) + GATEWAYS)
 
 
 def _check_many(e: el.Element) -> list[str]:
@@ -451,9 +448,9 @@ def _host(nodes: Nodes, start: str) -> str:
     return host
 
 
-def _check_reachable(starts: list[str], nodes: Nodes, outgoing: Flows,
-                     boundaries: Boundaries, inner: dict[str, str],
-                     events: dict[str, list[str]], links: dict[str, str]) -> list[str]:
+def _unreachable(starts: list[str], nodes: Nodes, outgoing: Flows, boundaries: Boundaries,
+                 inner: dict[str, str], events: dict[str, list[str]], links: dict[str, str]
+                 ) -> list[el.Element]:
     reached = set(starts)
     todo = list(starts) + [_host(nodes, s) for s in events.get("", ())]
     reached.update(todo)
@@ -463,8 +460,7 @@ def _check_reachable(starts: list[str], nodes: Nodes, outgoing: Flows,
             if n not in reached:
                 reached.add(n)
                 todo.append(n)
-    return [f"{e.kind} {e.id!r} is unreachable from the start event"
-            for e in nodes.values() if e.id not in reached]
+    return [e for e in nodes.values() if e.id not in reached]
 
 
 def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[str, str]

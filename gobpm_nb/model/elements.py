@@ -125,6 +125,27 @@ class EndEvent(Element):
 
 
 @dataclass(frozen=True)
+class MessageEnd(EndEvent):
+    """An end event that publishes ``message`` (with ``key`` and the ``payload`` fields, as
+    a message throw does), then ends its track as a plain end does."""
+
+    message: str = ""
+    key: Expr | None = None
+    payload: tuple[str, ...] = ()
+    kind = "message_end"
+
+
+@dataclass(frozen=True)
+class SignalEnd(EndEvent):
+    """An end event that broadcasts ``signal`` (with the ``payload`` fields, as a signal
+    throw does), then ends its track as a plain end does."""
+
+    signal: str = ""
+    payload: tuple[str, ...] = ()
+    kind = "signal_end"
+
+
+@dataclass(frozen=True)
 class ScriptTask(Element):
     fn: Script | None = None
     kind = "script_task"
@@ -221,6 +242,13 @@ class SignalThrow(Element):
     signal: str = ""
     payload: tuple[str, ...] = ()
     kind = "signal_throw"
+
+
+@dataclass(frozen=True)
+class NoneThrow(Element):
+    """An intermediate throw event with no definition: a milestone the track passes."""
+
+    kind = "none_throw"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ element's id; a subprocess's is also the builder of its inside (``Scope``)."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 from ..errors import ModelError
@@ -11,6 +12,8 @@ from . import elements as el
 from . import interchange
 from .builder import Builder, Condition, Scope
 from .definition import Definition, build_definition
+
+log = logging.getLogger("gobpm_nb")
 
 
 class Process(Builder):
@@ -187,9 +190,23 @@ class Process(Builder):
         return self._cache
 
     def validate(self) -> Process:
-        """Raise ModelError listing every problem; return the process when it is valid."""
-        self.definition()
+        """Raise ModelError listing every problem; return the process when it is valid.
+        What runs but may not be meant (an element without an outgoing flow, which ends its
+        track there; an unreachable element, never entered) is logged as a warning of the
+        ``gobpm_nb`` logger, each once per call (``warnings`` lists them)."""
+        for warning in self.definition().warnings:
+            log.warning("process %r: %s", self.id, warning)
         return self
+
+    @property
+    def warnings(self) -> list[str]:
+        """What ``validate()`` warns about, in order: each element without an outgoing flow
+        (its track ends there: an implicit end) and each element no start reaches (never
+        entered). Also given for a process that does not validate."""
+        try:
+            return list(self.definition().warnings)
+        except ModelError as exc:
+            return list(exc.warnings)
 
     @property
     def elements(self) -> list[el.Element]:

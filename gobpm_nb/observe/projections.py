@@ -255,10 +255,11 @@ def _detail(element: Any) -> str:
         pinned = f" v{element.version}" if element.version is not None else ""
         return f"call · {element.process}{pinned}"
     if kind in ("receive_task", "message_catch", "message_throw", "message_boundary",
-                "message_start"):
+                "message_start", "message_end"):
         key = getattr(element, "key", None)
         return f"{element.message} · {key.describe()}" if key is not None else str(element.message)
-    if kind in ("signal_catch", "signal_throw", "signal_boundary", "signal_start"):
+    if kind in ("signal_catch", "signal_throw", "signal_boundary", "signal_start",
+                "signal_end"):
         return str(element.signal)
     if kind in ("conditional_catch", "conditional_boundary"):
         return element.condition.describe() if element.condition is not None else ""

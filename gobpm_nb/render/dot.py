@@ -96,9 +96,12 @@ EVENT_GLYPHS = {
     "error_boundary": "⚡", "error_start": "⚡",
     "escalation_boundary": "⇧", "escalation_start": "⇧", "escalation_throw": "⬆",
     "link_catch": "⇨", "link_throw": "➜",
+    "message_end": "✉", "signal_end": "▲",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
+#: End events, drawn thick (a message or signal end with its glyph and its detail).
+END_KINDS = frozenset({"end", "message_end", "signal_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
                               "escalation_start"})
@@ -356,10 +359,11 @@ def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
     glyph = EVENT_GLYPHS.get(n.kind, "")
     if n.kind == "start":
         shape, width = "circle", 0.42
-    elif n.kind == "end":
+    elif n.kind in END_KINDS:
         shape, width = ("doublecircle", 0.38) if n.terminate else ("circle", 0.42)
         penwidth = max(penwidth, 3.2)
-        glyph = "●" if n.terminate else END_GLYPHS.get(n.detail.split(" ", 1)[0], "")
+        if n.kind == "end":
+            glyph = "●" if n.terminate else END_GLYPHS.get(n.detail.split(" ", 1)[0], "")
     else:
         shape, width = "doublecircle", 0.38
     return [("shape", shape), ("label", q(glyph)), ("width", str(width)),

@@ -28,6 +28,7 @@ Result = Any  # list of flows | PARK | None
 
 
 def enter_start(run: Run, tr: Track, node: el.Element) -> Result:
+    """A start event, a link catch, a none throw: the track passes."""
     return outgoing(run, node)
 
 
@@ -76,6 +77,13 @@ def fire_conditional(run: Run, tr: Track, node: el.Element, trigger: Trigger) ->
 
 
 def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
+    publish(run, node)
+    return outgoing(run, node)
+
+
+def publish(run: Run, node: el.MessageThrow | el.MessageEnd) -> None:
+    """Publish a message throw's (or message end's) message, with its key and payload; a
+    publish the hub refuses is an incident at the node."""
     key = None
     if node.key is not None:  # a Python callable's key goes through the tape
         key = run.core.tape.call(("key", node.id), throw_key, run, node) if node.key.python \
@@ -85,10 +93,9 @@ def enter_message_throw(run: Run, tr: Track, node: el.MessageThrow) -> Result:
                                  payload=pick(run, node))
     except GobpmError as exc:
         raise Incident(node.id, str(exc)) from None
-    return outgoing(run, node)
 
 
-def throw_key(run: Run, node: el.MessageThrow) -> Any:
+def throw_key(run: Run, node: el.MessageThrow | el.MessageEnd) -> Any:
     """The key a message throw publishes with (a copy; a value that is not JSON is kept as
     an ``Opaque`` that the publish refuses as it would the value)."""
     assert node.key is not None
@@ -107,9 +114,14 @@ def throw_key(run: Run, node: el.MessageThrow) -> Any:
 
 
 def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
+    broadcast(run, node)
+    return outgoing(run, node)
+
+
+def broadcast(run: Run, node: el.SignalThrow | el.SignalEnd) -> None:
+    """Broadcast a signal throw's (or signal end's) signal, with its payload."""
     run.core.hub.broadcast_signal(node.signal,
                               payload=pick(run, node) or None)
-    return outgoing(run, node)
 
 
 def pick(run: Run, node: Any) -> dict[str, Any]:

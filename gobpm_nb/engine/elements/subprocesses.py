@@ -28,6 +28,7 @@ from ..state.records import Track, Trigger
 from ..state.waits import ScopeWait
 from . import multi_instance
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
+from .events import broadcast, publish
 
 Result = object  # list of flows | PARK | None
 
@@ -178,8 +179,13 @@ def escalate(run: Run, tr: Track, code: str) -> None:
 
 
 def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
-    """An end event: an error or escalation is raised first; a terminate end ends its scope
-    (the instance, or the subprocess it is in, whose track goes on)."""
+    """An end event: an error or escalation is raised, a message published or a signal
+    broadcast first; a terminate end ends its scope (the instance, or the subprocess it is
+    in, whose track goes on)."""
+    if isinstance(node, el.MessageEnd):
+        publish(run, node)
+    elif isinstance(node, el.SignalEnd):
+        broadcast(run, node)
     if node.error is not None:
         if catch(run, tr, "error", node.error):
             return None  # the catch cancelled the scope this track was in

@@ -22,9 +22,14 @@ Result = Any  # list of flows | PARK | None
 
 
 # -- leaving --------------------------------------------------------------------------------
-def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
-    """Leave the track's node: the track takes the first flow, a child forks for each other."""
+def leave(run: Run, tr: Track, flows: list[el.Flow]) -> bool:
+    """Leave the track's node: the track takes the first flow, a child forks for each other.
+    With no flow at all (a node without outgoing flows) the track ends there, as at a plain
+    end event (BPMN's implicit end): True."""
     run.core.emit("node_left", run.id, tr.id, tr.node, None)
+    if not flows:
+        run.end_track(tr, "completed")
+        return True
     if len(flows) > 1:
         for f in flows[1:]:
             child = run.new_track(f.target, (tr.id,), "fork", f.id, scope=tr.scope)
@@ -32,6 +37,7 @@ def leave(run: Run, tr: Track, flows: list[el.Flow]) -> None:
     first = flows[0]
     tr.node = first.target
     tr.via = first.id
+    return False
 
 
 def handle(run: Run, item: tuple[Any, ...]) -> None:
@@ -48,6 +54,9 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
 ENTER: dict[str, Callable[..., Result]] = {
     "start": events.enter_start,
     "end": subprocesses.enter_end,
+    "message_end": subprocesses.enter_end,
+    "signal_end": subprocesses.enter_end,
+    "none_throw": events.enter_start,
     "subprocess": subprocesses.enter_subprocess,
     "escalation_throw": subprocesses.enter_escalation_throw,
     "link_throw": subprocesses.enter_link_throw,

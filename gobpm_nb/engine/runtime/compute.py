@@ -10,7 +10,7 @@ from typing import Any
 
 from ...kernel import to_datetime, to_us
 from ...model import elements as el
-from ...model.definition import flow_named
+from ...model.decisions import flow_named
 from ...model.timers import Cycle, add
 from ..state.holders import correlation
 from ..state.incident import Incident
@@ -46,8 +46,8 @@ def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:
         flow = flow_named(list(outs), name)
         if flow is not None:
             weights[flow.id] += weight
-    key = f"{run.core.seed}/{run.defn.id}/{node.id}/{run.id}/{n}".encode()
-    point = int.from_bytes(hashlib.sha256(key).digest()[:8]) / 2**64 * sum(weights.values())
+    text = f"{run.core.seed}/{run.defn.id}/{node.id}/{run.id}/{n}".encode()
+    point = int.from_bytes(hashlib.sha256(text).digest()[:8]) / 2**64 * sum(weights.values())
     chosen = outs[-1]
     for f in outs:
         if weights[f.id] > 0:

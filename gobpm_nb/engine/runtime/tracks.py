@@ -31,7 +31,7 @@ class Behaviour(Protocol):
     ENTER: Mapping[str, Callable[..., Any]]
     FIRE: Mapping[str, Callable[..., Any]]
 
-    def leave(self, run: Run, tr: Track, flows: Any) -> None: ...
+    def leave(self, run: Run, tr: Track, flows: Any) -> bool: ...
     def handle(self, run: Run, item: tuple[Any, ...]) -> None: ...
 
 
@@ -113,11 +113,11 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                     tr.wait = None
             if result is None or run.state != ACTIVE:  # ended, or its caller ended it
                 return
-            if len(result) > 1:
-                leave(run, tr, result)
-            else:  # one flow: leave without the fork machinery
+            if len(result) == 1:  # one flow: leave without the fork machinery
                 emit("node_left", iid, tr.id, tr.node, None)
                 tr.node, tr.via = result[0].target, result[0].id
+            elif leave(run, tr, result):
+                return  # no flow at all: the track ended there (an implicit end)
             if within:
                 within = False
             else:
