@@ -85,7 +85,8 @@ class Core:
         # (else the router; always the router with the fast paths off), a cycle's the router
         self.kernel.handle(TimerHold, self.plans.fire if self.fast else self.deliver)
         self.kernel.handle(CycleHold, self.deliver)
-        self.journal = Journal(self)
+        #: What the store records besides checkpoints (the instance counter is this core's).
+        self.journal = Journal(store, codec, self.kernel, self.emit, self.holders, self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
         self.inbox: dict[str, Task] = {}
@@ -97,6 +98,8 @@ class Core:
         #: Messages and signals: correlation, the time-to-live buffer, broadcasts.
         self.hub = Hub(self.kernel, self.emit, self.holders, self.journal, self.starts,
                        self.deliver)
+        self.journal.buffer = self.hub  # the hub records through the journal, which records
+        # the hub's buffer
 
     # -- deployment -----------------------------------------------------------------------
     def deploy(self, process: Process | Definition) -> Definition:
@@ -250,7 +253,7 @@ class Core:
         checkpoint get their coroutines, in order, to run when the next command runs (one
         whose instance ended meanwhile, or that runs already, is left)."""
         ready = recover(self.residency)
-        self.journal.replay()
+        self.journal.replay(self.redeliver)
         for run, tr in ready:
             if self.runs.get(run.id) is run and run.state == ACTIVE and tr.coro is None \
                     and tr.state == "ready":
