@@ -71,22 +71,24 @@ class Core:
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Dehydrated | Finished] = {}  # instance id -> its record
         self.residency = Residency(self, backoff=wake_retry_backoff)
-        self.dehydration = Dehydration(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
-                                       waiting=self.residency.pending,
-                                       handing=self.residency._handing)
         #: The one router: what a holder's trigger does (``Residency.route``).
         self.deliver: Callable[..., str] = self.residency.route
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
+        #: What the store records besides checkpoints (the instance counter is this core's).
+        self.journal = Journal(store, codec, self.kernel, self.emit, self.holders, self)
+        self.dehydration = Dehydration(self.kernel, store, self.journal, self.runs,
+                                       dehydrate=dehydrate, min_wait=min_dehydrate_wait,
+                                       waiting=self.residency.pending,
+                                       handing=self.residency._handing)
         #: A Run calls this when it may have become quiet (the residency hook).
         self.on_quiet: Callable[[Run], None] = self.dehydration.on_quiet
         #: A timer from one timer to the next runs its plan, anything else ``deliver``.
-        self.plans = TimerPlans(self)
+        self.plans = TimerPlans(self.runs, self.holders, self.kernel, self.emit, self.emit_all,
+                                store, self.residency, self.dehydration, self.on_finished)
         # every kernel handler, in one place: a timer hold runs its plan when one applies
         # (else the router; always the router with the fast paths off), a cycle's the router
         self.kernel.handle(TimerHold, self.plans.fire if self.fast else self.deliver)
         self.kernel.handle(CycleHold, self.deliver)
-        #: What the store records besides checkpoints (the instance counter is this core's).
-        self.journal = Journal(store, codec, self.kernel, self.emit, self.holders, self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
         self.inbox: dict[str, Task] = {}
@@ -94,7 +96,9 @@ class Core:
         self.jobs: dict[str, Job] = {}
         self.next_instance = 0
         #: The armed start events that create instances (``starts``).
-        self.starts = Starts(self)
+        self.starts = Starts(self.kernel, self.emit, self.holders, store, self.journal,
+                             backoff=wake_retry_backoff, definition=self.definition,
+                             launch=self.launch)
         #: Messages and signals: correlation, the time-to-live buffer, broadcasts.
         self.hub = Hub(self.kernel, self.emit, self.holders, self.journal, self.starts,
                        self.deliver)
