@@ -243,7 +243,7 @@ KNOWN_TYPE_ONLY: dict[tuple[str, str], str] = {
     **{(f"gobpm_nb.engine.{m}", "gobpm_nb.engine.core"):
        "a part of the core names the Core that builds it and hands itself in; a small "
        "Protocol each (engine.runtime.run.RunHost's pattern) is still to be written"
-       for m in ("elements.call_activities", "residency.router")},
+       for m in ("elements.call_activities",)},
     ("gobpm_nb.engine.state.records", "gobpm_nb.engine.state.waits"):
         "a Track names its Wait; the waits are built on records (Task, Job) and holders",
     ("gobpm_nb.travel.history", "gobpm_nb.travel.state"):
