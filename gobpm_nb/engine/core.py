@@ -289,7 +289,8 @@ class Core:
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store, and the engine keeps only its
         summary (what is still running of it holds the Run until it returns)."""
-        if run.parent is not None and not call_activities.returned(self, run):
+        if run.parent is not None and not call_activities.returned(run, self.journal.record,
+                                                                   self.deliver):
             return  # its caller could not be told: its checkpoint stays to run it again
         if run.stored:
             self.journal.delete(run.id)
