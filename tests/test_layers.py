@@ -190,16 +190,16 @@ def engine_part(module):
     return names[2] if len(names) > 2 else ""
 
 
-def engine_violations(mods, layers=ENGINE_LAYERS, known=()):
+def engine_violations(mods, layers=ENGINE_LAYERS):
     """``module:line: import`` for each import between two parts of the engine that its
-    table does not allow (the ``known`` (importer, imported) pairs aside)."""
+    table does not allow."""
     found = []
     for name, (full, tree) in mods.items():
         if not name.startswith(ENGINE + ".") or engine_part(name) in ENGINE_TOP:
             continue
         mine = engine_part(name)
         for line, target, text in every_import(name, full, tree, mods):
-            if not target.startswith(ENGINE + ".") or (name, target) in known:
+            if not target.startswith(ENGINE + "."):
                 continue
             theirs = engine_part(target)
             if theirs != mine and theirs not in layers.get(mine, ()):
@@ -219,9 +219,10 @@ def test_every_part_of_the_engine_is_in_its_table():
 
 
 def test_no_part_of_the_engine_imports_above_its_layer():
-    """Inside the engine too, every import (lazy and type-only ones) goes down the table;
-    the type-only imports of ``core`` still listed in KNOWN_TYPE_ONLY aside."""
-    found = engine_violations(modules(), known=set(KNOWN_TYPE_ONLY))
+    """Inside the engine too, every import (lazy and type-only ones) goes down the table: no
+    part imports ``core``, which builds them (each names what it needs of the engine with a
+    protocol, or is handed its collaborators)."""
+    found = engine_violations(modules())
     assert not found, "imports against the engine's layers:\n" + "\n".join(found)
 
 
@@ -231,8 +232,7 @@ def test_the_engine_check_sees_a_planted_violation():
             if name.startswith(ENGINE + ".state")}
     found = engine_violations(mods, {"state": set(), "runtime": {"state"}})
     assert found == []
-    flipped = engine_violations(modules(), {"state": {"runtime"}, "runtime": set()},
-                                known=set(KNOWN_TYPE_ONLY))
+    flipped = engine_violations(modules(), {"state": {"runtime"}, "runtime": set()})
     assert any(f.startswith(f"{ENGINE}.runtime.run:") and "runtime may not import state" in f
                for f in flipped), flipped
 
@@ -240,11 +240,6 @@ def test_the_engine_check_sees_a_planted_violation():
 #: A fix removes its line here (``test_the_known_type_only_circles_are_still_there`` says
 #: when one is gone); a new one fails ``test_no_type_only_circle_between_modules``.
 KNOWN_TYPE_ONLY: dict[tuple[str, str], str] = {
-    **{(f"gobpm_nb.engine.{m}", "gobpm_nb.engine.core"):
-       "a part of the core names the Core that builds it and hands itself in; a small "
-       "Protocol each (engine.runtime.run.RunHost's pattern) is still to be written"
-       for m in ("elements.call_activities", "residency.dehydration", "durability.journal",
-                 "residency.plans", "residency.router", "residency.starts")},
     ("gobpm_nb.engine.state.records", "gobpm_nb.engine.state.waits"):
         "a Track names its Wait; the waits are built on records (Task, Job) and holders",
     ("gobpm_nb.travel.history", "gobpm_nb.travel.state"):

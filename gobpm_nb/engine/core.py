@@ -76,21 +76,24 @@ class Core:
         self.emit_all: Callable[..., Any] = facts.emit_all
         self.runs: dict[str, Run | Dehydrated | Finished] = {}  # instance id -> its record
         self.residency = Residency(self, backoff=wake_retry_backoff)
-        self.dehydration = Dehydration(self, dehydrate=dehydrate, min_wait=min_dehydrate_wait,
-                                       waiting=self.residency.pending,
-                                       handing=self.residency._handing)
         #: The one router: what a holder's trigger does (``Residency.route``).
         self.deliver: Callable[..., str] = self.residency.route
         self.holders = Holders(self.kernel, self.emit, self.deliver, self.runs)
+        #: What the store records besides checkpoints (the instance counter is this core's).
+        self.journal = Journal(store, codec, self.kernel, self.emit, self.holders, self)
+        self.dehydration = Dehydration(self.kernel, store, self.journal, self.runs,
+                                       dehydrate=dehydrate, min_wait=min_dehydrate_wait,
+                                       waiting=self.residency.pending,
+                                       handing=self.residency._handing)
         #: A Run calls this when it may have become quiet (the residency hook).
         self.on_quiet: Callable[[Run], None] = self.dehydration.on_quiet
         #: A timer from one timer to the next runs its plan, anything else ``deliver``.
-        self.plans = TimerPlans(self)
+        self.plans = TimerPlans(self.runs, self.holders, self.kernel, self.emit, self.emit_all,
+                                store, self.residency, self.dehydration, self.on_finished)
         # every kernel handler, in one place: a timer hold runs its plan when one applies
         # (else the router; always the router with the fast paths off), a cycle's the router
         self.kernel.handle(TimerHold, self.plans.fire if self.fast else self.deliver)
         self.kernel.handle(CycleHold, self.deliver)
-        self.journal = Journal(self)
         self.signatures: dict[str, list[str]] = {}  # process id -> signature of each version
         self.deployed: dict[tuple[str, int], Definition] = {}
         self.inbox: dict[str, Task] = {}
@@ -98,10 +101,14 @@ class Core:
         self.jobs: dict[str, Job] = {}
         self.next_instance = 0
         #: The armed start events that create instances (``starts``).
-        self.starts = Starts(self)
+        self.starts = Starts(self.kernel, self.emit, self.holders, store, self.journal,
+                             backoff=wake_retry_backoff, definition=self.definition,
+                             launch=self.launch)
         #: Messages and signals: correlation, the time-to-live buffer, broadcasts.
         self.hub = Hub(self.kernel, self.emit, self.holders, self.journal, self.starts,
                        self.deliver)
+        self.journal.buffer = self.hub  # the hub records through the journal, which records
+        # the hub's buffer
 
     # -- deployment -----------------------------------------------------------------------
     def deploy(self, process: Process | Definition) -> Definition:
@@ -255,7 +262,7 @@ class Core:
         checkpoint get their coroutines, in order, to run when the next command runs (one
         whose instance ended meanwhile, or that runs already, is left)."""
         ready = recover(self.residency)
-        self.journal.replay()
+        self.journal.replay(self.redeliver)
         for run, tr in ready:
             if self.runs.get(run.id) is run and run.state == ACTIVE and tr.coro is None \
                     and tr.state == "ready":
@@ -287,7 +294,8 @@ class Core:
     def on_finished(self, run: Run) -> None:
         """An instance ended: its checkpoint leaves the store, and the engine keeps only its
         summary (what is still running of it holds the Run until it returns)."""
-        if run.parent is not None and not call_activities.returned(self, run):
+        if run.parent is not None and not call_activities.returned(run, self.journal.record,
+                                                                   self.deliver):
             return  # its caller could not be told: its checkpoint stays to run it again
         if run.stored:
             self.journal.delete(run.id)

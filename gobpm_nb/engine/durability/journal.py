@@ -30,14 +30,15 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ...errors import EngineError, StoreError
 from ..state.records import Trigger
 
 if TYPE_CHECKING:
-    from ..core import Core
+    from ...kernel import Kernel
+    from ..state.holders import Holders
 
 log = logging.getLogger("gobpm_nb")
 
@@ -80,11 +81,37 @@ class Codec(Protocol):
     def decode(self, raw: bytes, instance: str) -> dict[str, Any]: ...
 
 
-class Journal:
-    """The engine's durable record beside the checkpoints."""
+class Buffer(Protocol):
+    """The message buffer, which the journal records (``hub.Hub``): its rows as the meta
+    value ``buffer``, the messages an instance took that its checkpoint now covers, and a
+    recorded message put back (restart recovery)."""
 
-    def __init__(self, core: Core):
-        self.core = core
+    def buffer_rows(self) -> str: ...
+    def covered(self, iid: str) -> None: ...
+    def buffer_message(self, name: str, ckey: str, expiry: int, values: dict[str, Any],
+                       message_id: str | None) -> Any: ...
+
+
+class Ids(Protocol):
+    """The engine's instance counter, which the journal records and takes back (ids are never
+    reused)."""
+
+    next_instance: int
+
+
+class Journal:
+    """The engine's durable record beside the checkpoints: handed the store, the checkpoint
+    codec, the kernel (clock and sequence), the facts' emitter, the holders (triggers expected
+    after a recovery) and the instance counter (``ids``); the message buffer (``buffer``) is
+    handed in once the hub, which records through the journal, is built."""
+
+    #: The message buffer it records (``hub.Hub``).
+    buffer: Buffer
+
+    def __init__(self, store: Store, codec: Codec, kernel: Kernel, emit: Callable[..., Any],
+                 holders: Holders, ids: Ids):
+        self.store, self.codec, self.kernel = store, codec, kernel
+        self.emit, self.holders, self.ids = emit, holders, ids
         self.written: dict[str, str] = {}  # meta values as last written
         self.deletes: list[str] = []  # instances whose checkpoint delete failed
         #: Checkpoint writes (None: a delete) not committed yet: the open group's, and a
@@ -112,8 +139,7 @@ class Journal:
         seq, next_instance, buffer, seen. The kernel's sequence goes with checkpoints and
         journal entries only (what carries hold numbers)."""
         # each value compared as it is made, without a dict of them all: once per checkpoint
-        core = self.core
-        kernel = core.kernel
+        kernel = self.kernel
         written = self.written
         out: dict[str, str] = {}
         text = str(kernel.now)
@@ -123,10 +149,10 @@ class Journal:
             text = str(kernel.seq)
             if written.get("seq") != text:
                 out["seq"] = text
-        text = str(core.next_instance)
+        text = str(self.ids.next_instance)
         if written.get("next_instance") != text:
             out["next_instance"] = text
-        text = core.hub.buffer_rows()
+        text = self.buffer.buffer_rows()
         if written.get("buffer") != text:
             out["buffer"] = text
         text = self._seen_text if self._seen_text is not None else self.seen_text()
@@ -157,28 +183,26 @@ class Journal:
 
     def load(self, meta: Mapping[str, str]) -> None:
         """Take back what the store recorded (restart recovery)."""
-        core = self.core
-        core.next_instance = int(meta.get("next_instance", "0"))
+        self.ids.next_instance = int(meta.get("next_instance", "0"))
         self.behind = set(filter(None, meta.get("behind", "").split(",")))
         self.caught_up("")
-        core.kernel.advance_seq(int(meta.get("seq", "0")))
+        self.kernel.advance_seq(int(meta.get("seq", "0")))
         for message_id in json.loads(meta.get("seen", "[]")):
             self.see(message_id)
         for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
-            core.hub.buffer_message(name, ckey, expiry, values, message_id)
+            self.buffer.buffer_message(name, ckey, expiry, values, message_id)
         self.written = dict(meta)
 
     # -- checkpoints ----------------------------------------------------------------------
     def put(self, iid: str, doc: dict[str, Any]) -> bool:
         """Write a checkpoint (and what meta changed) in one transaction, or into the open
         group; False if the store failed (a ``checkpoint_failed`` fact and a warning say so)."""
-        core = self.core
         try:
-            raw = core.codec.encode(doc)
+            raw = self.codec.encode(doc)
         except ValueError as exc:  # what JSON text cannot hold (refused where data enters)
             self.refused(iid, exc)
             return False
-        core.hub.covered(iid)
+        self.buffer.covered(iid)
         if self.grouping:
             refusal = self._grouped(iid, raw)
             if refusal is not None:
@@ -187,7 +211,7 @@ class Journal:
         else:
             meta = self.changed()
             try:
-                core.store.put(iid, raw, meta)
+                self.store.put(iid, raw, meta)
             except Exception as exc:  # a store can fail in many ways
                 self.refused(iid, exc)
                 return False
@@ -198,7 +222,7 @@ class Journal:
             self.deletes.remove(iid)
         if self.behind:
             self.caught_up(iid)
-        if core.holders.expected:  # only after a recovery, until its triggers are placed
+        if self.holders.expected:  # only after a recovery, until its triggers are placed
             self.unexpected(iid)
         return True
 
@@ -206,8 +230,7 @@ class Journal:
         """The first checkpoints of new instances, all or none: one transaction on a store
         that groups writes, else one by one, the written ones taken back if one fails.
         False if the store refused (a ``checkpoint_failed`` fact says so)."""
-        core = self.core
-        if not getattr(core.store, "groups", False):
+        if not getattr(self.store, "groups", False):
             written: list[str] = []
             for iid, doc in docs:
                 if not self.put(iid, doc):
@@ -216,8 +239,8 @@ class Journal:
                     return False
                 written.append(iid)
             return True
-        store = cast(Grouping, core.store)
-        encode = core.codec.encode
+        store = cast(Grouping, self.store)
+        encode = self.codec.encode
         meta = self.changed()
         try:
             store.begin()
@@ -238,21 +261,21 @@ class Journal:
         log.warning("checkpoint of instance %s not written (%s); it stays resident", iid, cause)
         self.behind.add(iid)
         self.caught_up("")  # (the text again)
-        self.core.emit("checkpoint_failed", iid, None, None, {"cause": cause})
+        self.emit("checkpoint_failed", iid, None, None, {"cause": cause})
 
     def unexpected(self, iid: str) -> None:
         """The instance's new checkpoint (or its end) covers its journal: a recorded trigger
         whose wait it never armed again is gone, and said so with a ``trigger_dropped``."""
-        expected = self.core.holders.expected
+        expected = self.holders.expected
         for key in [k for k in expected if k[0] == iid] if expected else ():
             trigger = expected.pop(key)
-            self.core.emit("trigger_dropped", iid, trigger.track, trigger.node,
+            self.emit("trigger_dropped", iid, trigger.track, trigger.node,
                            {"trigger": trigger.kind,
                             "reason": "its wait was not armed again after recovery"})
 
     def delete(self, iid: str) -> None:
         """An instance ended: its checkpoint leaves the store (retried if the store fails)."""
-        self.core.hub.covered(iid)
+        self.buffer.covered(iid)
         if self.grouping:
             refusal = self._grouped(iid, None)
             if refusal is not None:
@@ -262,7 +285,7 @@ class Journal:
             self.unsynced.pop(iid, None)  # a refused group's write of it is moot
             meta = self.changed()
             try:
-                self.core.store.delete(iid, meta)
+                self.store.delete(iid, meta)
             except Exception as exc:
                 self._delete_failed(iid, exc)
                 return
@@ -281,14 +304,14 @@ class Journal:
     # -- group commit ---------------------------------------------------------------------
     def group(self) -> None:
         """A command that runs the scheduler begins: its writes join one group."""
-        store = self.core.store
+        store = self.store
         if store.durable and getattr(store, "groups", False):
             self.grouping = True
 
     def _grouped(self, iid: str, raw: bytes | None) -> BaseException | None:
         """Write (``raw``) or delete a checkpoint inside the open group; what the store
         raised if it refused (the write undone, the rest of the group kept if it can be)."""
-        store = self.core.store
+        store = self.store
         try:
             if not self._open:
                 self._reopen()
@@ -307,7 +330,7 @@ class Journal:
 
     def _reopen(self) -> None:
         """Open the store's group with every write not committed yet in it."""
-        store = cast(Grouping, self.core.store)
+        store = cast(Grouping, self.store)
         store.rollback()  # what a refused reopening left
         store.begin()
         for iid, raw in self.unsynced.items():
@@ -320,7 +343,7 @@ class Journal:
     def _abandon(self) -> None:
         self._open = False
         try:
-            cast(Grouping, self.core.store).rollback()
+            cast(Grouping, self.store).rollback()
         except Exception:  # a store can fail in many ways; its next commit tries again
             log.warning("the store could not roll back its group", exc_info=True)
 
@@ -330,7 +353,7 @@ class Journal:
         counts them, and (``raising``: at a command's end) StoreError says so."""
         if not self.unsynced and not self._open:
             return
-        store = cast(Grouping, self.core.store)
+        store = cast(Grouping, self.store)
         meta = self.changed()
         try:
             if not self._open:
@@ -360,15 +383,14 @@ class Journal:
         open group is committed first, so what the store refuses is this write alone."""
         if self._open:
             self.commit(raising=False)
-        self.core.store.set_meta(meta)
+        self.store.set_meta(meta)
 
     def _not_committed(self, count: int, exc: BaseException) -> str:
         """A group the store refused: a warning and a ``checkpoint_failed`` fact count its
         writes; the cause's name."""
         cause = type(exc).__name__
         log.warning("%d checkpoint writes not committed (%s)", count, cause)
-        self.core.emit("checkpoint_failed", None, None, None,
-                       {"cause": cause, "checkpoints": count})
+        self.emit("checkpoint_failed", None, None, None, {"cause": cause, "checkpoints": count})
         return cause
 
     def read(self, iid: str) -> bytes:
@@ -378,12 +400,12 @@ class Journal:
             return raw
         if self.unsynced and iid in self.unsynced:
             raise KeyError(f"no checkpoint for instance {iid!r}")
-        return self.core.store.get(iid)
+        return self.store.get(iid)
 
     def settle(self) -> None:
         """The end of a public command: retry failed deletes, commit the group, record the
         clock and counters."""
-        store = self.core.store
+        store = self.store
         for iid in list(self.deletes):
             self.deletes.remove(iid)
             self.delete(iid)
@@ -399,7 +421,7 @@ class Journal:
         try:
             store.set_meta(meta)
         except Exception as exc:
-            self.core.emit("checkpoint_failed", None, None, None, {"cause": type(exc).__name__})
+            self.emit("checkpoint_failed", None, None, None, {"cause": type(exc).__name__})
             raise StoreError(f"the command ran, but the store failed to record the clock "
                               f"and counters ({type(exc).__name__}: {exc}); a restart now "
                               "would resume at the last recorded time") from None
@@ -409,7 +431,7 @@ class Journal:
     def record(self, triggers: list[tuple[str, Trigger]], force: bool = False) -> None:
         """Record accepted triggers (and, with ``force``, the meta even with none) durably
         before they change anything; EngineError if the store fails."""
-        store = self.core.store
+        store = self.store
         if not store.durable or not (triggers or force):
             return
         if self._open:  # the group first: the entries must be committed on their own
@@ -419,7 +441,7 @@ class Journal:
             raise EngineError(f"the trigger was not accepted: the store has not committed "
                               f"the checkpoint of instance {stale[0]!r} yet (it refused "
                               "the last commit); nothing changed")
-        kernel = self.core.kernel
+        kernel = self.kernel
         at, seq = kernel.now, kernel.seq  # one call's triggers share both (``replay``)
         rows = [(iid, json.dumps({"at": at, "seq": seq, "kind": t.kind, "node": t.node,
                                   "wait_kind": t.wait_kind, "track": t.track,
@@ -433,23 +455,23 @@ class Journal:
                               f"({type(exc).__name__}); nothing changed") from None
         self.wrote(meta)
 
-    def replay(self) -> int:
+    def replay(self, redeliver: Callable[[str, Trigger], None]) -> int:
         """Deliver every trigger the store still records, once each, in order, each after
         the events that were due before it was accepted (an overdue timer that had fired
         before a message still comes first); then run what is due up to the recovered
         clock. Triggers accepted together (one broadcast reaching two waits of an instance)
         are delivered together, nothing run between them, as they were. A trigger whose wait
-        the instance has not armed again yet is delivered when it does."""
-        core = self.core
-        kernel = core.kernel
-        entries = core.store.journal()
+        the instance has not armed again yet is delivered when it does (``redeliver``: the
+        engine's ``Core.redeliver``)."""
+        kernel = self.kernel
+        entries = self.store.journal()
         accepted: tuple[Any, Any] | None = None
         for iid, text in entries:
             entry = json.loads(text)
             together, accepted = accepted, (entry.get("at"), entry.get("seq"))
             if together != accepted or accepted[1] is None:
                 kernel.run(until=min(int(entry.get("at", kernel.now)), kernel.now))
-            core.redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
-                                        entry["track"], entry["payload"], entry["ref"]))
+            redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
+                                   entry["track"], entry["payload"], entry["ref"]))
         kernel.run(until=kernel.now)
         return len(entries)

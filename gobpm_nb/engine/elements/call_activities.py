@@ -13,7 +13,8 @@ boundary, the end of the caller) terminates the child.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import EngineError
 from ...model import elements as el
@@ -21,21 +22,19 @@ from ...vocabulary import NODE
 from ..runtime.compute import outgoing
 from ..runtime.run import Run
 from ..runtime.tracks import PARK
+from ..state.holders import Hold
 from ..state.incident import Incident
 from ..state.records import Track, Trigger
 from ..state.waits import CallWait
 from .boundaries import arm_boundaries
 from .subprocesses import throw
 
-if TYPE_CHECKING:
-    from ..core import Core
-
 Result = Any
 
 
 def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
     core = run.core
-    defn = core.callable(node.process, node.version)  # type: ignore[attr-defined]
+    defn = core.callable(node.process, node.version)
     pinned = f" version {node.version}" if node.version is not None else ""
     if defn is None:
         raise Incident(node.id, f"calls process {node.process!r}{pinned}, which is not "
@@ -52,11 +51,10 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
             raise Incident(node.id, f"input field {missing[0]!r} is not in the data")
         values = {f: copy.deepcopy(data[f]) for f in node.inputs}
     try:
-        child = core.launch(defn, values, None, defn.start,  # type: ignore[attr-defined]
-                            "call", (run.id, tr.id))
+        child = core.launch(defn, values, None, defn.start, "call", (run.id, tr.id))
     except EngineError as exc:
         raise Incident(node.id, f"could not start process {node.process!r}: {exc}") from None
-    for first in core.runs[child].tracks.values():  # type: ignore[attr-defined]
+    for first in core.runs[child].tracks.values():
         first.steps = tr.steps  # the child's start goes on from the caller's steps
     tr.wait = w = CallWait(node.id, child)
     w.hold(core.holders, run.id, tr.id)
@@ -67,7 +65,7 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
 def check_depth(run: Run, node: el.CallActivity) -> None:
     """A call that would nest deeper than the engine's ``max_call_depth`` is an incident
     naming the chain of processes, from the first caller to the one it would call."""
-    core: Core = run.core  # type: ignore[assignment]  # the host is the engine core
+    core = run.core
     limit = core.max_call_depth
     chain = [run.defn.id]
     rec: Any = run
@@ -106,10 +104,13 @@ def fire_call(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result
     return outgoing(run, node)
 
 
-def returned(core: Core, child: Run) -> bool:
-    """A child instance ended: hand its caller the trigger (recorded first, so a crash
-    cannot lose it). False when the record failed: the child's checkpoint stays, and a
-    restarted engine runs it to its end again."""
+def returned(child: Run, record: Callable[[list[tuple[str, Trigger]]], None],
+             deliver: Callable[[Hold, Trigger], object]) -> bool:
+    """A child instance ended: hand its caller the trigger (recorded first with ``record``,
+    the journal's, so a crash cannot lose it; then to ``deliver``, the router). False when
+    the record failed: the child's checkpoint stays, and a restarted engine runs it to its
+    end again."""
+    core = child.core
     hold = core.holders.calls.get(child.id)
     if hold is None:
         return True  # its caller is gone (it was cancelled, or the child was terminated)
@@ -129,8 +130,8 @@ def returned(core: Core, child: Run) -> bool:
         trigger = Trigger("call", hold.node, NODE, hold.track, values, child.id)
     trigger.steps = child.steps  # the caller goes on from the steps the child ended with
     try:
-        core.journal.record([(hold.instance, trigger)])
+        record([(hold.instance, trigger)])
     except EngineError:
         return False
-    core.deliver(hold, trigger)
+    deliver(hold, trigger)
     return True

@@ -11,20 +11,20 @@ still waits to be handed over (``Residency``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Container
+from collections.abc import Container, MutableMapping
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
+from ...kernel import Kernel
 from ...model import Definition
 from ...vocabulary import DEHYDRATED, RESIDENT, TERMINAL, WAITING
 from ..durability.checkpoint import capture
+from ..durability.journal import Journal, Store
+from ..elements import table as behaviour
+from ..runtime.finished import Finished
 from ..runtime.run import Run
 from ..state.dehydrated import Dehydrated, compact
 from ..state.records import Track, TrackView
 from ..state.waits import JoinWait, TimerWait, track_holdable
-
-if TYPE_CHECKING:
-    from ..core import Core
 
 log = logging.getLogger("gobpm_nb")
 
@@ -40,11 +40,14 @@ class WaitContext:
 
 
 class Dehydration:
-    """Quiet points, the eligibility of waits, and dehydration, for one engine."""
+    """Quiet points, the eligibility of waits, and dehydration, for one engine: handed the
+    kernel (the clock, the coroutines it ends), the store (whether it is durable), the journal
+    (checkpoints written) and the engine's instance records (a released one's replaced)."""
 
-    def __init__(self, core: Core, *, dehydrate: bool, min_wait: int,
-                 waiting: Container[str], handing: Container[str]):
-        self.core = core
+    def __init__(self, kernel: Kernel, store: Store, journal: Journal,
+                 runs: MutableMapping[str, Run | Dehydrated | Finished], *, dehydrate: bool,
+                 min_wait: int, waiting: Container[str], handing: Container[str]):
+        self.kernel, self.store, self.journal, self.runs = kernel, store, journal, runs
         self.dehydrate = dehydrate
         self.min_wait = timedelta(microseconds=min_wait)
         #: Instances with accepted triggers not handed over yet, and instances being handed
@@ -70,17 +73,17 @@ class Dehydration:
                 (self._handing or self._waiting) and (
                     run.id in self._handing or run.id in self._waiting)):
             return
-        if run.joins and self.core.behaviour.settle_joins(run):
+        if run.joins and behaviour.settle_joins(run):
             return  # an inclusive join fired: a track runs again
         free = self.dehydrate and self.can_dehydrate(run, True) and not self.due(run)
-        if not free and (not self.core.store.durable or run.has_unfired()):
+        if not free and (not self.store.durable or run.has_unfired()):
             return
-        doc = capture(run, self.core.kernel.now)
+        doc = capture(run, self.kernel.now)
         if free:
             for t in doc["tracks"]:
                 if t["state"] == "waiting" and (t["wait"] or {}).get("kind") != "join":
                     t["state"] = DEHYDRATED
-        if not self.core.journal.put(run.id, doc):
+        if not self.journal.put(run.id, doc):
             return  # the store failed: it stays resident (a checkpoint_failed fact says so)
         run.stored = True
         if free:
@@ -159,7 +162,7 @@ class Dehydration:
         """Whether one of the instance's own timers is due at this instant (armed earlier, its
         turn not come yet within it): dehydrated now, it would be woken again at once, and a
         wake that fails would move that timer's track later than a resident one's."""
-        now = self.core.kernel.now
+        now = self.kernel.now
         for hold in run.holds:
             if hold.at <= now and hold.kind == "timer":
                 return True
@@ -170,7 +173,7 @@ class Dehydration:
         instance's record shrinks to a ``Dehydrated``: id, history and holders. The coroutine
         running now (the track that just parked, or the loop) is not closed here: it sees
         the instance dehydrated and returns."""
-        kernel = self.core.kernel
+        kernel = self.kernel
         current = kernel.current
         history: list[TrackView] = []
         scopes: dict[str, str] = {}
@@ -193,8 +196,8 @@ class Dehydration:
         run.loop = None
         run.residency = DEHYDRATED  # the loop sees this and ends
         holds = run.holds
-        self.core.runs[run.id] = Dehydrated.of(run.id, run.defn, history, tuple(holds),
-                                             scopes, run.parent, self.compact(run.defn))
+        self.runs[run.id] = Dehydrated.of(run.id, run.defn, history, tuple(holds), scopes,
+                                          run.parent, self.compact(run.defn))
         kinds = [holds[0].site.kind] if len(holds) == 1 else sorted({h.kind for h in holds})
         run.core.emit("dehydrated", run.id, None, None,
                        {"wait_kinds": kinds, "waits": len(holds), "coroutines": 0})

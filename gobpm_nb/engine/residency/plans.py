@@ -10,30 +10,34 @@ with the coroutine left parked where it was (it reads its node again whenever it
 resumed). Into an end event, the plan runs the end event's behaviour itself and then ends
 the track's coroutine, as the coroutine would have returned.
 
-Everything else takes the general path (``Core.deliver``): a start event's timer, another
-hold on the instance, an instance dehydrated or with a wake pending, a trigger expected after
-a recovery, a track that is not parked on that timer.
+Everything else takes the general path (the router, ``Residency.route``): a start event's
+timer, another hold on the instance, an instance dehydrated or with a wake pending, a trigger
+expected after a recovery, a track that is not parked on that timer.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...kernel import Kernel
 from ...model import Definition
 from ...model.elements import EndEvent
 from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
+from ..durability.journal import Store
 from ..elements.subprocesses import enter_end
 from ..runtime.compute import ONE_US
+from ..runtime.finished import Finished
 from ..runtime.run import Run
+from ..state.dehydrated import Dehydrated
+from ..state.holders import Hold, Holders, Site
 from ..state.incident import Incident
 from ..state.records import Track
 from ..state.waits import TimerWait
-
-if TYPE_CHECKING:
-    from ..core import Core
-    from ..state.holders import Hold, Site
+from .dehydration import Dehydration
+from .router import Residency
 
 log = logging.getLogger("gobpm_nb")
 #: The details of a completed track's ``track_state`` fact and of ``instance_completed``
@@ -79,16 +83,26 @@ def compile_plans(defn: Definition) -> dict[str, Plan]:
 
 
 class TimerPlans:
-    """The plans of every deployed version, and the kernel's handler of a timer hold."""
+    """The plans of every deployed version, and the kernel's handler of a timer hold: handed
+    the engine's instance records, holders, kernel, facts' emitters and store, the router
+    (the general path, and the triggers waiting for instances being woken), the quiet points
+    (``Dehydration``) and what an ended instance's record becomes (``on_finished``: the
+    core's)."""
 
-    def __init__(self, core: Core):
-        self.core = core
+    def __init__(self, runs: Mapping[str, Run | Dehydrated | Finished], holders: Holders,
+                 kernel: Kernel, emit: Callable[..., Any], emit_all: Callable[..., Any],
+                 store: Store, residency: Residency, dehydration: Dehydration,
+                 on_finished: Callable[[Run], None]):
         #: What ``fire`` reads on every firing, held here (none is ever replaced): the
-        #: instance records, the holders, the hold counts, the facts' emitter, the kernel
-        #: and the triggers waiting for instances being woken.
-        self.runs, self.holders = core.runs, core.holders
-        self.counts, self.emit_all = core.holders.counts, core.emit_all
-        self.kernel, self.pending = core.kernel, core.residency.pending
+        #: instance records, the holders, the hold counts, the facts' emitter, the kernel,
+        #: the triggers waiting for instances being woken, the general path and the quiet
+        #: point.
+        self.runs, self.holders = runs, holders
+        self.counts, self.emit_all = holders.counts, emit_all
+        self.kernel, self.pending = kernel, residency.pending
+        self.deliver, self.on_quiet = residency.route, dehydration.on_quiet
+        self.emit, self.store, self.dehydration = emit, store, dehydration
+        self.on_finished = on_finished
         self.plans: dict[tuple[str, int], dict[str, Plan]] = {}
         self._last: tuple[Definition | None, dict[str, Plan]] = (None, {})
 
@@ -110,7 +124,7 @@ class TimerPlans:
         if (type(run) is not Run or run.residency != RESIDENT or len(run.holds) != 1
                 or site.wait_kind != NODE or holders.expected or holders.waking
                 or (self.pending and run.id in self.pending)):
-            self.core.deliver(hold)
+            self.deliver(hold)
             return
         last, plans = self._last
         if run.defn is not last:
@@ -120,7 +134,7 @@ class TimerPlans:
         tr = run.tracks.get(tid)
         if (plan is None or tr is None or tr.node != node or tr.state != WAITING
                 or type(tr.wait) is not TimerWait or tr.coro is None):
-            self.core.deliver(hold)
+            self.deliver(hold)
             return
         iid, holds, target = run.id, run.holds, plan.target
         del holds[0]  # the lone hold, released as fired (``Holders.release``)
@@ -140,7 +154,7 @@ class TimerPlans:
         if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
             return
         try:
-            self.core.on_quiet(run)
+            self.on_quiet(run)
             if plan.idle is None:
                 plan.idle = self.idle(run, target)
         except Exception as exc:  # as the track's coroutine would: the instance fails
@@ -151,7 +165,7 @@ class TimerPlans:
         """Into an end event: its behaviour, run as the track's coroutine would run it (an
         incident fails the instance), then the coroutine ends. The plain end of an instance's
         only track is done here outright (``last``)."""
-        core, site, coro = self.core, hold[3], tr.coro
+        site, coro = hold[3], tr.coro
         assert coro is not None  # ``fire`` checked it: the track is parked on this timer
         iid, tid, target = run.id, site.track, plan.target
         end = run.defn.nodes[target]
@@ -175,7 +189,7 @@ class TimerPlans:
         except Exception as exc:  # not an incident by design: the instance fails, never strands
             log.exception("instance %s, track %s at %r raised", iid, tid, target)
             run.fail(tr, Incident(target, f"{type(exc).__name__}: {exc}"))
-        core.kernel.close(coro)
+        self.kernel.close(coro)
 
     def known(self, plan: Plan, site: Site) -> tuple[Site | None, Rows]:
         """What a plan's firing for the track of ``site`` (its timer's) needs, made once:
@@ -202,18 +216,17 @@ class TimerPlans:
         self.emit_all(run.id, tr.id, rows)
         run.joins = {}
         run.state, run.residency = "completed", FINISHED
-        self.core.emit("instance_completed", run.id, None, None, COMPLETED)
+        self.emit("instance_completed", run.id, None, None, COMPLETED)
         if run.loop is not None:
             self.kernel.close(run.loop)
             run.loop = None
-        self.core.on_finished(run)
+        self.on_finished(run)
 
     def idle(self, run: Run, node: str) -> bool | None:
         """Whether a quiet point with one track parked at ``node`` and no join always does
         nothing: the store keeps no checkpoint of a resident instance and the timer may not
         dehydrate (the answer its element gave, remembered per version; None: not known)."""
-        core = self.core
-        if core.store.durable:
+        if self.store.durable:
             return False
-        answer = core.dehydration.memo(run.defn).get(node)
+        answer = self.dehydration.memo(run.defn).get(node)
         return None if answer is None else not answer

@@ -21,9 +21,10 @@ When an instance dehydrates is ``dehydration``'s.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ...errors import CheckpointError, EngineError
+from ...model import Definition
 from ...model import elements as el
 from ...vocabulary import (
     BOUNDARY,
@@ -33,6 +34,7 @@ from ...vocabulary import (
     ROOT,
 )
 from ..durability.checkpoint import Image, check_against, read
+from ..durability.journal import Codec, Journal, Store
 from ..runtime.compute import timer_wait
 from ..runtime.run import Run
 from ..runtime.tracks import spawn
@@ -40,18 +42,34 @@ from ..state.dehydrated import Dehydrated
 from ..state.holders import DEPLOYED, Hold
 from ..state.records import Track, Trigger
 from ..state.waits import MessageWait, SignalWait, TimerWait
+from . import hydrate
+from .dehydration import Dehydration
 from .hydrate import restore
-
-if TYPE_CHECKING:
-    from ..core import Core
+from .starts import Starts
 
 log = logging.getLogger("gobpm_nb")
+
+
+class Host(hydrate.Host, Protocol):
+    """What the router, wakes and restart recovery need of the engine (the ``Core``): what
+    hydration needs (a run's host and the instance records), the store, the checkpoint codec
+    and the journal (checkpoints read), the deployed versions, the armed start events (a
+    start event's trigger makes an instance) and the quiet points (recovery asks which
+    instances may stay dehydrated)."""
+
+    store: Store
+    codec: Codec
+    journal: Journal
+    starts: Starts
+    dehydration: Dehydration
+
+    def definition(self, pid: str, version: int) -> Definition | None: ...
 
 
 class Residency:
     """The router, wakes, wake retries and hydration for one engine."""
 
-    def __init__(self, core: Core, *, backoff: int):
+    def __init__(self, core: Host, *, backoff: int):
         self.core = core
         self.backoff = backoff
         #: Triggers accepted for dehydrated instances whose wake is pending, in order.

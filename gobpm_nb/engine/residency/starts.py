@@ -13,28 +13,36 @@ restarted engine keeps it (one that has fired for good does not fire again).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import EngineError
-from ...kernel import iso
+from ...kernel import Kernel, iso
 from ...model import Definition
 from ...model import elements as el
+from ..durability.journal import Journal, Store
 from ..runtime.compute import deadline_of
 from ..state.fields import Reader
-from ..state.holders import DEPLOYED, Hold
+from ..state.holders import DEPLOYED, Hold, Holders
 from ..state.records import Trigger
-
-if TYPE_CHECKING:
-    from ..core import Core
 
 START = "start"  # the wait kind of a start event's hold
 
 
 class Starts:
-    """The armed start events of every deployed process (one version each: the newest)."""
+    """The armed start events of every deployed process (one version each: the newest), with
+    what they use of the engine handed in: the kernel (deadlines), the facts' emitter, the
+    holders (start holds), the store and the journal (each timer start's next deadline, kept
+    in the store's meta), how long a failed start waits to try again (``backoff``), the
+    deployed versions (``definition``) and how an instance is made (``launch``: the core's)."""
 
-    def __init__(self, core: Core):
-        self.core = core
+    def __init__(self, kernel: Kernel, emit: Callable[..., Any], holders: Holders, store: Store,
+                 journal: Journal, *, backoff: int,
+                 definition: Callable[[str, int], Definition | None],
+                 launch: Callable[..., str]):
+        self.kernel, self.emit, self.holders = kernel, emit, holders
+        self.store, self.journal, self.backoff = store, journal, backoff
+        self.definition, self.launch = definition, launch
         #: process id -> the version whose start events are armed
         self.armed: dict[str, int] = {}
 
@@ -43,11 +51,11 @@ class Starts:
         an older version's."""
         if not defn.instance_starts or self.armed.get(defn.id, 0) >= defn.version:
             return
-        holders = self.core.holders
+        holders = self.holders
         for hold in holders.of_track(DEPLOYED, defn.id):
             holders.release(hold, "withdrawn")
         self.armed[defn.id] = defn.version
-        recorded = self.core.store.meta()
+        recorded = self.store.meta()
         for sid in defn.instance_starts:
             start = defn.nodes[sid]
             if isinstance(start, el.TimerStart):
@@ -79,7 +87,7 @@ class Starts:
 
     def deadline(self, defn: Definition, sid: str, cycles: int | None = None,
                  after: int | None = None) -> tuple[int | None, int | None]:
-        holder = _Timing(self.core, defn)
+        holder = _Timing(self, defn)
         try:
             at, left = deadline_of(holder, sid, cycles, after)  # type: ignore[arg-type]
         except Exception:  # out of the calendar: it never fires
@@ -89,14 +97,14 @@ class Starts:
 
     def _record(self, defn: Definition, sid: str, at: int | None, left: int | None) -> None:
         try:
-            self.core.journal.set_meta({_key(defn, sid): json.dumps(
+            self.journal.set_meta({_key(defn, sid): json.dumps(
                 {"at": iso(at) if at is not None else None, "left": left})})
         except Exception:  # the store failed: after a restart it is armed as if new
             pass
 
     def message(self, name: str) -> Hold | None:
         """The first armed message start for ``name``."""
-        for hold in self.core.holders.deployed.holds:
+        for hold in self.holders.deployed.holds:
             if hold.kind == "message" and hold.name == name:
                 return hold
         return None
@@ -104,43 +112,44 @@ class Starts:
     def fire(self, hold: Hold, trigger: Trigger | None) -> str | None:
         """A start event's trigger: a new instance of the armed version, its data the
         payload. A timer's next deadline (a cycle) is armed first."""
-        core = self.core
+        holders = self.holders
         pid = hold.track
-        defn = core.definition(pid, self.armed.get(pid, 0))
+        defn = self.definition(pid, self.armed.get(pid, 0))
         if defn is None:
             return None
         payload = trigger.payload if trigger is not None else None
         if hold.kind == "timer":
-            core.holders.release(hold, "fired")
-            core.emit("timer_fired", None, None, hold.node, hold.site.fired_details)
+            holders.release(hold, "fired")
+            self.emit("timer_fired", None, None, hold.node, hold.site.fired_details)
             left = hold.cycles
             at: int | None = None
             if left not in (None, 0):
                 at, left = self.deadline(defn, hold.node, left, hold.at)
                 if at is not None:
-                    core.holders.hold_timer(DEPLOYED, pid, hold.node, at, START, left)
+                    holders.hold_timer(DEPLOYED, pid, hold.node, at, START, left)
             else:
                 self._record(defn, hold.node, None, None)
         try:
-            return core.launch(defn, dict(payload or {}), None, hold.node, hold.kind)
+            return self.launch(defn, dict(payload or {}), None, hold.node, hold.kind)
         except EngineError as exc:
             if hold.kind == "message":
                 raise  # the publisher hears it: the message was not taken
             # a timer's or a signal's instance: said, and a timer tries again
-            core.emit("start_failed", None, None, hold.node, {
+            self.emit("start_failed", None, None, hold.node, {
                 "process": pid, "trigger": hold.kind, "cause": type(exc).__name__})
             if hold.kind == "timer":
-                retry = core.kernel.now + core.residency.backoff
-                core.holders.hold_timer(DEPLOYED, pid, hold.node, retry, START, hold.cycles
-                                        if at is None else None)
+                retry = self.kernel.now + self.backoff
+                holders.hold_timer(DEPLOYED, pid, hold.node, retry, START, hold.cycles
+                                   if at is None else None)
             return None
 
 
 class _Timing:
-    """What ``deadline_of`` reads of an instance, for a start event that has none yet."""
+    """What ``deadline_of`` reads of an instance, for a start event that has none yet: its
+    version, and the kernel as ``core.kernel`` (the start events' own)."""
 
-    def __init__(self, core: Core, defn: Definition):
-        self.core = core
+    def __init__(self, starts: Starts, defn: Definition):
+        self.core = starts
         self.defn = defn
 
 

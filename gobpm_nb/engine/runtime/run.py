@@ -19,6 +19,7 @@ from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAIT
 from ..state.holders import Hold, Holders
 from ..state.incident import Incident, clean
 from ..state.records import Job, Task, Track, Trigger, join_parts
+from .calls import Calls
 from .outside import Outside
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 BUSY = frozenset({"ready", "running"})
 
 
-class RunHost(Protocol):
-    """What an instance needs of the engine it runs in."""
+class RunHost(Calls, Protocol):
+    """What an instance needs of the engine it runs in (its call activities: ``Calls``)."""
 
     kernel: Kernel
     holders: Holders
