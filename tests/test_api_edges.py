@@ -43,6 +43,7 @@ def test_a_bad_value_raises_a_typed_error_naming_it_and_changes_nothing(call, na
     (lambda s: bpm.Engine(store=object()), "not a checkpoint store"),
     (lambda s: bpm.Engine(s, min_dehydrate_wait="P1M"), "min_dehydrate_wait 'P1M' counts months"),
     (lambda s: bpm.Engine(s, wake_retry_backoff="P1Y"), "wake_retry_backoff 'P1Y' counts months"),
+    (lambda s: bpm.Engine(s, seed="7"), "seed must be an int, got '7'"),
 ])
 def test_recover_and_engine_refuse_bad_arguments_with_engine_error(call, named):
     """recover() and Engine() name what is wrong with their arguments."""

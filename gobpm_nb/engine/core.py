@@ -39,6 +39,17 @@ from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Tr
 from .state.values import json_dict
 
 
+def check_options(max_steps_without_wait: int, max_call_depth: int, seed: int) -> None:
+    """The core's bounds are counts from 1 and its seed an int: else an EngineError naming
+    the option."""
+    for name, bound in (("max_steps_without_wait", max_steps_without_wait),
+                        ("max_call_depth", max_call_depth)):
+        if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
+            raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise EngineError(f"seed must be an int, got {seed!r}")
+
+
 class Core:
     """Everything the engine does, below the facade that wires store, facts and widgets."""
 
@@ -48,12 +59,7 @@ class Core:
                  wake_retry_backoff: int, store: Store, tape: Outside, codec: Codec,
                  max_steps_without_wait: int = 10_000, max_call_depth: int = 100,
                  seed: int = 0):
-        for name, bound in (("max_steps_without_wait", max_steps_without_wait),
-                            ("max_call_depth", max_call_depth)):
-            if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
-                raise EngineError(f"{name} must be a count >= 1, got {bound!r}")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise EngineError(f"seed must be an int, got {seed!r}")
+        check_options(max_steps_without_wait, max_call_depth, seed)
         #: What the rules of decisions draw from (``compute.drawn``): a run is reproducible.
         self.seed = seed
         #: Whether this engine takes its fast paths (``fast``: one switch for all of them).
