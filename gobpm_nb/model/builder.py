@@ -36,6 +36,10 @@ class Builder:
                        output_element: Condition | None = None) -> str:
         raise NotImplementedError
 
+    def loop(self, node: str, *, condition: Condition | None = None,
+             test_before: bool = False, maximum: int | None = None) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -249,6 +253,9 @@ class Scope(str, Builder):
 
     def multi_instance(self, node: str, **options: Any) -> str:
         return self._outer.multi_instance(node, **options)
+
+    def loop(self, node: str, **options: Any) -> str:
+        return self._outer.loop(node, **options)
 
     def __enter__(self) -> Scope:
         return self

@@ -66,7 +66,7 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return list(value)
-    if isinstance(value, el.Many):
+    if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     return value
 
@@ -79,7 +79,7 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "escalation"})
+OPTIONAL = frozenset({"within", "many", "loop", "escalation"})
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -205,6 +205,8 @@ def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
     if e.many is not None:
         p.extend(_check_many(e))
+    if e.loop is not None:
+        p.extend(_check_loop(e))
     return p
 
 
@@ -235,7 +237,8 @@ def _check_many(e: el.Element) -> list[str]:
     assert m is not None
     p: list[str] = []
     if not isinstance(e, MANY_KINDS):
-        p.append(f"{e.kind} {e.id!r} cannot be multi-instance (only tasks and subprocesses)")
+        p.append(f"{e.kind} {e.id!r} cannot be multi-instance (only tasks, subprocesses and "
+                 "call activities)")
     if (m.collection is None) == (m.cardinality is None):
         p.append(f"multi-instance {e.id!r} needs exactly one of collection or cardinality")
     if m.element is not None and m.collection is None:
@@ -246,7 +249,24 @@ def _check_many(e: el.Element) -> list[str]:
     return p
 
 
-MANY_KINDS = (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask, el.SubProcess)
+def _check_loop(e: el.Element) -> list[str]:
+    loop = e.loop
+    assert loop is not None
+    p: list[str] = []
+    if not isinstance(e, MANY_KINDS):
+        p.append(f"{e.kind} {e.id!r} cannot loop (only tasks, subprocesses and call "
+                 "activities)")
+    if e.many is not None:
+        p.append(f"{e.kind} {e.id!r} is multi-instance: it cannot also be a standard loop")
+    if loop.maximum is not None and (type(loop.maximum) is not int or loop.maximum < 0):
+        p.append(f"loop {e.id!r}: maximum {loop.maximum!r} is not a count")
+    elif loop.condition is None and loop.maximum is None:
+        p.append(f"loop {e.id!r} has neither a condition nor a maximum: it would run for ever")
+    return p
+
+
+MANY_KINDS = (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask, el.SubProcess,
+              el.CallActivity)
 
 
 def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flows,
