@@ -230,6 +230,6 @@ def test_reading_fields_together_takes_and_refuses_what_reading_one_does():
     for kind in CHECKS:
         for v in values:
             for obj in ({"f": v}, {}, OrderedDict(f=v)):
-                one = outcome(lambda: r.get(obj, "f", kind, "w"))
-                many = outcome(lambda: r.fields(obj, "w", (("f", kind),))[0])
+                one = outcome(lambda obj=obj, kind=kind: r.get(obj, "f", kind, "w"))
+                many = outcome(lambda obj=obj, kind=kind: r.fields(obj, "w", (("f", kind),))[0])
                 assert one == many, (kind, v, obj)
