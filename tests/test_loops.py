@@ -207,3 +207,48 @@ def test_bad_loops_are_refused():
         "exclusive_gateway 'g' cannot loop (only tasks, subprocesses and call activities)"])
     with pytest.raises(bpm.ModelError, match="no element 'nope'"):
         p.loop("nope", condition="x")
+
+
+def test_an_error_raised_in_a_run_reaches_the_boundary_of_the_loop():
+    """The second run's script raises: the loop's error boundary catches it and no third run
+    starts."""
+    class Refused(Exception):
+        code = "BAD"
+
+    def attempt(d):
+        if d["loopCounter"] == 2:
+            raise Refused()
+        return {"n": d.get("n", 0) + 1}
+
+    p = bpm.Process("refused")
+    p.start("s")
+    p.script_task("t", fn=attempt)
+    p.loop("t", maximum=5)
+    p.error_boundary("caught", attached_to="t", error="BAD")
+    p.end("ok")
+    p.end("bad")
+    p.flow("s", "t", "ok")
+    p.flow("caught", "bad")
+    eng = bpm.Engine()
+    inst = eng.start(p, {})
+    eng.run()
+    assert inst.state == "completed" and left(eng, inst)[-1] == "bad"
+    assert inst.data == {"n": 1} and "ok" not in left(eng, inst)
+
+
+def test_a_loop_inside_a_multi_instance_subprocess_writes_to_its_inner_instance():
+    """Each inner instance loops twice over its own item; the outputs come back per item."""
+    p = bpm.Process("nested")
+    p.start("s")
+    with p.subprocess("sp") as sp:
+        sp.flow(sp.start("a"), sp.script_task(
+            "add", fn=lambda d: {"c": d.get("c", 0) + d["item"]}), sp.end("z"))
+    p.loop("add", condition="loopCounter < 2")
+    p.multi_instance("sp", collection="items", element="item", output_collection="cs",
+                     output_element="c")
+    p.end("e")
+    p.flow("s", "sp", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p, {"items": [1, 10]})
+    eng.run()
+    assert inst.state == "completed" and inst.data == {"items": [1, 10], "cs": [2, 20]}
