@@ -37,9 +37,9 @@ LIVE: Final = (READY, RUNNING, WAITING, DEHYDRATED)
 #: How a track came to be.
 #: (scope: the first track inside a subprocess; event: the track that runs an event
 #: subprocess its start's trigger opened; many: an inner instance of a multi-instance
-#: activity)
+#: activity; loop: one run of a standard loop)
 ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary", "scope",
-                            "event", "many"})
+                            "event", "many", "loop"})
 
 #: What an engine holder keeps: the kinds of hold.
 #: (a decision: a gateway where a person chooses the flow, design-review mode)

@@ -18,17 +18,20 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
   signal, error, escalation; the boundary's path may wait before it ends) and event
   subprocesses (timer, message, signal, error or escalation start; interrupting or not);
   the process and called processes have event subprocesses too;
-- multi-instance user, receive and script tasks and subprocesses (parallel or sequential,
-  cardinality 1-3, with or without a completion condition);
+- multi-instance user, receive and script tasks, subprocesses and call activities (parallel
+  or sequential, cardinality 1-3, with or without a completion condition);
+- standard loops on the same tasks and subprocesses (tested before or after, a condition
+  over ``loopCounter`` or ``total``, which the body's scripts may raise, and a maximum of
+  1-3 runs, so every loop ends);
 - call activities (all data in, all data out) of a called process drawn the same way, with
   timer, message, signal and error boundaries;
 - a "pair": a boundary and a catch on one trigger in two parallel branches, which fire at
   one instant.
 
-Never drawn: a loop (every flow goes forward; a link goes forward), a call of a process by
-itself, and a throw or a throwing end inside an event subprocess or on a boundary's path (a
-non-interrupting handler of signal ``sa`` that throws ``sa`` would start itself forever):
-those run only quiet blocks. Conditional start events do not exist.
+Never drawn: a loop of flows (every flow goes forward; a link goes forward), a call of a
+process by itself, and a throw or a throwing end inside an event subprocess or on a
+boundary's path (a non-interrupting handler of signal ``sa`` that throws ``sa`` would start
+itself forever): those run only quiet blocks. Conditional start events do not exist.
 """
 
 from __future__ import annotations
@@ -116,17 +119,23 @@ def block(depth: int):
                     st.lists(st.tuples(st.one_of(task_guard, error_guard, escalation_guard),
                                        path), max_size=2),
                     events)
+    call = st.tuples(st.just("call"), st.tuples(inner, events),
+                     st.lists(st.tuples(st.one_of(task_guard, error_guard), path), max_size=2))
     many_body = st.one_of(
         st.tuples(st.just("user"), st.none()),
         st.tuples(st.just("receive"), st.sampled_from(MESSAGES)),
         st.tuples(st.just("script"), st.integers(1, 3)),
         sub)
-    many = st.tuples(st.just("many"), many_body, st.booleans(), st.integers(1, 3),
-                     st.booleans())
+    many = st.tuples(st.just("many"), st.one_of(many_body, call), st.booleans(),
+                     st.integers(1, 3), st.booleans())
+    # a standard loop: (body, test_before, condition over loopCounter or total, maximum)
+    loop = st.tuples(st.just("loop"), many_body, st.booleans(),
+                     st.sampled_from(["loopCounter < 2", "loopCounter < 3", "total < 3"]),
+                     st.integers(1, 3))
     return st.one_of(
         simple, pair, sub, many, many,  # many instances twice: they have the most to find
-        st.tuples(st.just("call"), st.tuples(inner, events),
-                  st.lists(st.tuples(st.one_of(task_guard, error_guard), path), max_size=2)),
+        loop,
+        call,
         st.tuples(st.just("parallel"), st.lists(branch, min_size=2, max_size=3)),
         st.tuples(st.just("or"), st.lists(st.tuples(st.integers(0, 4), branch),
                                           min_size=2, max_size=3)),
@@ -232,6 +241,13 @@ class Builder:
             self.many.add(node)
             sc.multi_instance(node, sequential=b[2], cardinality=str(b[3]),
                               completion="numberOfCompletedInstances >= 1" if b[4] else None)
+            return node, node
+        if kind == "loop":
+            self.repeat += 1
+            node = self.block(sc, b[1])[0]
+            self.repeat -= 1
+            self.many.add(node)  # left once per run
+            sc.loop(node, test_before=b[2], condition=b[3], maximum=b[4])
             return node, node
         if kind == "call":
             return self.call(sc, *b[1:])
@@ -444,6 +460,9 @@ def _attrs(e) -> str:
         value = getattr(e, f.name)
         if f.name in SKIP or f.name == "interrupting" or value in (None, False, ()):
             continue
+        if f.name == "loop":
+            value = "{" + ", ".join(f"{k}={_text(getattr(value, k))}" for k in
+                                    ("condition", "test_before", "maximum")) + "}"
         if f.name == "many":
             value = "{" + ", ".join(f"{k}={_text(getattr(value, k))}" for k in
                                     ("sequential", "cardinality", "completion")

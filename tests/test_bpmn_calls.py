@@ -185,9 +185,9 @@ def test_a_call_to_a_global_task_of_the_file_is_refused():
     assert "calls <globalTask> 'gt': only a process can be called" in model.report[0].message
 
 
-def test_a_call_activity_takes_boundaries_but_not_multi_instance():
-    """An error boundary on a call activity is read; a multi-instance loop on it stays an
-    error note (the model has no multi-instance call)."""
+def test_a_call_activity_takes_boundaries_and_multi_instance():
+    """An error boundary on a call activity is read, and so is a multi-instance loop on it
+    (one child per inner instance)."""
     node = (call('calledElement="billing"') + '<boundaryEvent id="b" attachedToRef="x">'
             '<errorEventDefinition/></boundaryEvent><endEvent id="be"/>'
             '<sequenceFlow id="fb" sourceRef="b" targetRef="be"/>')
@@ -198,9 +198,9 @@ def test_a_call_activity_takes_boundaries_but_not_multi_instance():
         "</callActivity>", '<multiInstanceLoopCharacteristics><loopCardinality>3'
                            '</loopCardinality></multiInstanceLoopCharacteristics></callActivity>')
     model = bpm.load_bpmn(one_node(looped))
-    assert [(n.element, n.severity) for n in model.report] == [("x", "error")]
-    assert "multiInstanceLoopCharacteristics on 'x' is not supported yet" in \
-        model.report[0].message
+    assert model.report == []
+    many = model.process().definition().nodes["x"].many
+    assert many is not None and many.cardinality.describe() == "3"
 
 
 # -- reading the start events that create instances ----------------------------------------

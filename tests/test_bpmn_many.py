@@ -218,8 +218,6 @@ def test_what_does_not_translate_is_an_error_note_on_the_element(node, fragment)
 
 
 @pytest.mark.parametrize("node, tag, others", [
-    ('<callActivity id="x" calledElement="other">' + zeebe() + '</callActivity>',
-     "callActivity", []),
     ('<businessRuleTask id="x">' + zeebe() + '</businessRuleTask>', "businessRuleTask",
      ["business rule tasks (decisions) are not supported"]),
     ('<sendTask id="x" messageRef="M">' + zeebe() + '</sendTask>', "sendTask", []),
@@ -227,9 +225,8 @@ def test_what_does_not_translate_is_an_error_note_on_the_element(node, fragment)
      '<messageEventDefinition messageRef="M"/></startEvent></subProcess>', "subProcess", []),
 ])
 def test_multi_instance_on_an_element_that_cannot_repeat_keeps_its_refusal(node, tag, others):
-    """A call activity (not multi-instance in the model), a business rule task (a
-    placeholder), a send task (a message throw), an event subprocess: the loop is an error
-    note on the element, as before."""
+    """A business rule task (a placeholder), a send task (a message throw), an event
+    subprocess: the loop is an error note on the element, as before."""
     model = load(node)
     messages = [m for e, m in errors(model) if e == "x"]
     assert "multiInstanceLoopCharacteristics on 'x' is not supported yet: the activity " \

@@ -261,16 +261,17 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
     ('<complexGateway id="x"/>', "complexGateway", "complex gateways are not supported"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
-     "subProcess", "standardLoopCharacteristics on 'x' is not supported yet"),
+     "subProcess", "standard loop 'x' has neither a loopCondition nor a loopMaximum"),
     ('<subProcess id="x"><startEvent id="xs"><messageEventDefinition messageRef="M"/>'
      '<signalEventDefinition signalRef="S"/></startEvent><endEvent id="xe"/>'
      '<sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
      "startEvent", "events with several event definitions or a definition by reference"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Ad-hoc subprocesses, transactions, complex gateways, standard loops
-    and a start event with two triggers stay refused: one error note each, on the element
-    (a subprocess whose start is such a placeholder gets no note of its own)."""
+    """Ad-hoc subprocesses, transactions, complex gateways, a standard loop that would run
+    for ever (a loop marker with no condition and no maximum) and a start event with two
+    triggers stay refused: one error note each, on the element (a subprocess whose start is
+    such a placeholder gets no note of its own)."""
     body = xml + ('<endEvent id="after"/><sequenceFlow id="fx1" sourceRef="t" targetRef="x"/>'
                   '<sequenceFlow id="fx2" sourceRef="x" targetRef="after"/>')
     model = load(body, ZEEBE_MESSAGE + ROOTS)

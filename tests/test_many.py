@@ -473,3 +473,27 @@ def test_an_interrupting_boundary_withdraws_the_waits_of_every_inner_instance_at
     assert inst.state == "completed" and "stopped" in ended_at(inst)
     assert [f.kind for f in eng.facts if f.kind.startswith("message_")] == [
         "message_correlated", "message_dropped"]
+
+
+@pytest.mark.parametrize("dehydrate", [True, False])
+def test_a_completion_accepted_for_an_item_the_completion_condition_cancels_is_dropped(dehydrate):
+    """Two items' tasks completed in one go, the first meeting the completion condition:
+    the second item is cancelled before its completion runs, which is dropped (its outputs
+    never merged), resident or dehydrated alike; the instance completes (a wake once
+    crashed on the cancelled track)."""
+    p = bpm.Process("first_wins")
+    p.start("s")
+    p.user_task("vote")
+    p.end("e")
+    p.flow("s", "vote", "e")
+    p.multi_instance("vote", cardinality=5, completion="numberOfCompletedInstances >= 1")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(p)
+    eng.run()
+    first, second = eng.tasks()[:2]
+    eng.complete_task(first.id, {"a": 1})
+    eng.complete_task(second.id, {"b": 2})
+    eng.run()
+    assert inst.state == "completed" and inst.data == {"a": 1}
+    done = [f.details["task"] for f in eng.facts if f.kind == "task_completed"]
+    assert done == [first.id]

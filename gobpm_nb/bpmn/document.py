@@ -25,7 +25,8 @@ class Origin:
     model: BpmnModel
     elements: tuple[str, ...]
     flows: tuple[str, ...]
-    loops: tuple[tuple[str, Any], ...] = ()  # (element id, its ``Many`` or None) as read
+    #: (element id, its ``Many``, its ``Loop`` or None) as read
+    loops: tuple[tuple[str, Any], ...] = ()
     problems: int = 0  # how many problems it had recorded (``Process.problems``) when read
 
 
@@ -44,7 +45,7 @@ class BpmnModel:
         for p in processes.values():
             p.origin = Origin(self, tuple(e.id for e in p.elements),
                               tuple(f.id for f in p.flows),
-                              tuple((e.id, e.many) for e in p.elements), len(p.problems))
+                              tuple((e.id, e.many or e.loop) for e in p.elements), len(p.problems))
         lone = self._lone()
         if lone is not None:
             node = self._process_node(lone)

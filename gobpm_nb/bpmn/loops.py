@@ -1,4 +1,5 @@
-"""Multi-instance activities in a file: ``multiInstanceLoopCharacteristics``, read and written.
+"""Repeated activities in a file: ``multiInstanceLoopCharacteristics`` and
+``standardLoopCharacteristics``, read and written.
 
 Read from what modelers write:
 
@@ -15,6 +16,11 @@ the activity, and the activity is not made multi-instance (validation refuses it
 Written back, an input collection or output element that has no FEEL spelling goes into our
 own ``gobpm:inputCollection`` / ``gobpm:outputElement`` (the safe evaluator's syntax, with its
 language), so a file written here reads back the same.
+
+A standard loop is read from its ``testBefore`` and ``loopMaximum`` attributes and its
+``loopCondition`` (a formal expression, FEEL or JUEL, translated as a flow's condition is).
+One with neither a condition nor a maximum (what a modeler's loop marker draws) would run for
+ever: it is an error note, and so is a condition that does not translate.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..model import elements as el
-from ..model.definition import MANY_KINDS
+from ..model.checks import MANY_KINDS
 from .context import Context
 from .expressions import translate
 from .names import BPMN, GOBPM, ZEEBE, bpmn, camunda_attr, children, extension, local
@@ -32,24 +38,59 @@ from .roots import RootElements, expression
 from .xmllib import etree
 
 LOOP = "multiInstanceLoopCharacteristics"
+STANDARD = "standardLoopCharacteristics"
 # standard data-driven loops: the engine has one data dict, not item-aware data elements
 _DATA_REFS = ("loopDataInputRef", "loopDataOutputRef", "inputDataItem", "outputDataItem")
 
 
 def read_loop(ctx: Context, node: etree._Element) -> None:
-    """Make the activity just read from ``node`` multi-instance, when its file says so; an
-    element that cannot be (a placeholder, a throw event) keeps the refusal it always had."""
+    """Make the activity just read from ``node`` multi-instance or a standard loop, when its
+    file says so; an element that cannot be (a placeholder, a throw event) keeps the refusal
+    it always had."""
     eid, p = node.get("id", ""), ctx.process
     assert p is not None
-    for loop in children(node, BPMN, LOOP):
+    for loop in [*children(node, BPMN, LOOP), *children(node, BPMN, STANDARD)]:
         built = [e for e in p.elements if e.id == eid]
         if not built or not isinstance(built[-1], MANY_KINDS):
-            ctx.error(loop, f"{LOOP} on {eid!r} is not supported yet: the activity would "
-                            "run once")
+            ctx.error(loop, f"{local(loop)} on {eid!r} is not supported yet: the activity "
+                            "would run once")
+            continue
+        if local(loop) == STANDARD:
+            standard = _read_standard(ctx, eid, loop)
+            if standard is not None:
+                p.loop(eid, **standard)
             continue
         options = _LoopReader(ctx, eid, loop).read()
         if options is not None:
             p.multi_instance(eid, **options)  # the process finds it in any of its scopes
+
+
+def _read_standard(ctx: Context, eid: str, loop: etree._Element) -> dict[str, Any] | None:
+    """The builder's ``loop`` arguments from a ``standardLoopCharacteristics``, or None
+    (with an error note) when a part of it does not read."""
+    out: dict[str, Any] = {"test_before": loop.get("testBefore") in ("true", "1")}
+    maximum = loop.get("loopMaximum")
+    if maximum is not None:
+        try:
+            out["maximum"] = int(maximum.strip())
+        except ValueError:
+            out["maximum"] = -1
+        if out["maximum"] < 0:
+            ctx.error(loop, f"standard loop {eid!r}: loopMaximum {maximum!r} is not a count")
+            return None
+    found = loop.find(bpmn("loopCondition"))
+    if found is not None and (found.text or "").strip():
+        try:
+            out["condition"] = translate(found.text or "", found.get("language")
+                                         or ctx.language, "loop condition")
+        except ModelError as exc:
+            ctx.error(found, f"standard loop {eid!r}: {exc}")
+            return None
+    elif maximum is None:
+        ctx.error(loop, f"standard loop {eid!r} has neither a loopCondition nor a "
+                        "loopMaximum: it would run for ever")
+        return None
+    return out
 
 
 class _LoopReader:
@@ -183,3 +224,14 @@ def write_loop(w: RootElements, node: etree._Element, many: el.Many) -> etree._E
     if many.completion is not None:
         w.formal(loop, "completionCondition", *expression(many.completion))
     return loop
+
+
+def write_standard(w: RootElements, node: etree._Element, loop: el.Loop) -> etree._Element:
+    """``<standardLoopCharacteristics>`` for ``loop`` as the last child of ``node``."""
+    attrs = {"testBefore": "true"} if loop.test_before else {}
+    if loop.maximum is not None:
+        attrs["loopMaximum"] = str(loop.maximum)
+    found = etree.SubElement(node, bpmn(STANDARD), attrs)
+    if loop.condition is not None:
+        w.formal(found, "loopCondition", *expression(loop.condition))
+    return found

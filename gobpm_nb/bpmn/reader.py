@@ -9,7 +9,8 @@ keep document order (the order of the ``sequenceFlow`` elements), never diagram 
 A ``subProcess`` (``triggeredByEvent="true"``: an event subprocess) is read into the scope the
 builder gives for it, its children and its inner flows in document order, depth first; a flow
 must lie in the scope of the elements it joins. An activity's
-``multiInstanceLoopCharacteristics`` make it multi-instance once it is built (``loops.py``);
+``multiInstanceLoopCharacteristics`` make it multi-instance once it is built, its
+``standardLoopCharacteristics`` a standard loop (``loops.py``);
 a ``callActivity`` calls the process it names (``calls.py``).
 """
 
@@ -192,11 +193,8 @@ def _written_placeholder(ctx: Context, node: etree._Element, marker: etree._Elem
 
 
 def _activity_extras(ctx: Context, node: etree._Element) -> None:
-    """What an activity may carry that the engine does not run: a standard loop, a default
-    flow (multi-instance: ``loops.read_loop``)."""
-    for loop in children(node, BPMN, "standardLoopCharacteristics"):
-        ctx.error(loop, f"standardLoopCharacteristics on {node.get('id')!r} is not supported "
-                        "yet: the activity would run once")
+    """What an activity may carry that the engine does not run: a default flow (loops,
+    multi-instance or standard: ``loops.read_loop``)."""
     if node.get("default"):
         ctx.error(node, f"default flow {node.get('default')!r} on an activity is not "
                         "supported (only an exclusive or inclusive gateway's)")

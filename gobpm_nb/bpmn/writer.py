@@ -24,7 +24,7 @@ from ..model import Process
 from ..model import elements as el
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
-from .loops import write_loop
+from .loops import write_loop, write_standard
 from .names import (
     BPMN,
     FLOW_ELEMENTS,
@@ -129,7 +129,7 @@ def check_ids(ids: list[str], taken: set[str]) -> None:
 
 
 def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
-                flows: tuple[str, ...], loops: dict[str, el.Many | None],
+                flows: tuple[str, ...], loops: dict[str, el.Many | el.Loop | None],
                 problems: list[str]) -> None:
     """Write into ``tree`` what ``p`` gained since it was read (``elements`` and ``flows``
     are the ids it had then, ``loops`` their multi-instance loops, ``problems`` what it has
@@ -139,8 +139,8 @@ def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
     old_elements, old_flows = set(elements), set(flows)
     new_elements = [e for e in p.elements if e.id not in old_elements]
     new_flows = [f for f in p.flows if f.id not in old_flows]
-    looped = [e for e in p.elements if e.id in old_elements and e.many is not None
-              and e.many != loops.get(e.id)]
+    looped = [e for e in p.elements if e.id in old_elements and e.repeats
+              and (e.many or e.loop) != loops.get(e.id)]
     if not new_elements and not new_flows and not looped and not problems:
         return
     root = tree.getroot()
@@ -154,19 +154,24 @@ def add_changes(tree: etree._ElementTree, p: Process, elements: tuple[str, ...],
     if looped:
         index = {n.get("id"): n for n in proc.iter() if isinstance(n.tag, str)}
         for e in looped:
-            if e.id in index and e.many is not None:
-                _replace_loop(writer, index[e.id], e.many)
+            if e.id in index:
+                _replace_loop(writer, index[e.id], e)
     flow_ids = writer.add(proc, p, new_elements, new_flows)
     add_to_diagram(root, p, new_elements, new_flows, flow_ids, writer.fresh)
 
 
-def _replace_loop(w: RootElements, node: etree._Element, many: el.Many) -> None:
-    """``node``'s loop characteristics become ``many``, in their place in the schema's order
+def _replace_loop(w: RootElements, node: etree._Element, e: el.Element) -> None:
+    """``node``'s loop characteristics become ``e``'s, in their place in the schema's order
     (after its data associations and performers, before a subprocess's flow elements)."""
     for old in [c for c in node if local(c) in ("multiInstanceLoopCharacteristics",
                                                  "standardLoopCharacteristics")]:
         node.remove(old)
-    loop = write_loop(w, node, many)
+    if e.many is not None:
+        loop = write_loop(w, node, e.many)
+    elif e.loop is not None:
+        loop = write_standard(w, node, e.loop)
+    else:
+        return
     at = max((i + 1 for i, c in enumerate(node) if local(c) in _BEFORE_LOOP), default=0)
     node.insert(at, loop)  # moved from the end, where write_loop put it
     if at > 0:  # on a line of its own, indented as its siblings
@@ -262,6 +267,8 @@ class Writer(RootElements):
         self._definition(node, e)
         if e.many is not None:
             write_loop(self, node, e.many)
+        elif e.loop is not None:
+            write_standard(self, node, e.loop)
         return node
 
     @staticmethod

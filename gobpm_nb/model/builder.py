@@ -39,6 +39,10 @@ class Builder:
     def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
         raise NotImplementedError
 
+    def loop(self, node: str, *, condition: Condition | None = None,
+             test_before: bool = False, maximum: int | None = None) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -278,6 +282,9 @@ class Scope(str, Builder):
 
     def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
         return self._outer.decide(gateway, weights)
+
+    def loop(self, node: str, **options: Any) -> str:
+        return self._outer.loop(node, **options)
 
     def __enter__(self) -> Scope:
         return self

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
-from .decisions import check_decision
+from .checks import GATEWAYS, check_element
 from .expr import Expr
 from .fingerprint import fingerprint
 from .timers import Timer, TimerSpec
@@ -70,7 +70,7 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return list(value)
-    if isinstance(value, el.Many):
+    if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     if isinstance(value, el.Decision):
         return ["decision", [list(w) for w in value.weights]]
@@ -85,7 +85,7 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "escalation", "decision"})
+OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision"})
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -135,7 +135,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
     boundaries: dict[str, list[el.Boundary]] = {}
     timers: dict[str, Timer] = {}
     for e in nodes.values():
-        found.extend(_check_element(e, nodes, outgoing, incoming, boundaries, timers))
+        found.extend(check_element(e, nodes, outgoing, incoming, boundaries, timers))
     lost: list[el.Element] = []
     if len(starts) <= 1 and (starts or triggered):
         lost = _unreachable(starts + list(triggered), nodes, outgoing, boundaries, inner,
@@ -160,91 +160,6 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
                         for e in nodes.values()))
 
 
-def _check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
-                   boundaries: Boundaries, timers: dict[str, Timer]) -> list[str]:
-    p: list[str] = []
-    outs = outgoing[e.id]
-    if isinstance(e, (el.StartEvent, el.LinkCatch, el.EventSubProcess)) and incoming[e.id]:
-        p.append(f"{e.kind} {e.id!r} has incoming flows")
-    if isinstance(e, (el.LinkThrow, el.EventSubProcess)) and outs:
-        p.append(f"{e.kind} {e.id!r} has outgoing flows")
-    for f in outs:
-        target = nodes.get(f.target)
-        if target is not None and target.within != e.within:
-            p.append(f"flow {f.id!r} crosses the border of a subprocess ({e.id!r} is "
-                     f"{_where(e)}, {f.target!r} is {_where(target)})")
-    if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
-        p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
-    if isinstance(e, el.EndEvent):
-        if outs:
-            p.append(f"end event {e.id!r} has outgoing flows")
-    elif not outs and isinstance(e, GATEWAYS):  # any other node ends its track (a warning)
-        p.append(f"{e.kind} {e.id!r} has no way out (no outgoing flow)")
-    timer = getattr(e, "timer", None)
-    if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and timer is not None:
-        try:
-            timers[e.id] = timer.parsed()
-        except ModelError as exc:
-            p.append(f"{e.kind} {e.id!r}: {exc}")
-    if isinstance(e, (el.MessageCatch, el.ReceiveTask, el.MessageBoundary, el.MessageThrow,
-                      el.MessageStart, el.MessageEnd)):
-        if not e.message:
-            p.append(f"{e.kind} {e.id!r} names no message")
-        starts_instances = isinstance(e, el.MessageStart) and e.within is None
-        thrown = isinstance(e, (el.MessageThrow, el.MessageEnd))
-        if e.key is None and not thrown and not starts_instances:
-            p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
-    if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
-                      el.SignalEnd)) and not e.signal:
-        p.append(f"{e.kind} {e.id!r} names no signal")
-    if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
-        p.append(f"{e.kind} {e.id!r} has no condition")
-    if isinstance(e, el.ScriptTask) and not callable(e.fn):
-        p.append(f"script_task {e.id!r} needs fn=")
-    if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
-        p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
-    if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
-        if e.default not in [f.target for f in outs]:
-            p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
-                     "outgoing targets")
-    if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
-        p.extend(check_decision(e, e.decision, outs))
-    p.extend(_check_names(e))
-    p.extend(_check_links(e, nodes, outs, incoming, boundaries))
-    if e.many is not None:
-        p.extend(_check_many(e))
-    return p
-
-
-def _check_names(e: el.Element) -> list[str]:
-    """What calls, escalations, links and ends must name."""
-    p: list[str] = []
-    if isinstance(e, el.CallActivity):
-        if not isinstance(e.process, str) or not e.process:
-            p.append(f"call_activity {e.id!r} names no process")
-        if e.version is not None and (type(e.version) is not int or e.version < 1):
-            p.append(f"call_activity {e.id!r}: version {e.version!r} is not a version number")
-        for what in ("inputs", "outputs"):
-            names = getattr(e, what)
-            if names is not None and not all(isinstance(n, str) and n for n in names):
-                p.append(f"call_activity {e.id!r}: {what} must be field names")
-    if isinstance(e, el.EscalationThrow) and not e.escalation:
-        p.append(f"escalation_throw {e.id!r} names no escalation")
-    if isinstance(e, (el.LinkThrow, el.LinkCatch)) and not e.link:
-        p.append(f"{e.kind} {e.id!r} names no link")
-    if isinstance(e, el.EndEvent):
-        given = [what for what, on in (("terminate", e.terminate), ("error", e.error),
-                                       ("escalation", e.escalation),
-                                       ("message", isinstance(e, el.MessageEnd)),
-                                       ("signal", isinstance(e, el.SignalEnd))) if on]
-        if len(given) > 1 and isinstance(e, (el.MessageEnd, el.SignalEnd)):
-            p.append(f"end event {e.id!r}: give at most one of terminate, error, escalation, "
-                     f"message or signal (it has {' and '.join(given)})")
-        elif len(given) > 1:
-            p.append(f"end event {e.id!r}: give at most one of terminate, error or escalation")
-    return p
-
-
 def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str]:
     """Each implicit end (an element without an outgoing flow), then each element never
     entered (``lost``; not an implicit end too)."""
@@ -255,68 +170,11 @@ def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str
         [f"{e.kind} {e.id!r} is unreachable from the start event" for e in lost]
 
 
-GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway)
-
-
 def _implicit_end(e: el.Element) -> bool:
     """Whether ``e`` without an outgoing flow ends its track there (BPMN's implicit end):
     any activity or event but an end, a link throw, a gateway (refused) or a placeholder."""
     return not isinstance(e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
                               el.UnsupportedBoundary) + GATEWAYS)
-
-
-def _check_many(e: el.Element) -> list[str]:
-    m = e.many
-    assert m is not None
-    p: list[str] = []
-    if not isinstance(e, MANY_KINDS):
-        p.append(f"{e.kind} {e.id!r} cannot be multi-instance (only tasks and subprocesses)")
-    if (m.collection is None) == (m.cardinality is None):
-        p.append(f"multi-instance {e.id!r} needs exactly one of collection or cardinality")
-    if m.element is not None and m.collection is None:
-        p.append(f"multi-instance {e.id!r}: element {m.element!r} needs a collection")
-    if (m.output_collection is None) != (m.output_element is None):
-        p.append(f"multi-instance {e.id!r} needs both output_collection and output_element, "
-                 "or neither")
-    return p
-
-
-MANY_KINDS = (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask, el.SubProcess)
-
-
-def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flows,
-                 boundaries: Boundaries) -> list[str]:
-    """Gateway arms and boundary attachments."""
-    p: list[str] = []
-    if isinstance(e, (el.ParallelGateway, el.EventGateway)):
-        p.extend(f"{e.kind} {e.id!r}: flow {f.id!r} may not carry a condition"
-                 for f in outs if f.condition is not None)
-    if isinstance(e, el.EventGateway):
-        for f in outs:
-            target = nodes.get(f.target)
-            if target is not None and not target.catch:
-                p.append(f"event_gateway {e.id!r}: arm {f.target!r} is a {target.kind}, "
-                         "not a catch event or receive task")
-            elif target is not None and len(incoming[f.target]) > 1:
-                p.append(f"event_gateway {e.id!r}: arm {f.target!r} has other incoming flows")
-    if isinstance(e, el.Boundary):
-        host = nodes.get(e.attached_to)
-        if host is None:
-            p.append(f"{e.kind} {e.id!r} is attached to unknown element {e.attached_to!r}")
-        elif not host.activity:
-            p.append(f"{e.kind} {e.id!r} is attached to {e.attached_to!r}, a {host.kind}, "
-                     "not an activity")
-        elif host.within != e.within:
-            p.append(f"{e.kind} {e.id!r} is {_where(e)} but {e.attached_to!r} is "
-                     f"{_where(host)}")
-        elif isinstance(e, el.EscalationBoundary) and not isinstance(host, el.SubProcess):
-            p.append(f"{e.kind} {e.id!r} is attached to {e.attached_to!r}, a {host.kind}: "
-                     "only a subprocess raises escalations here")
-        else:
-            boundaries.setdefault(e.attached_to, []).append(e)
-        if incoming[e.id]:
-            p.append(f"{e.kind} {e.id!r} has incoming flows")
-    return p
 
 
 def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -333,10 +191,6 @@ def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tu
         found.append(f"process {pid!r} has {len(starts)} plain start events {starts!r}; "
                      "give one")
     return starts, triggered
-
-
-def _where(e: el.Element) -> str:
-    return f"in subprocess {e.within!r}" if e.within is not None else "in the process"
 
 
 SCOPES = (el.SubProcess, el.EventSubProcess)

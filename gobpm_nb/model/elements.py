@@ -47,6 +47,18 @@ class Many:
 
 
 @dataclass(frozen=True)
+class Loop:
+    """An activity's standard loop (BPMN 2.0 ``standardLoopCharacteristics``): it runs again
+    while ``condition`` holds (None: always), tested after each run, or also before the first
+    when ``test_before`` (so it may run zero times); at most ``maximum`` runs (None: no cap).
+    The condition sees ``loopCounter``, the runs done so far; each run sees its own number."""
+
+    condition: Expr | None = None
+    test_before: bool = False
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
 class Element:
     """Base of every flow node."""
 
@@ -56,6 +68,8 @@ class Element:
     within: str | None = None
     #: Multi-instance characteristics (activities only), or None.
     many: Many | None = None
+    #: Standard loop characteristics (activities only), or None.
+    loop: Loop | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway
@@ -63,6 +77,11 @@ class Element:
     @property
     def label(self) -> str:
         return self.name or self.id
+
+    @property
+    def repeats(self) -> bool:
+        """Whether it runs as a body over runs of its own (multi-instance, or a loop)."""
+        return self.many is not None or self.loop is not None
 
 
 @dataclass(frozen=True)

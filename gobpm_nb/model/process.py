@@ -87,7 +87,7 @@ class Process(Builder):
                        completion: Condition | None = None,
                        output_collection: str | None = None,
                        output_element: Condition | None = None) -> str:
-        """Make a task or subprocess multi-instance: one inner instance per item of
+        """Make a task, subprocess or call activity multi-instance: one inner instance per item of
         ``collection`` (an expression giving a list; each inner instance sees its item as
         ``element``) or ``cardinality`` inner instances; parallel, or ``sequential``.
         ``completion`` (over the data, the item, ``loopCounter``, ``numberOfInstances``,
@@ -139,6 +139,22 @@ class Process(Builder):
                 return gateway
         raise ModelError(f"decide({gateway!r}): process {self.id!r} has no element "
                          f"{gateway!r}")
+
+    def loop(self, node: str, *, condition: Condition | None = None,
+             test_before: bool = False, maximum: int | None = None) -> str:
+        """Make a task, subprocess or call activity a standard loop: it runs again while
+        ``condition`` holds (over the data and ``loopCounter``, the runs done so far),
+        tested after each run, or before every run with ``test_before`` (then it may run
+        zero times); at most ``maximum`` runs. Each run sees its number as ``loopCounter``
+        (1 for the first)."""
+        for i, e in enumerate(self._elements):
+            if e.id == node:
+                loop = el.Loop(condition=self._expr(node, "condition", condition),
+                               test_before=bool(test_before), maximum=maximum)
+                self._elements[i] = dataclasses.replace(e, loop=loop)
+                self._cache = None
+                return node
+        raise ModelError(f"loop({node!r}): process {self.id!r} has no element {node!r}")
 
     def set_function(self, node: str, fn: el.Script) -> str:
         """Attach a Python function to a script task or a service task (an imported one

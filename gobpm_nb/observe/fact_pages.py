@@ -17,13 +17,14 @@ from typing import Any, NamedTuple
 #: Rows of one page of the fact table.
 FACT_PAGE = 100
 #: Fact kinds the kind filter always offers (kinds met in a page are added to them).
-FACT_KINDS = ("checkpoint_failed", "data_changed", "dehydrated", "error_caught", "error_to_caller",
-              "escalation_caught", "escalation_uncaught", "hydrated", "incident",
-              "instance_completed", "instance_failed", "instance_started", "job_completed",
-              "job_created", "job_failed", "job_locked", "message_buffered", "message_correlated",
-              "message_dropped", "node_entered", "node_left", "recovered", "recovery_failed",
-              "signal_broadcast", "start_failed", "task_completed", "task_created", "timer_fired",
-              "track_state", "trigger_dropped", "wait_held", "wait_released", "wake_failed")
+FACT_KINDS = ("checkpoint_failed", "data_changed", "dehydrated", "error_caught",
+              "error_to_caller", "escalation_caught", "escalation_uncaught", "hydrated",
+              "incident", "instance_completed", "instance_failed", "instance_started",
+              "job_completed", "job_created", "job_failed", "job_locked", "loop_ended",
+              "message_buffered", "message_correlated", "message_dropped", "node_entered",
+              "node_left", "recovered", "recovery_failed", "signal_broadcast", "start_failed",
+              "task_completed", "task_created", "timer_fired", "track_state", "trigger_dropped",
+              "wait_held", "wait_released", "wake_failed")
 
 
 def when(value: datetime | None) -> str | None:

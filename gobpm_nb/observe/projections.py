@@ -24,7 +24,7 @@ from .fact_pages import short_details as short_details
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
                "boundary": "boundary fork", "scope": "scope", "event": "event subprocess",
-               "many": "multi-instance"}
+               "many": "multi-instance", "loop": "loop run"}
 #: What began a track that has no parent, other than the process's start (its ``origin``):
 #: an event subprocess started on the process's own scope.
 ROOT_ORIGINS = {"event": "event subprocess start"}
@@ -177,7 +177,7 @@ class ProcessNode(NamedTuple):
     interrupting: bool | None  # boundaries and the starts of event subprocesses only
     terminate: bool  # terminate end events
     within: str | None = None  # the subprocess (plain or event) it is in; None: the process
-    many: str = ""  # multi-instance: "||| ..." parallel, "≡ ..." sequential; "" for none
+    many: str = ""  # multi-instance: "||| ..." parallel, "≡ ..." sequential; a loop "↻ ..."
 
 
 class ProcessFlow(NamedTuple):
@@ -277,10 +277,11 @@ def _detail(element: Any) -> str:
 
 
 def _many(element: Any) -> str:
-    """An activity's multi-instance marker and what it runs over ("" for none)."""
+    """An activity's multi-instance marker and what it runs over, or its standard loop's
+    marker and condition ("" for none)."""
     many = getattr(element, "many", None)
     if many is None:
-        return ""
+        return _loop(getattr(element, "loop", None))
     marker = "≡" if many.sequential else "|||"
     if many.collection is not None:
         over = many.collection.describe()
@@ -288,6 +289,18 @@ def _many(element: Any) -> str:
     if many.cardinality is not None:
         return f"{marker} × {many.cardinality.describe()}"
     return marker
+
+
+def _loop(loop: Any) -> str:
+    """A standard loop's marker: ``↻ while <condition>``, its cap (``≤ 5``); "" for none."""
+    if loop is None:
+        return ""
+    parts = ["↻"]
+    if loop.condition is not None:
+        parts.append(f"while {loop.condition.describe()}")
+    if loop.maximum is not None:
+        parts.append(f"≤ {loop.maximum}")
+    return " ".join(parts)
 
 
 def hold_row(view: Any) -> HoldRow:

@@ -62,6 +62,7 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
     "scope": ("#0c8599", "solid"),
     "event": ("#d6336c", "dashed"),
     "many": ("#5c940d", "dotted"),
+    "loop": ("#5c940d", "dashed"),
 }
 #: Look of the instance frame per residency: border colour, style, fill, words.
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {

@@ -90,6 +90,7 @@ def lineage_legend() -> list[list[str]]:
         ["edge scope (first track inside a subprocess)", EDGE_STYLES["scope"][0]],
         ["edge event subprocess (dashed)", EDGE_STYLES["event"][0]],
         ["edge multi-instance (inner instance, dotted)", EDGE_STYLES["many"][0]],
+        ["edge loop run (standard loop, dashed)", EDGE_STYLES["loop"][0]],
         ["frame: resident instance", RESIDENCY_LOOKS[RESIDENT][0]],
         ["frame: dehydrated instance (dashed)", RESIDENCY_LOOKS[DEHYDRATED][0]],
         ["frame: finished instance", RESIDENCY_LOOKS[FINISHED][0]],

@@ -1,4 +1,6 @@
-"""Processes shared by the crash script and the recovery tests."""
+"""Processes shared by the crash scripts and the recovery tests."""
+
+import os
 
 import gobpm_nb as bpm
 
@@ -21,4 +23,29 @@ def approval():
     p.end("escalated")
     p.flow("start", "approve", "done")
     p.flow("late", "escalated")
+    return p.validate()
+
+
+#: The count at which ``count`` kills its process (the crash script sets it; None: never).
+CRASH_AT = None
+
+
+def count(d):
+    n = d["n"] + 1
+    if n == CRASH_AT:
+        os._exit(0)  # dies inside the command that runs this attempt
+    return {"n": n}
+
+
+def retries():
+    """Attempts in a loop until one is checked ok (at most five): each counts ``n`` and
+    waits on the user task ``check``."""
+    p = bpm.Process("retries")
+    p.start("s")
+    with p.subprocess("attempt") as sp:
+        sp.flow(sp.start("a"), sp.script_task("count", fn=count), sp.user_task("check"),
+                sp.end("z"))
+    p.loop("attempt", condition="not ok", maximum=5)
+    p.end("e")
+    p.flow("s", "attempt", "e")
     return p.validate()

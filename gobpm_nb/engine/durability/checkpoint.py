@@ -264,7 +264,7 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "join": (el.ParallelGateway, el.InclusiveGateway),
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
-                         el.SubProcess),
+                         el.SubProcess, el.CallActivity),
                 "call": el.CallActivity, "decision": el.ExclusiveGateway}
 
 

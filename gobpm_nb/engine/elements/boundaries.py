@@ -15,8 +15,8 @@ from ..state.waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
     """Arm every waiting boundary of the activity the track now occupies (of a
-    multi-instance activity, over its body, not over each inner instance)."""
-    if tr.locals is not None and node.many is not None:
+    multi-instance activity or a loop, over its body, not over each inner instance)."""
+    if tr.locals is not None and node.repeats:
         return
     for b in run.defn.boundaries.get(node.id, ()):
         arm_boundary(run, tr, b, None)

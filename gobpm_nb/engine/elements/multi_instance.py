@@ -1,4 +1,4 @@
-"""Multi-instance activities (Camunda 8's model).
+"""Multi-instance activities (Camunda 8's model), and standard loops.
 
 The track that enters a multi-instance task or subprocess becomes its *body*: it parks on a
 ``ManyWait``, arms the activity's boundaries, and starts inner instances — all at once, or one
@@ -9,6 +9,13 @@ body. Each inner instance's wait is held on its own. When every inner instance h
 the completion condition holds after one has, the body leaves by the activity's flows with
 the output collection (item order) written to the data; inner instances still running are
 cancelled. Stopping the body stops every inner instance.
+
+A standard loop runs the same way as a sequential multi-instance activity whose count is not
+known ahead: the body parks on a ``ManyWait`` (its ``total``: the runs begun so far) and each
+run is an inner instance of origin ``loop`` whose ``loopCounter`` is its number. Before the
+first run (``test_before``) and after each run, the loop goes on while its condition holds
+(``loopCounter`` there: the runs done) and ``maximum`` runs are not done; a ``loop_ended``
+fact says how many runs there were and why it stopped (``condition`` or ``maximum``).
 """
 
 from __future__ import annotations
@@ -61,6 +68,8 @@ def _evaluate(node: el.Element, what: str, expr: Any, data: dict[str, Any]) -> A
 
 def enter_body(run: Run, tr: Track, node: el.Element) -> Result:
     """The track becomes the body: its inner instances are counted and started."""
+    if node.loop is not None:
+        return enter_loop(run, tr, node)
     many = node.many
     assert many is not None
     if many.collection is not None:
@@ -99,11 +108,14 @@ def begin(run: Run, body: Track, node: el.Element, w: ManyWait, item: Any) -> No
 def complete(run: Run, tr: Track, node: el.Element) -> None:
     """An inner instance is done where a plain activity would leave: its output is kept,
     and the body goes on when all are done or the completion condition holds."""
-    many = node.many
-    assert many is not None
     body = run.tracks[tr.scope or ""]
     w = body.wait
     assert isinstance(w, ManyWait) and tr.locals is not None
+    if node.loop is not None:
+        next_run(run, tr, node, body, w)
+        return
+    many = node.many
+    assert many is not None
     index = tr.locals["loopCounter"] - 1
     if w.outputs is not None and many.output_element is not None:
         w.outputs[index] = evaluate(run, node, "output element", many.output_element)
@@ -124,21 +136,78 @@ def complete(run: Run, tr: Track, node: el.Element) -> None:
             run.core.on_quiet(run)
         return
     run.stop_all(run.members(body.id), "cancelled", "cancelled")
+    resume_body(run, body, node, w, tr.steps)
+
+
+def resume_body(run: Run, body: Track, node: el.Element, w: ManyWait, steps: int) -> None:
+    """The inner instances are done: the body goes on from the last one's ``steps``."""
     w.fired = True
     assert body.coro is not None
     trigger = Trigger("many", node.id, NODE, body.id)
-    trigger.steps = tr.steps  # the body goes on from the last inner instance's steps
+    trigger.steps = steps
     run.core.kernel.resume(body.coro, trigger)
 
 
 def finish(run: Run, tr: Track, node: el.Element, outputs: list[Any] | None) -> Result:
     """The body leaves: the output collection goes into the data."""
     many = node.many
-    assert many is not None
     run.disarm(tr)
-    if outputs is not None and many.output_collection is not None:
+    if outputs is not None and many is not None and many.output_collection is not None:
         run.merge({many.output_collection: outputs}, node.id)
     return outgoing(run, node)
+
+
+# -- standard loops -----------------------------------------------------------------------
+def enter_loop(run: Run, tr: Track, node: el.Element) -> Result:
+    """The track becomes a loop's body and begins its first run, unless the loop tested
+    before it does not hold (then it leaves at once, having run zero times)."""
+    stop = stopping(run, node, 0)
+    if stop is not None:
+        run.emit("loop_ended", tr.id, node.id, {"iterations": 0, "reason": stop})
+        return finish(run, tr, node, None)
+    tr.wait = w = ManyWait(node.id, 0)
+    arm_boundaries(run, tr, node)
+    begin_run(run, tr, node, w, tr.steps)
+    return PARK
+
+
+def stopping(run: Run, node: el.Element, done: int) -> str | None:
+    """Why the loop stops after ``done`` runs (``maximum``, ``condition``), or None: it
+    runs again. Its condition is not tested before the first run unless ``test_before``."""
+    loop = node.loop
+    assert loop is not None
+    if loop.maximum is not None and done >= loop.maximum:
+        return "maximum"
+    if loop.condition is None or (done == 0 and not loop.test_before):
+        return None
+    holds = evaluate(run, node, "condition", loop.condition, {"loopCounter": done})
+    return None if holds else "condition"
+
+
+def begin_run(run: Run, body: Track, node: el.Element, w: ManyWait, steps: int) -> None:
+    """The next run, numbered by ``loopCounter``; it goes on from ``steps`` (the last run's:
+    a loop with no wait in its runs is a loop to the step bound)."""
+    w.started += 1
+    w.total = w.started
+    child = run.new_track(node.id, (body.id,), "loop", scope=body.id)
+    child.locals = {"loopCounter": w.started}
+    child.steps = steps
+    spawn(run, child)
+
+
+def next_run(run: Run, tr: Track, node: el.Element, body: Track, w: ManyWait) -> None:
+    """A run is done where a plain activity would leave: the loop runs again, or its body
+    goes on."""
+    w.done += 1
+    run.emit("node_left", tr.id, node.id, None)
+    run.set_state(tr, "completed")
+    tr.coro = None
+    stop = stopping(run, node, w.done)
+    if stop is None:
+        begin_run(run, body, node, w, tr.steps)
+        return
+    run.emit("loop_ended", body.id, node.id, {"iterations": w.done, "reason": stop})
+    resume_body(run, body, node, w, tr.steps)
 
 
 def entering(enter: Callable[..., Result]) -> Callable[..., Result]:
@@ -146,7 +215,7 @@ def entering(enter: Callable[..., Result]) -> Callable[..., Result]:
     activity becomes its body; an inner instance runs the plain path, and where that leaves,
     it completes instead."""
     def entered(run: Run, tr: Track, node: el.Element) -> Result:
-        if node.many is None:
+        if not node.repeats:
             return enter(run, tr, node)
         if not inner(run, tr):
             return enter_body(run, tr, node)
@@ -159,7 +228,7 @@ def firing(fire: Callable[..., Result]) -> Callable[..., Result]:
     instances are done) leaves the activity; an inner instance completes where it would
     leave."""
     def fired(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
-        if node.many is None:
+        if not node.repeats:
             return fire(run, tr, node, trigger)
         if trigger.kind == "many":
             w = tr.wait

@@ -158,8 +158,8 @@ def catch(run: Run, tr: Track, kind: str, code: str) -> bool:
 def throw(run: Run, tr: Track, node: el.Element, code: str) -> None:
     """An error at an activity: its matching error boundary forks, else the scopes around it
     are asked (``catch``), else the instance fails. Raised in an inner instance of a
-    multi-instance activity, it is raised at the activity's body."""
-    if node.many is not None and multi_instance.inner(run, tr):
+    multi-instance activity or a run of a loop, it is raised at the activity's body."""
+    if node.repeats and multi_instance.inner(run, tr):
         tr = run.tracks[tr.scope or ""]
     for b in run.defn.boundaries.get(node.id, ()):
         if isinstance(b, el.ErrorBoundary) and b.error in (None, code):

@@ -100,15 +100,16 @@ for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_bo
               "signal_start", "error_start", "escalation_start"):
     FIRE[_kind] = events.fire_pass
 
-for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess"):
+ENTER["call_activity"] = call_activities.enter_call
+FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
+for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
+              "call_activity"):  # multi-instance or a standard loop: a body over its runs
     ENTER[_kind] = multi_instance.entering(ENTER[_kind])
     # a script task fires as a body
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
 
 for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
-ENTER["call_activity"] = call_activities.enter_call
-FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
 
 settle_joins = inclusive.settle_all
 open_root = subprocesses.open_root

@@ -139,7 +139,13 @@ class Residency:
         its own event) within the event running now."""
         core = self.core
         if hold.site.wait_kind == NODE:
-            tr = run.tracks[hold.track]
+            tr = run.tracks.get(hold.track)
+            if tr is None or tr.coro is None or tr.node != hold.node:
+                # what an earlier trigger ran withdrew the wait this one came for (a
+                # completion condition, an interrupting boundary): it is dropped, as a
+                # resident track that was cancelled drops the resumption it had been given
+                core.holders.release(hold, "withdrawn")
+                return
             run.fired(tr, hold)
             if tr.wait is not None:
                 tr.wait.fired = True
