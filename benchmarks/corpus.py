@@ -161,15 +161,19 @@ def ours(path: Path, rel: str, crashes: list[dict[str, Any]], runnable: list[Any
             "executable": spiff_executable(model)}
 
 
-def started(process: Any, rel: str, pid: str, crashes: list[dict[str, Any]]) -> str:
-    """Start the process on a fresh engine with no data, advance a day and complete every
-    user task it offers (no outputs), ten rounds at most: 'completed', the state it is left
+def started(process: Any, rel: str, pid: str, crashes: list[dict[str, Any]],
+            others: tuple[Any, ...] = ()) -> str:
+    """Start the process on a fresh engine with no data (the file's ``others`` processes that
+    run deployed first, so that a call activity finds them), advance a day and complete
+    every user task it offers (no outputs), ten rounds at most: 'completed', the state it is left
     in, 'no plain start' (it starts by a message, timer or signal: not tried), or
     'refused: <why>' (an EngineError or ModelError). Any other exception is a crash."""
     try:
         if not process.definition().start:
             return "no plain start"
         eng = bpm.Engine()
+        for other in others:
+            eng.deploy(other)
         inst = eng.start(process)
         for _ in range(10):
             eng.advance("P1D")
@@ -232,7 +236,8 @@ def measure(path: Path, rel: str, timeout: float, design: bool, with_spiff: bool
     for pid, process in runnable if start else ():
         try:
             with deadline(timeout):
-                outcome = started(process, rel, pid, crashes)
+                outcome = started(process, rel, pid, crashes,
+                                  tuple(p for other, p in runnable if other != pid))
         except Timeout as exc:
             crashes.append({"file": rel, "where": f"start {pid!r}", "type": "Timeout",
                             "message": str(exc), "frames": [], "traceback": ""})
