@@ -1,5 +1,6 @@
 """Smoke test: the timer throughput benchmark runs end to end on a small N (no timing checks)."""
 
+import json
 import re
 import subprocess
 import sys
@@ -163,3 +164,54 @@ def test_walk_script_records_both_walks(tmp_path):
     assert re.search(r"^> +engine\.residency\.hub\.Hub\.publish_message$", proc.stdout,
                      re.MULTILINE)
     assert out.exists()
+
+
+CORPUS_SCRIPT = SCRIPT.parent / "corpus.py"
+MIWG = Path(__file__).resolve().parent / "data" / "miwg"
+
+
+def test_corpus_script_counts_a_small_corpus(tmp_path):
+    """benchmarks/corpus.py on three files: A.1.0 (one process, start -> tasks -> end: it
+    runs), B.1.0 (four processes: two plain start -> task -> end run; WFP-6-1's timer start
+    has an empty timeDate, WFP-6-2 calls a global task) and an XML file cut short (it does
+    not load). Every process is isExecutable="false": no file has a process SpiffWorkflow
+    calls executable, so f.run and Spiff's counts are 0. With --start the three processes
+    that run are started and complete."""
+    corpus = tmp_path / "corpus"
+    (corpus / "miwg" / "Reference").mkdir(parents=True)
+    (corpus / "broken").mkdir()
+    for name in ("A.1.0", "B.1.0"):
+        data = (MIWG / f"{name}.bpmn").read_bytes()
+        (corpus / "miwg" / "Reference" / f"{name}.bpmn").write_bytes(data)
+    (corpus / "broken" / "cut.bpmn").write_text(
+        '<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">'
+        '<process id="p"><startEvent id="s"/>', encoding="utf-8")
+    (corpus / "broken" / "notes.txt").write_text("not a BPMN file", encoding="utf-8")
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(CORPUS_SCRIPT), str(corpus), "--start",
+                           "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # group, files, loaded, processes, run as written, % (then design-review mode's three
+    # columns once load_bpmn has it), files whose every process runs, files whose every
+    # executable process runs, started, completed
+    design = r"(?: +\d+ +(?:\d+\.\d%|-) +\d+)?"
+    for group, figures in [("miwg", rf"2 +2 +5 +3 +60\.0%{design} +1 +0 +3 +3"),
+                           ("broken", rf"1 +0 +0 +0 +-{design} +0 +0 +0 +0"),
+                           ("all", rf"3 +2 +5 +3 +60\.0%{design} +1 +0 +3 +3"),
+                           ("miwg/Reference", rf"2 +2 +5 +3 +60\.0%{design} +1 +0 +3 +3")]:
+        assert re.search(rf"^{re.escape(group)} +{figures}(?: |$)", proc.stdout,
+                         re.MULTILINE), (group, proc.stdout)
+    assert re.search(r"^ +1 +1  startEvent '…': date '…' is not an ISO 8601 date-time$",
+                     proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^files that do not load \(1\)$", proc.stdout, re.MULTILINE)
+    assert re.search(r"^ +1  not well-formed XML: ", proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^ +3  completed$", proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^crashes: 0$", proc.stdout, re.MULTILINE), proc.stdout
+    if "run_as_drawn" not in proc.stdout:
+        assert "design-review mode: not available yet" in proc.stdout
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    figures = doc["groups"]["all"]
+    assert (figures["files"], figures["loaded"], figures["processes"], figures["run"]) == \
+        (3, 2, 5, 3)
+    assert [f["file"] for f in doc["files"]] == ["broken/cut.bpmn", "miwg/Reference/A.1.0.bpmn",
+                                                 "miwg/Reference/B.1.0.bpmn"]
