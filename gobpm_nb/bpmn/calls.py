@@ -27,7 +27,7 @@ from __future__ import annotations
 import keyword
 
 from ..model import elements as el
-from .context import Context
+from .context import Context, pass_through
 from .names import (
     CAMUNDA,
     GOBPM,
@@ -43,6 +43,7 @@ from .roots import NCNAME, RootElements
 from .vendor import static
 from .xmllib import etree
 
+_PASSES = "it passes through as a task that does nothing"
 _LATEST = "the newest deployed version is called"
 
 
@@ -51,6 +52,9 @@ def read_call(ctx: Context, node: etree._Element) -> None:
     eid = node.get("id", "")
     zeebe = extension(node, ZEEBE, "calledElement")
     process = _process(ctx, node, zeebe, eid)
+    if not process and ctx.as_drawn:  # nothing to call: it passes (the note says so)
+        ctx.p.script_task(eid, node.get("name"), fn=pass_through)
+        return
     version = _version(ctx, node, zeebe, eid)
     if zeebe is not None or extension(node, ZEEBE, "ioMapping") is not None:
         inputs = _zeebe_fields(ctx, node, zeebe, eid, "input", "propagateAllParentVariables")
@@ -77,15 +81,17 @@ def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
         why = "it calls a CMMN case (camunda:caseRef), which is not supported" \
             if camunda_attr(node, "caseRef") is not None \
             else "no calledElement, no zeebe:calledElement processId"
-        ctx.error(node, f"call activity {eid!r} names no process to call ({why})")
-        ctx.explained.add(eid)
+        if not ctx.detail(node, f"call activity {eid!r} names no process to call ({why})",
+                          _PASSES):
+            ctx.explained.add(eid)
         return ""
     value = static(text)
     if not value:
         why = "empty" if value is not None else \
             "an expression: dynamic calls are not supported; give the called process's id"
-        ctx.error(where, f"call activity {eid!r}: process id {text!r} is {why}")
-        ctx.explained.add(eid)
+        if not ctx.detail(where, f"call activity {eid!r}: process id {text!r} is {why}",
+                          _PASSES):
+            ctx.explained.add(eid)
         return ""
     if where is node and ":" in value and NCNAME.match(value.rpartition(":")[2]):
         value = value.rpartition(":")[2]  # a QName: ``tns:billing``
@@ -94,8 +100,9 @@ def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
                           f"zeebe:calledElement processId {value!r}; {value!r} is called")
     target = ctx.by_id.get(value)
     if target is not None and target.getparent() is ctx.root and local(target) != "process":
-        ctx.error(where, f"call activity {eid!r} calls <{local(target)}> {value!r}: only a "
-                         "process can be called")
+        if ctx.detail(where, f"call activity {eid!r} calls <{local(target)}> {value!r}: "
+                             "only a process can be called", _PASSES):
+            return ""
     return value
 
 
