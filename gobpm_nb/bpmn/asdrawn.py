@@ -56,25 +56,22 @@ def stand_in(ctx: Context, eid: str, name: str | None, *, tag: str, reason: str,
                           signal=signal)
         what = f"it waits for the signal {signal!r} (its name): " \
                f"eng.broadcast_signal({signal!r}) fires it"
-    elif tag == "startEvent" and _in_event_subprocess(ctx):
-        p.signal_start(eid, name, signal=signal,
-                       interrupting=node.get("isInterrupting", "true") != "false")
-        what = f"it starts on the signal {signal!r} (its name)"
     elif tag == "startEvent":
-        p.start(eid, name)
-        what = "it is a plain start event"
+        if node.get("id") != eid or not plain_start(ctx, node):
+            p.start(eid, name)
+        what = "it stands for a plain start event"
     elif tag == "endEvent":
         p.end(eid, name)
         what = "it is a plain end event"
     elif activity:
         p.script_task(eid, name, fn=pass_through)
         what = "it passes through as a task that does nothing"
-    elif tag == "eventBasedGateway":
+    elif tag == "eventBasedGateway" and event_arms(ctx, node, built=False):
         p.event_gateway(eid, name)
         what = "it is an exclusive event-based gateway"
     elif tag in _GATEWAYS:
         p.exclusive_gateway(eid, name)
-        what = "it is an exclusive gateway (a decision when it splits)"
+        what = "it stands for an exclusive gateway (a decision when it splits)"
     else:
         p.throw(eid, name)
         what = "it passes through as a milestone (a none throw event)"
@@ -88,8 +85,53 @@ def _in_event_subprocess(ctx: Context) -> bool:
                for e in ctx.process.elements)
 
 
+def plain_start(ctx: Context, node: etree._Element) -> bool:
+    """A plain start event that is not one: in an event subprocess, a signal start named by
+    its name; beside other plain starts of its scope, a milestone a person's choice leads to
+    (``alternative_starts``). False when it is the plain start it says."""
+    eid, name = node.get("id", ""), node.get("name")
+    if _in_event_subprocess(ctx):
+        signal = drawn_name(node)
+        ctx.p.signal_start(eid, name, signal=signal,
+                           interrupting=node.get("isInterrupting", "true") != "false")
+        ctx.assume(node, f"an event subprocess starts by a trigger: it starts on the signal "
+                         f"{signal!r} (its name)")
+        return True
+    if len(_starts_beside(node)) < 2:
+        return False
+    ctx.p.throw(eid, name)
+    ctx.alternatives.setdefault(None if ctx.scope is None else str(ctx.scope), []).append(eid)
+    return True
+
+
+def _starts_beside(node: etree._Element) -> list[etree._Element]:
+    """The start events of ``node``'s scope that a plain start stands for: those with no
+    event definition, and those whose definition the engine does not run there (their
+    stand-ins are plain starts)."""
+    parent = node.getparent()
+    if parent is None:
+        return [node]
+    return [c for c in parent if isinstance(c.tag, str) and c.tag == node.tag
+            and _definitions(c) - _TRIGGERS == _definitions(c)]
+
+
+#: the start events' definitions that start a process as drawn
+_TRIGGERS = {"message", "timer", "signal"}
+#: the catch events' definitions an event-based gateway's arm may wait on
+_ARMS = {"message", "timer", "signal", "conditional"}
+
+
+def _definitions(node: etree._Element) -> set[str]:
+    """The kinds of the event definitions of ``node`` (one definition by reference:
+    ``ref``), none when it has none; two or more: what the engine cannot run."""
+    kinds = [local(d)[: -len("EventDefinition")] for d in node if isinstance(d.tag, str)
+             and (local(d).endswith("EventDefinition") or local(d) == "eventDefinitionRef")]
+    return {"several"} if len(kinds) > 1 else set(kinds)
+
+
 def finish(ctx: Context) -> None:
     """The assumptions made on the whole graph of the process just read."""
+    alternative_starts(ctx)
     implicit_starts(ctx)
     decisions(ctx)
     ways_out(ctx)
@@ -117,14 +159,15 @@ def implicit_starts(ctx: Context) -> None:
     p = ctx.process
     assert p is not None
     scopes: list[str | None] = [None]
-    scopes += [e.id for e in p.elements if isinstance(e, el.SubProcess)]
+    scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))]
+    triggered = {e.id for e in p.elements if isinstance(e, el.EventSubProcess)}
     targets = {f.target for f in p.flows}
     for scope in scopes:
         members = [e for e in p.elements if e.within == scope]
         if any(isinstance(e, el.StartEvent) for e in members):
             continue
         entries = [e.id for e in members if e.id not in targets and _may_start(ctx, e)]
-        _start_at(ctx, scope, entries)
+        _start_at(ctx, scope, entries, scope in triggered)
 
 
 def _may_start(ctx: Context, e: el.Element) -> bool:
@@ -136,12 +179,20 @@ def _may_start(ctx: Context, e: el.Element) -> bool:
     return node is None or node.get("isForCompensation") != "true"
 
 
-def _start_at(ctx: Context, scope: str | None, entries: list[str]) -> None:
-    """Add a start event to ``scope`` leading to ``entries`` (all of them, in parallel)."""
+def _start_at(ctx: Context, scope: str | None, entries: list[str], triggered: bool) -> None:
+    """Add a start event to ``scope`` leading to ``entries`` (all of them, in parallel); an
+    event subprocess's starts on the signal named by the subprocess's name."""
     b = _builder(ctx, scope)
     owner = scope if scope is not None else ctx.pid
     node = _node(ctx, owner)
-    start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
+    if triggered:
+        signal = drawn_name(node)
+        start = b.signal_start(_fresh(ctx, f"{owner}_start"), "start (as drawn)",
+                               signal=signal)
+        ctx.assume(node, f"event subprocess {owner!r} has no start event: it starts on the "
+                         f"signal {signal!r} (its name)")
+    else:
+        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
     if not entries:
         end = b.end(_fresh(ctx, f"{owner}_end"), "end (as drawn)")
         b.flow(start, end, id=_fresh(ctx, f"{start}_flow"))
@@ -157,6 +208,24 @@ def _start_at(ctx: Context, scope: str | None, entries: list[str]) -> None:
     ctx.assume(node, f"{local(node)} {owner!r} has no start event: it starts at "
                      f"{_listed(entries)}, every node without an incoming flow"
                      f"{', together' if len(entries) > 1 else ''} (BPMN 2.0's implicit start)")
+
+
+def alternative_starts(ctx: Context) -> None:
+    """A scope with several plain start events starts at a decision: a person chooses the
+    start event an instance begins at (each read as a milestone)."""
+    for scope, starts in ctx.alternatives.items():
+        b = _builder(ctx, scope)
+        owner = scope if scope is not None else ctx.pid
+        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
+        choice = b.exclusive_gateway(_fresh(ctx, f"{owner}_choice"), "where it starts")
+        b.flow(start, choice, id=_fresh(ctx, f"{start}_flow"))
+        for entry in starts:
+            b.flow(choice, entry, id=_fresh(ctx, f"{choice}_{entry}"))
+        b.decide(choice)
+        node = _node(ctx, owner)
+        ctx.assume(node, f"{local(node)} {owner!r} has {len(starts)} plain start events: an "
+                         "instance starts at a decision, where a person chooses one "
+                         f"(eng.decide(instance, {starts[0]!r})); each passes as a milestone")
 
 
 def _listed(ids: list[str]) -> str:
@@ -201,6 +270,24 @@ def ways_out(ctx: Context) -> None:
         b.flow(e.id, end, id=_fresh(ctx, f"{e.id}_{end}"))
         ctx.assume(_node(ctx, e.id), f"{local(_node(ctx, e.id))} {e.id!r} has no outgoing "
                                      "flow: its track ends there, as at an end event")
+
+
+def event_arms(ctx: Context, node: etree._Element, built: bool = True) -> bool:
+    """Whether every flow out of an event-based gateway leads to a catch event or a receive
+    task; in design-review mode, one that does not is an exclusive gateway (a decision;
+    ``built``: build it, else only note it)."""
+    eid = node.get("id", "")
+    arms = [ctx.by_id.get(f.get("targetRef") or "") for f in ctx.flows.values()
+            if f.get("sourceRef") == eid]
+    wrong = [a.get("id", "") for a in arms if a is not None and local(a) != "receiveTask"
+             and (local(a) != "intermediateCatchEvent" or len(_definitions(a) & _ARMS) != 1)]
+    if not wrong:
+        return True
+    if built:
+        ctx.p.exclusive_gateway(eid, node.get("name"))
+    ctx.assume(node, f"eventBasedGateway {eid!r} leads to {_listed(wrong)}, not a catch "
+                     "event: it is an exclusive gateway (a decision)")
+    return False
 
 
 def is_flow_of_gateway(ctx: Context, flow: etree._Element) -> bool:

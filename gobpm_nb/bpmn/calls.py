@@ -44,6 +44,7 @@ from .vendor import static
 from .xmllib import etree
 
 _PASSES = "it passes through as a task that does nothing"
+_LEFT_OUT = "the mapping is left out"
 _LATEST = "the newest deployed version is called"
 
 
@@ -145,9 +146,9 @@ def _zeebe_fields(ctx: Context, node: etree._Element, zeebe: etree._Element | No
         source, target = m.get("source", ""), m.get("target", "")
         expr = source.strip()
         if not expr.startswith("=") or expr[1:].strip() != target.strip():
-            ctx.error(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
-                         f"{target!r}: the engine passes fields by name only (source "
-                         f"'={target.strip() or 'name'}', target the same name)")
+            ctx.detail(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
+                          f"{target!r}: the engine passes fields by name only (source "
+                          f"'={target.strip() or 'name'}', target the same name)", _LEFT_OUT)
             continue
         _add_field(ctx, m, found, target.strip(), eid, f"zeebe:{kind}")
     if found:
@@ -184,9 +185,9 @@ def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
             elif m.get("sourceExpression") is not None or \
                     m.get("source", "").strip() != m.get("target", "").strip():
                 source = m.get("sourceExpression") or m.get("source")
-                ctx.error(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
-                             f"{m.get('target')!r}: the engine passes fields by name only "
-                             "(source and target the same name)")
+                ctx.detail(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
+                              f"{m.get('target')!r}: the engine passes fields by name only "
+                              "(source and target the same name)", _LEFT_OUT)
             else:
                 _add_field(ctx, m, found, m.get("target", "").strip(), eid, f"camunda:{kind}")
     return None if every else tuple(found)
@@ -195,7 +196,8 @@ def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
 def _add_field(ctx: Context, where: etree._Element, found: list[str], name: str, eid: str,
                what: str) -> None:
     if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
-        ctx.error(where, f"call activity {eid!r}: {what} target {name!r} is not a field name")
+        ctx.detail(where, f"call activity {eid!r}: {what} target {name!r} is not a field "
+                          "name", _LEFT_OUT)
     elif name not in found:
         found.append(name)
 

@@ -53,6 +53,9 @@ class Context:
     #: in design-review mode, what builds the stand-in of an element the engine cannot run
     #: (``asdrawn.stand_in``; set by the reader)
     stand_in: Callable[..., None] | None = None
+    #: design-review mode: scope (None: the process) -> its plain start events read as
+    #: milestones, when it has several (a person chooses where an instance starts)
+    alternatives: dict[str | None, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, tree: etree._ElementTree, notes: Notes, as_drawn: bool = False) -> Context:
@@ -83,6 +86,7 @@ class Context:
         self.reported = []
         self.explained = set()
         self.keys = {}
+        self.alternatives = {}
 
     @property
     def p(self) -> Builder:

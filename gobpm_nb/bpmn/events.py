@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ModelError
 from ..model.expr import NO_KEY
 from ..model.timers import timer_spec
+from .asdrawn import plain_start
 from .context import Context, drawn_name
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
@@ -60,7 +61,8 @@ def read_event(ctx: Context, node: etree._Element) -> None:
     if tag == "startEvent" and kind:
         _triggered_start(ctx, node, kind, spec)
     elif tag == "startEvent":
-        p.start(eid, name)
+        if not (ctx.as_drawn and plain_start(ctx, node)):
+            p.start(eid, name)
     elif tag == "endEvent":
         _end(ctx, node, kind, spec)
     elif tag == "intermediateThrowEvent":
@@ -152,7 +154,7 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
                               escalation=_escalation_code(ctx, spec, eid))
         return
     if kind == "link":
-        p.link_catch(eid, name, link=_link(spec))
+        p.link_catch(eid, name, link=_link(ctx, node, spec))
         return
     args: dict[str, Any]
     if kind == "timer":
@@ -203,7 +205,7 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.escalation_throw(eid, name,
                            escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
     elif kind == "link":
-        p.link_throw(eid, name, link=_link(spec))
+        p.link_throw(eid, name, link=_link(ctx, node, spec))
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -327,9 +329,14 @@ def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
     return code
 
 
-def _link(spec: etree._Element) -> str:
-    """A link event's name (validation refuses one without)."""
-    return (spec.get("name") or "").strip()
+def _link(ctx: Context, node: etree._Element, spec: etree._Element) -> str:
+    """A link event's name (validation refuses one without; design-review mode takes the
+    event's name)."""
+    link = (spec.get("name") or "").strip()
+    if not link and ctx.as_drawn and node.get("name", "").strip():
+        link = drawn_name(node)
+        ctx.assume(spec, f"the link has no name: it is the link {link!r} (the event's name)")
+    return link
 
 
 def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:

@@ -134,7 +134,7 @@ class _LoopReader:
                                          "loopCardinality", "it runs once (a cardinality "
                                                             "of 1)"):
                 return None
-            out["cardinality"] = "1"
+            out["cardinality"], out["element"] = "1", None
         return {k: v for k, v in out.items() if v is not None}
 
     def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,

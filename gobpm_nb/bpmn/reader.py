@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import Process
-from .asdrawn import finish, is_flow_of_gateway, stand_in
+from .asdrawn import event_arms, finish, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
@@ -227,6 +227,11 @@ def read_task(ctx: Context, node: etree._Element) -> None:
                           f"or camunda:type='external'){implementation(node)}: it passes the "
                           f"data through unchanged until p.set_function({eid!r}, fn)")
         p.service_task(eid, name, fn=pass_through)
+    elif tag == "sendTask" and ctx.as_drawn and _hosts(ctx, eid):
+        ctx.assume(node, f"send task {eid!r} carries boundary events, which a message throw "
+                         "cannot: it passes through as a task that does nothing (its message "
+                         "is not sent)")
+        p.script_task(eid, name, fn=pass_through)
     elif tag == "sendTask":
         message, key = message_of(ctx, node, eid)
         p.message_throw(eid, name, message=message, key=key)
@@ -239,6 +244,11 @@ def read_task(ctx: Context, node: etree._Element) -> None:
     else:  # receiveTask
         message, key = message_of(ctx, node, eid)
         p.receive_task(eid, name, message=message, key=key)
+
+
+def _hosts(ctx: Context, eid: str) -> bool:
+    """Whether a boundary event of the file is attached to element ``eid``."""
+    return any(host_of(b) == eid for b in ctx.root.iter(f"{{{BPMN}}}boundaryEvent"))
 
 
 def _script_of(node: etree._Element) -> str:
@@ -262,7 +272,7 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
     elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
         _placeholder(ctx, node, "parallel or instantiating event-based gateways are not "
                                 "supported", False)
-    else:
+    elif not ctx.as_drawn or event_arms(ctx, node):
         p.event_gateway(eid, name)
 
 
