@@ -8,6 +8,7 @@ from .api import Engine
 from .errors import CheckpointError, EngineError, GobpmError, ModelError, StoreError
 from .instance import Instance, Views, register_views
 from .model import Process
+from .model.expr import NO_KEY
 from .model.interchange import register
 from .observe import Fact
 from .persist import MemoryStore, SQLiteStore
@@ -16,12 +17,14 @@ if TYPE_CHECKING:
     from .bpmn import BpmnModel
 
 
-def load_bpmn(source: Any) -> BpmnModel:
+def load_bpmn(source: Any, run_as_drawn: bool = False) -> BpmnModel:
     """Read a BPMN 2.0 file (a path, bytes or XML text): ``gobpm_nb.bpmn.load_bpmn``, whose
-    package (and lxml with it, ~5 MB of memory) is imported on first use."""
+    package (and lxml with it, ~5 MB of memory) is imported on first use. ``run_as_drawn``:
+    design-review mode (a diagram without execution details runs; the report says what it
+    assumes)."""
     from .bpmn import load_bpmn as load
 
-    return load(source)
+    return load(source, run_as_drawn=run_as_drawn)
 
 
 class _OnFirstUse:
@@ -53,5 +56,6 @@ def _views() -> Views:
 register_views(_views)
 
 __all__ = ["CheckpointError", "Engine", "EngineError", "Fact", "GobpmError", "Instance",
-           "MemoryStore", "ModelError", "Process", "SQLiteStore", "StoreError", "load_bpmn"]
+           "MemoryStore", "ModelError", "NO_KEY", "Process", "SQLiteStore", "StoreError",
+           "load_bpmn"]
 __version__ = "0.1.0"

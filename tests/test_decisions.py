@@ -217,7 +217,7 @@ def test_a_rule_that_names_no_flow_or_a_bad_weight_is_refused_by_validate(weight
 
 @pytest.mark.parametrize("call, named", [
     (lambda p: p.decide("nope"), "has no element 'nope'"),
-    (lambda p: p.decide("ship"), "user_task 'ship' is not an exclusive gateway"),
+    (lambda p: p.decide("ship"), "user_task 'ship' is not an exclusive or inclusive gateway"),
     (lambda p: p.decide("ok?", {"yes": "a lot"}), "is not a flow and a number"),
     (lambda p: p.decide("ok?", [("yes", 1)]), "weights must be a dict"),
 ])

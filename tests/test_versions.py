@@ -71,7 +71,7 @@ def test_the_public_surface():
     """The package exports exactly its public names."""
     assert sorted(bpm.__all__) == ["CheckpointError", "Engine", "EngineError", "Fact",
                                    "GobpmError", "Instance", "MemoryStore", "ModelError",
-                                   "Process", "SQLiteStore", "StoreError", "load_bpmn"]
+                                   "NO_KEY", "Process", "SQLiteStore", "StoreError", "load_bpmn"]
 
 
 def cell(ns, src, name, source=True):

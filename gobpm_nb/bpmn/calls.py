@@ -27,7 +27,7 @@ from __future__ import annotations
 import keyword
 
 from ..model import elements as el
-from .context import Context
+from .context import Context, pass_through
 from .names import (
     CAMUNDA,
     GOBPM,
@@ -43,6 +43,8 @@ from .roots import NCNAME, RootElements
 from .vendor import static
 from .xmllib import etree
 
+_PASSES = "it passes through as a task that does nothing"
+_LEFT_OUT = "the mapping is left out"
 _LATEST = "the newest deployed version is called"
 
 
@@ -51,6 +53,9 @@ def read_call(ctx: Context, node: etree._Element) -> None:
     eid = node.get("id", "")
     zeebe = extension(node, ZEEBE, "calledElement")
     process = _process(ctx, node, zeebe, eid)
+    if not process and ctx.as_drawn:  # nothing to call: it passes (the note says so)
+        ctx.p.script_task(eid, node.get("name"), fn=pass_through)
+        return
     version = _version(ctx, node, zeebe, eid)
     if zeebe is not None or extension(node, ZEEBE, "ioMapping") is not None:
         inputs = _zeebe_fields(ctx, node, zeebe, eid, "input", "propagateAllParentVariables")
@@ -77,15 +82,17 @@ def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
         why = "it calls a CMMN case (camunda:caseRef), which is not supported" \
             if camunda_attr(node, "caseRef") is not None \
             else "no calledElement, no zeebe:calledElement processId"
-        ctx.error(node, f"call activity {eid!r} names no process to call ({why})")
-        ctx.explained.add(eid)
+        if not ctx.detail(node, f"call activity {eid!r} names no process to call ({why})",
+                          _PASSES):
+            ctx.explained.add(eid)
         return ""
     value = static(text)
     if not value:
         why = "empty" if value is not None else \
             "an expression: dynamic calls are not supported; give the called process's id"
-        ctx.error(where, f"call activity {eid!r}: process id {text!r} is {why}")
-        ctx.explained.add(eid)
+        if not ctx.detail(where, f"call activity {eid!r}: process id {text!r} is {why}",
+                          _PASSES):
+            ctx.explained.add(eid)
         return ""
     if where is node and ":" in value and NCNAME.match(value.rpartition(":")[2]):
         value = value.rpartition(":")[2]  # a QName: ``tns:billing``
@@ -94,8 +101,9 @@ def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
                           f"zeebe:calledElement processId {value!r}; {value!r} is called")
     target = ctx.by_id.get(value)
     if target is not None and target.getparent() is ctx.root and local(target) != "process":
-        ctx.error(where, f"call activity {eid!r} calls <{local(target)}> {value!r}: only a "
-                         "process can be called")
+        if ctx.detail(where, f"call activity {eid!r} calls <{local(target)}> {value!r}: "
+                             "only a process can be called", _PASSES):
+            return ""
     return value
 
 
@@ -138,9 +146,9 @@ def _zeebe_fields(ctx: Context, node: etree._Element, zeebe: etree._Element | No
         source, target = m.get("source", ""), m.get("target", "")
         expr = source.strip()
         if not expr.startswith("=") or expr[1:].strip() != target.strip():
-            ctx.error(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
-                         f"{target!r}: the engine passes fields by name only (source "
-                         f"'={target.strip() or 'name'}', target the same name)")
+            ctx.detail(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
+                          f"{target!r}: the engine passes fields by name only (source "
+                          f"'={target.strip() or 'name'}', target the same name)", _LEFT_OUT)
             continue
         _add_field(ctx, m, found, target.strip(), eid, f"zeebe:{kind}")
     if found:
@@ -177,9 +185,9 @@ def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
             elif m.get("sourceExpression") is not None or \
                     m.get("source", "").strip() != m.get("target", "").strip():
                 source = m.get("sourceExpression") or m.get("source")
-                ctx.error(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
-                             f"{m.get('target')!r}: the engine passes fields by name only "
-                             "(source and target the same name)")
+                ctx.detail(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
+                              f"{m.get('target')!r}: the engine passes fields by name only "
+                              "(source and target the same name)", _LEFT_OUT)
             else:
                 _add_field(ctx, m, found, m.get("target", "").strip(), eid, f"camunda:{kind}")
     return None if every else tuple(found)
@@ -188,7 +196,8 @@ def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
 def _add_field(ctx: Context, where: etree._Element, found: list[str], name: str, eid: str,
                what: str) -> None:
     if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
-        ctx.error(where, f"call activity {eid!r}: {what} target {name!r} is not a field name")
+        ctx.detail(where, f"call activity {eid!r}: {what} target {name!r} is not a field "
+                          "name", _LEFT_OUT)
     elif name not in found:
         found.append(name)
 

@@ -11,11 +11,13 @@ from .document import BpmnModel, Origin, serialize
 from .writer import new_document
 
 
-def load_bpmn(source: Any) -> BpmnModel:
+def load_bpmn(source: Any, run_as_drawn: bool = False) -> BpmnModel:
     """Read a BPMN 2.0 file (a path, bytes or XML text): every process, the import report,
     the file itself. ModelError only when the file cannot be read at all (not XML, a
-    DOCTYPE); everything else is a note in ``report``."""
-    return BpmnModel.load(source)
+    DOCTYPE); everything else is a note in ``report``. ``run_as_drawn``: design-review
+    mode, where a diagram without execution details runs and every assumption it makes is
+    a warning note (``as drawn: ...``) in the report."""
+    return BpmnModel.load(source, as_drawn=run_as_drawn)
 
 
 class BpmnCodec:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,14 @@ from ..model.builder import Builder, Scope
 from .names import BPMN, children, local
 from .notes import Notes
 from .xmllib import etree
+
+#: How every note of an assumption made in design-review mode begins.
+ASSUMED = "as drawn: "
+
+
+def drawn_name(node: etree._Element) -> str:
+    """What a diagram names an element by: its name on one line, else its id."""
+    return " ".join((node.get("name") or "").split()) or node.get("id", "")
 
 
 def pass_through(data: dict[str, Any]) -> None:
@@ -38,11 +47,21 @@ class Context:
     explained: set[str] = field(default_factory=set)  # ids whose missing parts are noted
     #: message id -> (its correlation key, whether reading it failed), read once per process
     keys: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    #: design-review mode (``load_bpmn(..., run_as_drawn=True)``): what a diagram leaves out
+    #: is assumed, each assumption a warning note (``assume``), instead of an error
+    as_drawn: bool = False
+    #: in design-review mode, what builds the stand-in of an element the engine cannot run
+    #: (``asdrawn.stand_in``; set by the reader)
+    stand_in: Callable[..., None] | None = None
+    #: design-review mode: scope (None: the process) -> its plain start events read as
+    #: milestones, when it has several (a person chooses where an instance starts)
+    alternatives: dict[str | None, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, tree: etree._ElementTree, notes: Notes) -> Context:
+    def of(cls, tree: etree._ElementTree, notes: Notes, as_drawn: bool = False) -> Context:
         root = tree.getroot()
-        ctx = cls(root=root, notes=notes, language=root.get("expressionLanguage"))
+        ctx = cls(root=root, notes=notes, language=root.get("expressionLanguage"),
+                  as_drawn=as_drawn)
         for node in root.iter():
             if not isinstance(node.tag, str):
                 continue
@@ -67,6 +86,7 @@ class Context:
         self.reported = []
         self.explained = set()
         self.keys = {}
+        self.alternatives = {}
 
     @property
     def p(self) -> Builder:
@@ -79,7 +99,12 @@ class Context:
     def unsupported(self, id: str, name: str | None, *, tag: str, reason: str,
                     activity: bool = False, attached_to: str | None = None,
                     interrupting: bool = True, definition: str = "") -> None:
-        """A placeholder (``Builder.unsupported``) in the scope being read."""
+        """A placeholder (``Builder.unsupported``) in the scope being read; in design-review
+        mode what stands in for it (``asdrawn.stand_in``)."""
+        if self.stand_in is not None:
+            self.stand_in(self, id, name, tag=tag, reason=reason, activity=activity,
+                     attached_to=attached_to, interrupting=interrupting)
+            return
         self.p.unsupported(id, name, tag=tag, reason=reason, activity=activity,
                            attached_to=attached_to, interrupting=interrupting,
                            definition=definition)
@@ -95,6 +120,20 @@ class Context:
     def warning(self, node: etree._Element, message: str) -> None:
         self.notes.warning(node, message, self.pid or None)
 
+    def assume(self, node: etree._Element, message: str) -> None:
+        """A warning note saying what a run in design-review mode assumes (``as drawn: ...``)."""
+        self.notes.warning(node, f"{ASSUMED}{message}", self.pid or None)
+
+    def detail(self, node: etree._Element, message: str, assumption: str) -> bool:
+        """An execution detail that is missing or cannot be read: an error note as written;
+        in design-review mode a warning that says what is assumed instead. True when the
+        assumption holds (the caller then builds what it says)."""
+        if self.as_drawn:
+            self.assume(node, f"{message}; {assumption}")
+            return True
+        self.error(node, message)
+        return False
+
     # -- references ---------------------------------------------------------------------
     def ref(self, node: etree._Element, attr: str, tag: str, owner: str
             ) -> etree._Element | None:
@@ -108,9 +147,10 @@ class Context:
             value = value.rpartition(":")[2]
         target = self.by_id.get(value)
         if target is None or local(target) != tag:
-            self.error(node, f"{attr} {value!r} names no <{tag}> in the file "
-                             "(an unresolved reference)")
-            self.explained.add(owner)
+            if not self.detail(node, f"{attr} {value!r} names no <{tag}> in the file (an "
+                                     "unresolved reference)", f"{value!r} is taken as its "
+                                                              "name"):
+                self.explained.add(owner)
             return None
         return target
 

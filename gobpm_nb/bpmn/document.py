@@ -35,12 +35,16 @@ class BpmnModel:
 
     ``processes`` maps each process id to its ``Process`` in document order (executable or
     not; one with error notes does not validate). ``report`` lists every note by line.
-    ``process(id=None)`` is the one to run; ``to_bpmn()`` gives the file back.
+    ``process(id=None)`` is the one to run; ``to_bpmn()`` gives the file back. ``as_drawn``:
+    read in design-review mode (what the diagram leaves out is assumed, each assumption a
+    warning note beginning ``as drawn:``).
     """
 
-    def __init__(self, tree: etree._ElementTree):
+    def __init__(self, tree: etree._ElementTree, as_drawn: bool = False):
         self.tree = tree
-        processes, self._notes, self.executable = read_document(tree)
+        self.as_drawn = as_drawn
+        self._drawn: BpmnModel | None = self if as_drawn else None
+        processes, self._notes, self.executable = read_document(tree, as_drawn)
         self.processes: dict[str, Process] = processes
         for p in processes.values():
             p.origin = Origin(self, tuple(e.id for e in p.elements),
@@ -55,8 +59,14 @@ class BpmnModel:
                                           "process, so it is the one process() returns", lone)
 
     @classmethod
-    def load(cls, source: Any) -> BpmnModel:
-        return cls(parse(source))
+    def load(cls, source: Any, as_drawn: bool = False) -> BpmnModel:
+        return cls(parse(source), as_drawn)
+
+    def drawn(self) -> BpmnModel:
+        """The same file read in design-review mode (this model, when it was); read once."""
+        if self._drawn is None:
+            self._drawn = BpmnModel(self.tree, as_drawn=True)
+        return self._drawn
 
     @property
     def report(self) -> Report:
@@ -83,9 +93,12 @@ class BpmnModel:
                              f"{list(self.processes)!r}: process(id)")
         return lone
 
-    def process(self, id: str | None = None) -> Process:
+    def process(self, id: str | None = None, as_drawn: bool = False) -> Process:
         """The executable process, or the one named; ModelError listing every error note
-        that concerns it."""
+        that concerns it. ``as_drawn``: the process as design-review mode reads it (from
+        ``drawn()``, whose ``report`` holds its assumptions)."""
+        if as_drawn and not self.as_drawn:
+            return self.drawn().process(id)
         pid = self.main() if id is None else id
         if pid not in self.processes:
             raise ModelError(f"the file has no process {pid!r}; it has "

@@ -13,7 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ModelError
-from .context import Context
+from ..model.expr import NO_KEY
+from ..model.timers import timer_spec
+from .asdrawn import plain_start
+from .context import Context, drawn_name
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
@@ -58,7 +61,8 @@ def read_event(ctx: Context, node: etree._Element) -> None:
     if tag == "startEvent" and kind:
         _triggered_start(ctx, node, kind, spec)
     elif tag == "startEvent":
-        p.start(eid, name)
+        if not (ctx.as_drawn and plain_start(ctx, node)):
+            p.start(eid, name)
     elif tag == "endEvent":
         _end(ctx, node, kind, spec)
     elif tag == "intermediateThrowEvent":
@@ -141,11 +145,16 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.error_boundary(eid, name, **where, error=_error_code(ctx, spec, eid))
         return
     if kind == "escalation":
+        if ctx.as_drawn and not _raises_escalations(ctx, where.get("attached_to")):
+            ctx.unsupported(eid, name, tag=local(node), reason="only a subprocess raises "
+                            "escalations here", attached_to=where["attached_to"],
+                            interrupting=where["interrupting"])
+            return
         p.escalation_boundary(eid, name, **where,
                               escalation=_escalation_code(ctx, spec, eid))
         return
     if kind == "link":
-        p.link_catch(eid, name, link=_link(spec))
+        p.link_catch(eid, name, link=_link(ctx, node, spec))
         return
     args: dict[str, Any]
     if kind == "timer":
@@ -157,6 +166,10 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         args = {"signal": _signal(ctx, spec, eid)}
     else:
         args = {"condition": _condition(ctx, spec, eid)}
+        if args["condition"] is None and ctx.as_drawn:
+            ctx.unsupported(eid, name, tag=local(node), reason="a conditional event with no "
+                            "condition the engine reads", **where)
+            return
     methods: dict[str, tuple[Callable[..., str], Callable[..., str]]] = {
         "timer": (p.timer_catch, p.timer_boundary),
         "message": (p.message_catch, p.message_boundary),
@@ -192,7 +205,7 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.escalation_throw(eid, name,
                            escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
     elif kind == "link":
-        p.link_throw(eid, name, link=_link(spec))
+        p.link_throw(eid, name, link=_link(ctx, node, spec))
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -209,10 +222,29 @@ def timer(ctx: Context, spec: etree._Element, eid: str) -> dict[str, str]:
                 text = text[2:-1]
             out[arg] = text
     if len(out) != 1:
-        ctx.error(spec, f"a timer needs exactly one of timeDuration, timeDate or timeCycle; "
-                        f"this one has {len(out) or 'none'}")
+        message = f"a timer needs exactly one of timeDuration, timeDate or timeCycle; this " \
+                  f"one has {len(out) or 'none'}"
+        if ctx.detail(spec, message, "it waits for nothing (PT0S): the timer fires at once"):
+            return {"duration": "PT0S"}
         ctx.explained.add(eid)
+    elif ctx.as_drawn:
+        return _parsed_or_now(ctx, spec, out)
     return out
+
+
+def _parsed_or_now(ctx: Context, spec: etree._Element, given: dict[str, str]
+                   ) -> dict[str, str]:
+    """In design-review mode, a timer whose text does not parse waits for nothing."""
+    (arg, text), = given.items()
+    found = timer_spec(**given)
+    assert found is not None  # one definition is given
+    try:
+        found.parsed()
+    except ModelError as exc:
+        ctx.assume(spec, f"{arg} {text!r}: {exc}; it waits for nothing (PT0S): the timer "
+                         "fires at once")
+        return {"duration": "PT0S"}
+    return given
 
 
 def message_of(ctx: Context, owner: etree._Element, eid: str,
@@ -220,18 +252,41 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
     """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
     when not ``keyed``: a message start of the process correlates to no instance)."""
     if owner.get("messageRef") is None:
-        ctx.error(owner, "no messageRef: it names no <message>, so nothing can correlate to it")
+        named = drawn_name(ctx.by_id.get(eid, owner))
+        if ctx.detail(owner, "no messageRef: it names no <message>, so nothing can correlate "
+                             "to it", f"it is the message {named!r} (its name)"
+                             f"{_BY_NAME if keyed else ''}"):
+            return named, NO_KEY if keyed else None
         ctx.explained.add(eid)
         return "", None
     message = ctx.ref(owner, "messageRef", "message", eid)
     if message is None:
-        return (owner.get("messageRef") or "").rpartition(":")[2], None
-    return ctx.name_of(message), correlation_key(ctx, message, eid) if keyed else None
+        return (owner.get("messageRef") or "").rpartition(":")[2], NO_KEY if keyed and \
+            ctx.as_drawn else None
+    key = correlation_key(ctx, message, eid) if keyed else None
+    if keyed and key is None and ctx.as_drawn and eid not in ctx.explained and \
+            not _throws(ctx.by_id.get(eid, owner)):
+        ctx.assume(owner, f"message {ctx.name_of(message)!r} has no correlation key"
+                          f"{_BY_NAME}")
+        key = NO_KEY
+    return ctx.name_of(message), key
+
+
+_BY_NAME = ", correlated by its name alone: a message published with no key " \
+           "(eng.publish_message(name)) reaches the first such wait armed"
+
+
+def _throws(node: etree._Element) -> bool:
+    """Whether an element sends its message (a throw needs no correlation key)."""
+    return local(node) in ("intermediateThrowEvent", "endEvent", "sendTask")
 
 
 def _signal(ctx: Context, spec: etree._Element, eid: str) -> str:
     if spec.get("signalRef") is None:
-        ctx.error(spec, "no signalRef: it names no <signal>")
+        named = drawn_name(ctx.by_id.get(eid, spec))
+        if ctx.detail(spec, "no signalRef: it names no <signal>",
+                      f"it is the signal {named!r} (its name)"):
+            return named
         ctx.explained.add(eid)
         return ""
     signal = ctx.ref(spec, "signalRef", "signal", eid)
@@ -260,8 +315,10 @@ def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
     raises nothing, an error note."""
     if spec.get("escalationRef") is None:
         if thrown:
-            ctx.error(spec, "no escalationRef: it names no <escalation>, so it raises no "
-                            "escalation code")
+            named = drawn_name(ctx.by_id.get(eid, spec))
+            if ctx.detail(spec, "no escalationRef: it names no <escalation>, so it raises no "
+                                "escalation code", f"it raises the code {named!r} (its name)"):
+                return named
             ctx.explained.add(eid)
         return None
     escalation = ctx.ref(spec, "escalationRef", "escalation", eid)
@@ -272,9 +329,14 @@ def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
     return code
 
 
-def _link(spec: etree._Element) -> str:
-    """A link event's name (validation refuses one without)."""
-    return (spec.get("name") or "").strip()
+def _link(ctx: Context, node: etree._Element, spec: etree._Element) -> str:
+    """A link event's name (validation refuses one without; design-review mode takes the
+    event's name)."""
+    link = (spec.get("name") or "").strip()
+    if not link and ctx.as_drawn and node.get("name", "").strip():
+        link = drawn_name(node)
+        ctx.assume(spec, f"the link has no name: it is the link {link!r} (the event's name)")
+    return link
 
 
 def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:
@@ -286,6 +348,13 @@ def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:
         language = found.get("language") if found is not None else None
         return translate(text, language or ctx.language)
     except ModelError as exc:
-        ctx.error(found if found is not None else spec, str(exc))
-        ctx.explained.add(eid)
+        if not ctx.detail(found if found is not None else spec, str(exc), "it is not read"):
+            ctx.explained.add(eid)
         return None
+
+
+def _raises_escalations(ctx: Context, host: str | None) -> bool:
+    """Whether the activity a boundary event is attached to is a subprocess (what raises an
+    escalation here)."""
+    node = ctx.by_id.get(host or "")
+    return node is None or local(node) in ("subProcess", "transaction", "adHocSubProcess")

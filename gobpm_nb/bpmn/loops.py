@@ -52,8 +52,8 @@ def read_loop(ctx: Context, node: etree._Element) -> None:
     for loop in [*children(node, BPMN, LOOP), *children(node, BPMN, STANDARD)]:
         built = [e for e in p.elements if e.id == eid]
         if not built or not isinstance(built[-1], MANY_KINDS):
-            ctx.error(loop, f"{local(loop)} on {eid!r} is not supported yet: the activity "
-                            "would run once")
+            ctx.detail(loop, f"{local(loop)} on {eid!r} is not supported yet: the activity "
+                             "would run once", "it runs once")
             continue
         if local(loop) == STANDARD:
             standard = _read_standard(ctx, eid, loop)
@@ -76,21 +76,27 @@ def _read_standard(ctx: Context, eid: str, loop: etree._Element) -> dict[str, An
         except ValueError:
             out["maximum"] = -1
         if out["maximum"] < 0:
-            ctx.error(loop, f"standard loop {eid!r}: loopMaximum {maximum!r} is not a count")
-            return None
+            return _once(ctx, loop, f"standard loop {eid!r}: loopMaximum {maximum!r} is not "
+                                    "a count")
     found = loop.find(bpmn("loopCondition"))
     if found is not None and (found.text or "").strip():
         try:
             out["condition"] = translate(found.text or "", found.get("language")
                                          or ctx.language, "loop condition")
         except ModelError as exc:
-            ctx.error(found, f"standard loop {eid!r}: {exc}")
-            return None
+            return _once(ctx, found, f"standard loop {eid!r}: {exc}")
     elif maximum is None:
-        ctx.error(loop, f"standard loop {eid!r} has neither a loopCondition nor a "
-                        "loopMaximum: it would run for ever")
-        return None
+        return _once(ctx, loop, f"standard loop {eid!r} has neither a loopCondition nor a "
+                                "loopMaximum: it would run for ever")
     return out
+
+
+def _once(ctx: Context, node: etree._Element, problem: str) -> dict[str, Any] | None:
+    """A standard loop that cannot run as written: an error note, or in design-review mode a
+    loop that runs once (``loopMaximum`` 1)."""
+    if ctx.detail(node, problem, "it runs once (a loopMaximum of 1)"):
+        return {"maximum": 1}
+    return None
 
 
 class _LoopReader:
@@ -122,10 +128,13 @@ class _LoopReader:
         if self.failed:
             return None
         if out["collection"] is None and out["cardinality"] is None:
-            self.ctx.error(loop, f"multi-instance {self.eid!r} gives neither an input "
-                                 "collection (zeebe:loopCharacteristics inputCollection, "
-                                 "camunda:collection) nor a loopCardinality")
-            return None
+            if not self.ctx.detail(loop, f"multi-instance {self.eid!r} gives neither an input "
+                                         "collection (zeebe:loopCharacteristics "
+                                         "inputCollection, camunda:collection) nor a "
+                                         "loopCardinality", "it runs once (a cardinality "
+                                                            "of 1)"):
+                return None
+            out["cardinality"], out["element"] = "1", None
         return {k: v for k, v in out.items() if v is not None}
 
     def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,
@@ -152,9 +161,14 @@ class _LoopReader:
         try:
             return translate(text, language, what)
         except ModelError as exc:
-            self.ctx.error(node, f"multi-instance {self.eid!r}: {exc}")
-            self.failed = True
+            self._problem(node, f"multi-instance {self.eid!r}: {exc}")
             return None
+
+    def _problem(self, node: etree._Element, problem: str) -> None:
+        """A part that cannot be read: the loop fails, or in design-review mode the part is
+        left out."""
+        if not self.ctx.detail(node, problem, "it is left out"):
+            self.failed = True
 
     def _name(self, node: etree._Element, text: str | None, what: str) -> str | None:
         """A variable name (an input element, an output collection): not an expression."""
@@ -162,9 +176,8 @@ class _LoopReader:
             return None
         name = text.strip()
         if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
-            self.ctx.error(node, f"multi-instance {self.eid!r}: {what} {text!r} is not a "
-                                 "variable name")
-            self.failed = True
+            self._problem(node, f"multi-instance {self.eid!r}: {what} {text!r} is not a "
+                                "variable name")
             return None
         return name
 
@@ -176,14 +189,12 @@ class _LoopReader:
                 self.ctx.warning(ref, f"{what} is ignored: the input collection comes from "
                                       "the vendor extension")
                 continue
-            self.ctx.error(ref, f"{what} is not read (the engine has no item-aware data); "
-                                "give zeebe:loopCharacteristics inputCollection or "
-                                "camunda:collection")
-            self.failed = True
+            self._problem(ref, f"{what} is not read (the engine has no item-aware data); give "
+                               "zeebe:loopCharacteristics inputCollection or "
+                               "camunda:collection")
         for found in children(self.loop, BPMN, "complexBehaviorDefinition"):
-            self.ctx.error(found, f"multi-instance {self.eid!r}: complexBehaviorDefinition is "
-                                  "not supported (no event is thrown as inner instances end)")
-            self.failed = True
+            self._problem(found, f"multi-instance {self.eid!r}: complexBehaviorDefinition is "
+                                 "not supported (no event is thrown as inner instances end)")
         behavior = self.loop.get("behavior")
         if behavior not in (None, "All"):
             self.ctx.warning(self.loop, f"multi-instance {self.eid!r}: behavior {behavior!r} "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import Process
+from .asdrawn import event_arms, finish, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
@@ -51,11 +52,15 @@ KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "standardLoopCharacteristics"}
 
 
-def read_document(tree: etree._ElementTree) -> tuple[dict[str, Process], Notes, list[str]]:
-    """Every process of the document, the notes, and the ids of the executable processes."""
+def read_document(tree: etree._ElementTree, as_drawn: bool = False
+                  ) -> tuple[dict[str, Process], Notes, list[str]]:
+    """Every process of the document, the notes, and the ids of the executable processes;
+    ``as_drawn``: in design-review mode (``asdrawn.py``)."""
     notes = Notes()
-    ctx = Context.of(tree, notes)
-    check_schema(tree, notes, ctx.process_of)
+    ctx = Context.of(tree, notes, as_drawn)
+    if as_drawn:
+        ctx.stand_in = stand_in
+    check_schema(tree, notes, ctx.process_of, as_drawn)
     processes: dict[str, Process] = {}
     executable: list[str] = []
     for node in children(ctx.root, BPMN, "import"):
@@ -86,6 +91,8 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
         if is_bpmn(node):
             read_element(ctx, node)
     _check_flow_scopes(ctx, p)
+    if ctx.as_drawn:
+        finish(ctx)
     check_process(ctx, proc)
     note_spins(ctx, proc)
     return p
@@ -138,7 +145,8 @@ def read_element(ctx: Context, node: etree._Element) -> None:
         read_flow(ctx, node)
         return
     if not node.get("id"):
-        ctx.error(node, f"a {tag} without an id cannot be read")
+        ctx.detail(node, f"a {tag} without an id cannot be read",
+                   "no flow can name it, so it is left out")
         return
     marker = extension(node, GOBPM, "unsupported")
     if marker is not None:  # a placeholder written by to_bpmn: the same placeholder
@@ -196,8 +204,9 @@ def _activity_extras(ctx: Context, node: etree._Element) -> None:
     """What an activity may carry that the engine does not run: a default flow (loops,
     multi-instance or standard: ``loops.read_loop``)."""
     if node.get("default"):
-        ctx.error(node, f"default flow {node.get('default')!r} on an activity is not "
-                        "supported (only an exclusive or inclusive gateway's)")
+        ctx.detail(node, f"default flow {node.get('default')!r} on an activity is not "
+                         "supported (only an exclusive or inclusive gateway's)",
+                   "it is taken as a flow without a condition")
 
 
 def read_task(ctx: Context, node: etree._Element) -> None:
@@ -218,6 +227,11 @@ def read_task(ctx: Context, node: etree._Element) -> None:
                           f"or camunda:type='external'){implementation(node)}: it passes the "
                           f"data through unchanged until p.set_function({eid!r}, fn)")
         p.service_task(eid, name, fn=pass_through)
+    elif tag == "sendTask" and ctx.as_drawn and _hosts(ctx, eid):
+        ctx.assume(node, f"send task {eid!r} carries boundary events, which a message throw "
+                         "cannot: it passes through as a task that does nothing (its message "
+                         "is not sent)")
+        p.script_task(eid, name, fn=pass_through)
     elif tag == "sendTask":
         message, key = message_of(ctx, node, eid)
         p.message_throw(eid, name, message=message, key=key)
@@ -230,6 +244,11 @@ def read_task(ctx: Context, node: etree._Element) -> None:
     else:  # receiveTask
         message, key = message_of(ctx, node, eid)
         p.receive_task(eid, name, message=message, key=key)
+
+
+def _hosts(ctx: Context, eid: str) -> bool:
+    """Whether a boundary event of the file is attached to element ``eid``."""
+    return any(host_of(b) == eid for b in ctx.root.iter(f"{{{BPMN}}}boundaryEvent"))
 
 
 def _script_of(node: etree._Element) -> str:
@@ -253,7 +272,7 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
     elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
         _placeholder(ctx, node, "parallel or instantiating event-based gateways are not "
                                 "supported", False)
-    else:
+    elif not ctx.as_drawn or event_arms(ctx, node):
         p.event_gateway(eid, name)
 
 
@@ -284,7 +303,9 @@ def read_flow(ctx: Context, node: etree._Element) -> None:
             try:
                 condition = translate(text, found.get("language") or ctx.language)
             except ModelError as exc:
-                ctx.error(found, str(exc))
+                ctx.detail(found, str(exc), "it is not read: its gateway decides"
+                           if is_flow_of_gateway(ctx, node) else
+                           "it is not read: the flow is taken as if it had none")
     ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
                condition=condition)
     if node.get("id"):

@@ -30,8 +30,10 @@ def schema() -> etree.XMLSchema:
     return etree.XMLSchema(etree.parse(str(XSD), xsd_parser))
 
 
-def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str]) -> None:
-    """Validate ``tree``; each schema error is an error note (of the process it lies in)."""
+def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str],
+          as_drawn: bool = False) -> None:
+    """Validate ``tree``; each schema error is an error note (of the process it lies in), a
+    warning in design-review mode (``as_drawn``: the file is read as drawn all the same)."""
     root = tree.getroot()
     if namespace(root) != BPMN or local(root) != "definitions":
         notes.error(root, f"the root element is <{local(root)}> in namespace "
@@ -50,8 +52,12 @@ def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str]) ->
     for entry in validator.error_log:
         node = _node_of(tree, entry, by_line.get(entry.line, root))
         owner = owner_id(node)
-        notes.error(node, f"not valid BPMN 2.0 XML: {entry.message}",
-                    process_of.get(owner) if owner is not None else None)
+        message = f"not valid BPMN 2.0 XML: {entry.message}"
+        where = process_of.get(owner) if owner is not None else None
+        if as_drawn:
+            notes.warning(node, f"as drawn: {message}; it is read all the same", where)
+        else:
+            notes.error(node, message, where)
 
 
 def _node_of(tree: etree._ElementTree, entry: Any, fallback: etree._Element) -> etree._Element:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ModelError
+from ..model.expr import NO_KEY
 from .context import Context
 from .expressions import translate
 from .names import (
@@ -58,14 +59,17 @@ def job_topic(ctx: Context, node: etree._Element) -> str | None:
         kind = task.get("type", "")
         topic = static(kind)
         if not topic:
-            ctx.error(task, f"job type {kind!r} is an expression or empty; the engine needs a "
-                            "fixed topic")
+            if ctx.detail(task, f"job type {kind!r} is an expression or empty; the engine "
+                                "needs a fixed topic", "it is no worker job"):
+                return None
             return kind or "?"
         return topic
     if camunda_attr(node, "type") == "external":
         topic = camunda_attr(node, "topic")
         if not topic:
-            ctx.error(node, "camunda:type is 'external' but camunda:topic is missing")
+            if ctx.detail(node, "camunda:type is 'external' but camunda:topic is missing",
+                          "it is no worker job"):
+                return None
             return "?"
         return topic
     return None
@@ -112,7 +116,8 @@ def _key(ctx: Context, message: etree._Element) -> tuple[str | None, bool]:
         try:
             return translate(text, None, "correlation key"), False
         except ModelError as exc:
-            ctx.error(sub, str(exc))
+            if ctx.detail(sub, str(exc), "the message is correlated by its name alone"):
+                return NO_KEY, False
             return None, True
     return _standard_key(ctx, message)
 
@@ -132,9 +137,11 @@ def _standard_key(ctx: Context, message: etree._Element) -> tuple[str | None, bo
             except ModelError:
                 field = ""
             if not field.isidentifier():
-                ctx.error(path if path is not None else how,
-                          f"correlation key {text.strip()!r} of message {mid!r} is not a "
-                          "plain field name")
+                if ctx.detail(path if path is not None else how,
+                              f"correlation key {text.strip()!r} of message {mid!r} is not a "
+                              "plain field name", "the message is correlated by its name "
+                                                  "alone"):
+                    return NO_KEY, False
                 return None, True
             return field, False
     return None, False
@@ -168,8 +175,8 @@ def not_run(ctx: Context, node: etree._Element) -> None:
                     continue
                 if name == "ioMapping" and local(node) == "callActivity":
                     continue
-                ctx.error(found, f"{label(found)} on {local(node)} {eid!r} is not run "
-                                 f"({_parts(found)}): {why}")
+                ctx.detail(found, f"{label(found)} on {local(node)} {eid!r} is not run "
+                                  f"({_parts(found)}): {why}", "the run leaves it out")
 
 
 def _parts(found: etree._Element) -> str:

@@ -23,6 +23,13 @@ SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "str": str, "int": int, "float": float, "bool": bool,
 }
 
+#: The correlation key of a message wait that correlates by the message's name alone
+#: (``key=NO_KEY``): its value is None, the key of a message published without one
+#: (``publish_message(name)``, or thrown by an event with no key), so such a message reaches
+#: the first of these waits armed, in arming order. Design-review mode gives it to a message
+#: catch whose file names no key; ``key=None`` (no key given) is still refused.
+NO_KEY = "None"
+
 
 class Expr:
     """A compiled condition or key: evaluate with ``expr(data)``."""

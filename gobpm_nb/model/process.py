@@ -117,7 +117,8 @@ class Process(Builder):
         """Make exclusive gateway ``gateway`` a decision: its flows' conditions are not read;
         a person chooses a flow (``Engine.decide``) or, given ``weights`` (flow -> weight, a
         flow named by its id or by the id of the node it leads to; flows not named weigh 0),
-        a rule draws one from the engine's seeded generator (``Engine(seed=...)``)."""
+        a rule draws one from the engine's seeded generator (``Engine(seed=...)``). An
+        inclusive gateway becomes an exclusive one that decides: one flow is taken."""
         pairs: tuple[tuple[str, float], ...] = ()
         if weights is not None:
             if not isinstance(weights, dict):
@@ -131,9 +132,11 @@ class Process(Builder):
             pairs = tuple((name, float(w)) for name, w in weights.items())
         for i, e in enumerate(self._elements):
             if e.id == gateway:
+                if isinstance(e, el.InclusiveGateway):  # one flow, chosen: an exclusive one
+                    e = el.ExclusiveGateway(e.id, e.name, within=e.within, default=e.default)
                 if not isinstance(e, el.ExclusiveGateway):
                     raise ModelError(f"decide({gateway!r}): {e.kind} {gateway!r} is not an "
-                                     "exclusive gateway")
+                                     "exclusive or inclusive gateway")
                 self._elements[i] = dataclasses.replace(e, decision=el.Decision(pairs))
                 self._cache = None
                 return gateway
