@@ -140,7 +140,7 @@ class Residency:
         core = self.core
         if hold.site.wait_kind == NODE:
             tr = run.tracks.get(hold.track)
-            if tr is None or tr.coro is None or tr.node != hold.node:
+            if tr is None or tr.coro is None or not hold.alive:
                 # what an earlier trigger ran withdrew the wait this one came for (a
                 # completion condition, an interrupting boundary): it is dropped, as a
                 # resident track that was cancelled drops the resumption it had been given
