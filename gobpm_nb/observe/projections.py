@@ -24,7 +24,8 @@ from .fact_pages import short_details as short_details
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
                "boundary": "boundary fork", "scope": "scope", "event": "event subprocess",
-               "many": "multi-instance", "loop": "loop run"}
+               "many": "multi-instance", "loop": "loop run",
+               "compensation": "compensation"}
 #: What began a track that has no parent, other than the process's start (its ``origin``):
 #: an event subprocess started on the process's own scope.
 ROOT_ORIGINS = {"event": "event subprocess start"}

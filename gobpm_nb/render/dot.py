@@ -63,6 +63,7 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
     "event": ("#d6336c", "dashed"),
     "many": ("#5c940d", "dotted"),
     "loop": ("#5c940d", "dashed"),
+    "compensation": ("#862e9c", "dashed"),
 }
 #: Look of the instance frame per residency: border colour, style, fill, words.
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {
