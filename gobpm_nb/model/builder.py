@@ -43,6 +43,9 @@ class Builder:
              test_before: bool = False, maximum: int | None = None) -> str:
         raise NotImplementedError
 
+    def for_compensation(self, node: str) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -348,6 +351,9 @@ class Scope(str, Builder):
 
     def loop(self, node: str, **options: Any) -> str:
         return self._outer.loop(node, **options)
+
+    def for_compensation(self, node: str) -> str:
+        return self._outer.for_compensation(node)
 
     def __enter__(self) -> Scope:
         return self
