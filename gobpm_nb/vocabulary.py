@@ -37,9 +37,9 @@ LIVE: Final = (READY, RUNNING, WAITING, DEHYDRATED)
 #: How a track came to be.
 #: (scope: the first track inside a subprocess; event: the track that runs an event
 #: subprocess its start's trigger opened; many: an inner instance of a multi-instance
-#: activity; loop: one run of a standard loop)
+#: activity; loop: one run of a standard loop; compensation: a compensation handler's run)
 ORIGINS: Final = frozenset({"start", "fork", "join", "continuation", "boundary", "scope",
-                            "event", "many", "loop"})
+                            "event", "many", "loop", "compensation"})
 
 #: What an engine holder keeps: the kinds of hold.
 #: (a decision: a gateway where a person chooses the flow, design-review mode)

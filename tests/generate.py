@@ -9,10 +9,11 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 
 - waits: timer, message and signal catches, receive tasks, user tasks (with a timer, cycle,
   message or signal boundary, interrupting or not), conditional catches;
-- work and throws: script tasks (adding to ``total``), none throws (milestones), escalation
-  throws, signal and message throws, link throw/catch pairs, an exclusive split that ends the
-  path by an error end, an escalation end, a terminate end, a message end (sending ``total``)
-  or a signal end when ``total`` is high enough;
+- work and throws: script tasks (adding to ``total``; some with a compensation handler, a
+  script or a user task), none throws (milestones), escalation, compensation, signal and
+  message throws, link throw/catch pairs, an exclusive split that ends the path by an error
+  end, an escalation end, a terminate end, a message end (sending ``total``) or a signal end
+  when ``total`` is high enough;
 - gateways: parallel, exclusive, inclusive (conditions over ``total``), event-based races;
 - subprocesses, nested (up to ``DEPTH`` scopes), with boundaries (timer, cycle, message,
   signal, error, escalation; the boundary's path may wait before it ends) and event
@@ -72,12 +73,13 @@ quiet = st.one_of(
     st.tuples(st.just("script"), st.integers(1, 3)),
     st.tuples(st.just("milestone")),
     st.tuples(st.just("cond"), st.integers(1, 4)),
+    st.tuples(st.just("undoable"), st.integers(1, 3), st.booleans()),
     st.tuples(st.just("user"), st.one_of(st.none(), task_guard)))
 loud = st.one_of(
     st.tuples(st.just("escalate"), st.sampled_from(ESCALATIONS)),
     st.tuples(st.just("send"), st.sampled_from(["signal"]), st.sampled_from(SIGNALS)),
     st.tuples(st.just("send"), st.sampled_from(["message"]), st.sampled_from(MESSAGES)),
-    st.tuples(st.just("link")),
+    st.tuples(st.just("link")), st.tuples(st.just("compensate")),
     st.tuples(st.just("raise"), st.sampled_from(["error"]), st.sampled_from(ERRORS),
               st.integers(0, 4)),
     st.tuples(st.just("raise"), st.sampled_from(["escalation"]),
@@ -285,6 +287,17 @@ class Builder:
             return sc.script_task(self.name("script"), fn=adder("total", b[1]))
         if kind == "milestone":
             return sc.throw(self.name("milestone"))
+        if kind == "undoable":  # its handler: a user task, or a script counting ``undone``
+            node = sc.script_task(self.name("booked"), fn=adder("total", b[1]))
+            undo = self.name("undo")
+            if b[2]:
+                sc.user_task(undo, for_compensation=True)
+            else:
+                sc.script_task(undo, fn=adder("undone", 1), for_compensation=True)
+            sc.compensation_boundary(self.name("comp"), attached_to=node, handler=undo)
+            return node
+        if kind == "compensate":
+            return sc.compensation_throw(self.name("compensate"))
         if kind == "escalate":
             return sc.escalation_throw(self.name("escalate"), escalation=b[1])
         if kind == "send" and b[1] == "signal":

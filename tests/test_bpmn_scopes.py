@@ -257,7 +257,6 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
 @pytest.mark.parametrize("xml, tag, reason", [
     ('<adHocSubProcess id="x"><task id="in"/></adHocSubProcess>', "adHocSubProcess",
      "ad-hoc subprocesses are not supported yet; its 1 inner elements are kept"),
-    ('<transaction id="x"/>', "transaction", "transactions are not supported yet"),
     ('<complexGateway id="x"/>', "complexGateway", "complex gateways are not supported"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
@@ -268,7 +267,7 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      "startEvent", "events with several event definitions or a definition by reference"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Ad-hoc subprocesses, transactions, complex gateways, a standard loop that would run
+    """Ad-hoc subprocesses, complex gateways, a standard loop that would run
     for ever (a loop marker with no condition and no maximum) and a start event with two
     triggers stay refused: one error note each, on the element (a subprocess whose start is
     such a placeholder gets no note of its own)."""
@@ -294,21 +293,21 @@ def test_a_conditional_start_of_an_event_subprocess_is_refused_alone():
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():
-    """What cannot run yet inside a subprocess (a transaction, a compensation boundary) is
+    """What cannot run yet inside a subprocess (an ad-hoc subprocess, a complex gateway) is
     a placeholder in that scope: refused with its own reason, nothing else reported."""
-    body = ('<subProcess id="sp"><startEvent id="ss"/><transaction id="tx"/>'
-            '<boundaryEvent id="undo" attachedToRef="tx"><compensateEventDefinition/>'
-            '</boundaryEvent><endEvent id="se"/>'
+    body = ('<subProcess id="sp"><startEvent id="ss"/><adHocSubProcess id="tx"/>'
+            '<complexGateway id="undo"/><endEvent id="se"/>'
             '<sequenceFlow id="a" sourceRef="ss" targetRef="tx"/>'
-            '<sequenceFlow id="b" sourceRef="tx" targetRef="se"/></subProcess>'
+            '<sequenceFlow id="c" sourceRef="tx" targetRef="undo"/>'
+            '<sequenceFlow id="b" sourceRef="undo" targetRef="se"/></subProcess>'
             '<sequenceFlow id="f0" sourceRef="t" targetRef="sp"/>'
             '<sequenceFlow id="f9" sourceRef="sp" targetRef="e"/>')
     model = load(body)
-    assert [(n.element, n.tag) for n in model.report] == [("tx", "transaction"),
-                                                         ("undo", "boundaryEvent")]
+    assert [(n.element, n.tag) for n in model.report] == [("tx", "adHocSubProcess"),
+                                                         ("undo", "complexGateway")]
     kinds = {e.id: (e.kind, e.within) for e in model.processes["p"].elements}
     assert kinds["tx"] == ("unsupported", "sp")
-    assert kinds["undo"] == ("unsupported_boundary", "sp")
+    assert kinds["undo"] == ("unsupported", "sp")
 
 
 # -- bad input ---------------------------------------------------------------------------

@@ -34,8 +34,11 @@ def shape_of(e: el.Element) -> str:
 def process_layout(p: Process, flow_ids: dict[str, str]) -> Layout:
     """The layered layout of the whole process, subprocesses expanded, flows named by their
     XML ids."""
+    links = [(f"{e.id}->{e.handler}", e.id, e.handler) for e in p.elements
+             if isinstance(e, el.CompensationBoundary)]  # a handler right of its boundary
     return nested_layout(p.elements, [(flow_ids.get(f.id, f.id), f.source, f.target)
-                                      for f in p.flows], shape_of)
+                                      for f in p.flows] +
+                         [(flow_ids.get(k, k), s, t) for k, s, t in links], shape_of)
 
 
 Fresh = Callable[[str], str]  # a new id, unique in the document, from a wanted one
@@ -57,6 +60,10 @@ def new_diagram(root: etree._Element, p: Process, flow_ids: dict[str, str],
         fid = flow_ids.get(f.id, f.id)
         if fid in drawn.waypoints:
             _edge(plane, fid, drawn.waypoints[fid], fresh)
+    for e in p.elements:  # a compensation boundary's association to its handler
+        aid = flow_ids.get(f"{e.id}->{getattr(e, 'handler', '')}")
+        if isinstance(e, el.CompensationBoundary) and aid in drawn.waypoints:
+            _edge(plane, aid, drawn.waypoints[aid], fresh)
 
 
 def add_to_diagram(root: etree._Element, p: Process, elements: list[el.Element],

@@ -24,11 +24,13 @@ from .xmllib import etree
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
 _START = {"", "message", "timer", "signal"}  # in the process itself
-_SCOPE_START = {"", "message", "timer", "signal", "error", "escalation"}  # in a subprocess
-_END = {"", "terminate", "error", "escalation", "message", "signal"}
+_SCOPE_START = {"", "message", "timer", "signal", "error", "escalation",
+                "compensate"}  # in a subprocess
+_END = {"", "terminate", "error", "escalation", "message", "signal", "compensate", "cancel"}
 _CATCH = {"timer", "message", "signal", "conditional", "link"}
-_THROW = {"", "message", "signal", "escalation", "link"}
-_BOUNDARY = {"timer", "message", "signal", "error", "conditional", "escalation"}
+_THROW = {"", "message", "signal", "escalation", "link", "compensate"}
+_BOUNDARY = {"timer", "message", "signal", "error", "conditional", "escalation",
+             "compensate", "cancel"}
 _WHERE = {"startEvent": "start", "endEvent": "end", "intermediateCatchEvent": "intermediate catch",
           "intermediateThrowEvent": "intermediate throw", "boundaryEvent": "boundary"}
 
@@ -107,6 +109,8 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
     if kind == "message" and top:
         message, _ = message_of(ctx, spec, eid, keyed=False)
         p.message_start(eid, name, message=message)
+    elif kind == "compensate":
+        p.compensation_start(eid, name)
     elif kind == "error":
         if not interrupting:
             ctx.warning(node, "an error start event always interrupts; "
@@ -156,6 +160,13 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     if kind == "link":
         p.link_catch(eid, name, link=_link(ctx, node, spec))
         return
+    if kind == "compensate":
+        p.compensation_boundary(eid, name, attached_to=where["attached_to"],
+                                handler=_handler(ctx, node, eid))
+        return
+    if kind == "cancel":
+        p.cancel_boundary(eid, name, attached_to=where["attached_to"])
+        return
     args: dict[str, Any]
     if kind == "timer":
         args = timer(ctx, spec, eid)
@@ -187,6 +198,10 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.end(eid, name, message=message, key=key, payload=payload(node))
     elif kind == "signal":
         p.end(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    elif kind == "compensate":
+        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
+    elif kind == "cancel":
+        p.end(eid, name, cancel=True)
     else:
         error = _error_code(ctx, spec, eid) if kind == "error" else None
         escalation = _escalation_code(ctx, spec, eid, thrown=True) \
@@ -206,6 +221,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
                            escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
     elif kind == "link":
         p.link_throw(eid, name, link=_link(ctx, node, spec))
+    elif kind == "compensate":
+        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -327,6 +344,28 @@ def _escalation_code(ctx: Context, spec: etree._Element, eid: str,
     code: str | None = (escalation.get("escalationCode") or escalation.get("name")
                         or escalation.get("id"))
     return code
+
+
+def _handler(ctx: Context, node: etree._Element, eid: str) -> str:
+    """The compensation handler a compensation boundary's association leads to."""
+    for a in node.getroottree().getroot().iter(f"{{{BPMN}}}association"):
+        target: str = a.get("targetRef") or ""
+        if a.get("sourceRef") == eid and target:
+            return target
+    ctx.error(node, "a compensation boundary event needs an association to its handler (an "
+                    "activity with isForCompensation='true')")
+    ctx.explained.add(eid)
+    return ""
+
+
+def _activity_ref(ctx: Context, spec: etree._Element) -> str | None:
+    """The activity a compensation throw names (None: every one of its scope); it always
+    waits for its handlers here."""
+    if spec.get("waitForCompletion") == "false":
+        ctx.warning(spec, "waitForCompletion='false' is not supported: the throw waits for "
+                          "its handlers")
+    ref = spec.get("activityRef")
+    return ref.rpartition(":")[2] if ref else None
 
 
 def _link(ctx: Context, node: etree._Element, spec: etree._Element) -> str:

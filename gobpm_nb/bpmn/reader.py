@@ -39,7 +39,6 @@ TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "busines
 GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway"}
 NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
     "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
-    "transaction": "transactions are not supported yet",
     "complexGateway": "complex gateways are not supported",
 }
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
@@ -103,6 +102,8 @@ def read_scope(ctx: Context, node: etree._Element) -> None:
     eid, name = node.get("id", ""), node.get("name")
     if node.get("triggeredByEvent") == "true":
         scope = ctx.p.event_subprocess(eid, name)
+    elif local(node) == "transaction":
+        scope = ctx.p.transaction(eid, name)
     else:
         scope = ctx.p.subprocess(eid, name)
     outer, ctx.scope = ctx.scope, scope
@@ -153,14 +154,13 @@ def read_element(ctx: Context, node: etree._Element) -> None:
         _written_placeholder(ctx, node, marker)
         return
     not_run(ctx, node)
-    activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity")
+    activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity",
+                                                          "transaction")
     if activity:
         _activity_extras(ctx, node)
     if tag in EVENTS:
         read_event(ctx, node)
-    elif node.get("isForCompensation") == "true":
-        _placeholder(ctx, node, "compensation handlers are not supported yet", True)
-    elif tag == "subProcess":
+    elif tag in ("subProcess", "transaction"):
         read_scope(ctx, node)
     elif tag == "callActivity":
         read_call(ctx, node)
@@ -175,6 +175,9 @@ def read_element(ctx: Context, node: etree._Element) -> None:
                      False)
     if activity:
         read_loop(ctx, node)  # on the element just built
+        if node.get("isForCompensation") == "true" and ctx.process is not None and \
+                any(e.id == node.get("id") for e in ctx.process.elements):
+            ctx.p.for_compensation(node.get("id", ""))
 
 
 def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:

@@ -55,7 +55,9 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "event_subprocess": "subProcess", "call_activity": "callActivity",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
-        "event_gateway": "eventBasedGateway"}
+        "event_gateway": "eventBasedGateway", "transaction": "transaction",
+        "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
+        "cancel_end": "endEvent", "compensation_start": "startEvent"}
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
 _NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
                         "dataStoreReference"})
@@ -228,6 +230,12 @@ class Writer(RootElements):
         for held, rest in waiting.items():
             for _, node in rest:
                 slots.append(held, node)
+        for e in elements:  # a compensation handler is linked by an association (an artifact)
+            if isinstance(e, el.CompensationBoundary):
+                aid = flow_ids[f"{e.id}->{e.handler}"] = self.fresh(f"Association_{slug(e.id)}")
+                slots.container(scope.get(e.id)).append(etree.Element(
+                    bpmn("association"), id=aid, associationDirection="One", sourceRef=e.id,
+                    targetRef=e.handler))
         return flow_ids
 
     @staticmethod
@@ -255,6 +263,8 @@ class Writer(RootElements):
             node.set("isInterrupting", "false")
         if isinstance(e, el.EventSubProcess):
             node.set("triggeredByEvent", "true")
+        if e.for_compensation:
+            node.set("isForCompensation", "true")
         if default is not None:
             node.set("default", default)
         if isinstance(e, el.ReceiveTask):
@@ -332,6 +342,12 @@ class Writer(RootElements):
             self.formal(sub("conditional"), "condition", *expression(e.condition))
         if isinstance(e, (el.LinkThrow, el.LinkCatch)):
             sub("link", name=e.link)
+        if isinstance(e, (el.CompensationBoundary, el.CompensationStart)):
+            sub("compensate")
+        if isinstance(e, (el.CompensationThrow, el.CompensationEnd)):
+            sub("compensate", **({"activityRef": e.ref} if e.ref else {}))
+        if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
+            sub("cancel")
         if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and \
                 e.definition.isalpha():  # the one it had in the file, as the schema allows
             found = sub(e.definition, **({"name": ""} if e.definition == "link" else {}))
@@ -373,7 +389,7 @@ class _Slots:
     def container(self, held: str | None) -> etree._Element:
         """The XML element that holds what is in scope ``held``."""
         node = self.index.get(held, self.proc) if held is not None else self.proc
-        return node if local(node) == "subProcess" else self.proc
+        return node if local(node) in ("subProcess", "transaction") else self.proc
 
     def append(self, held: str | None, node: etree._Element) -> None:
         key = held if self.container(held) is not self.proc else None
@@ -409,7 +425,8 @@ _ACTIVITY_HEADER = _HEADER + ("categoryValueRef", "incoming", "outgoing", "ioSpe
 def _after_header(container: etree._Element) -> int:
     """Where the first flow element goes: after documentation, extensions, lanes, ... (and,
     in a subprocess, after its incoming and outgoing flows, loop, data)."""
-    header = _ACTIVITY_HEADER if local(container) == "subProcess" else _HEADER
+    header = _ACTIVITY_HEADER if local(container) in ("subProcess", "transaction") \
+        else _HEADER
     return max((i + 1 for i, c in enumerate(container) if local(c) in header), default=0)
 
 

@@ -43,6 +43,9 @@ class Builder:
              test_before: bool = False, maximum: int | None = None) -> str:
         raise NotImplementedError
 
+    def for_compensation(self, node: str) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -64,13 +67,19 @@ class Builder:
     def end(self, id: str, name: str | None = None, *, terminate: bool = False,
             error: str | None = None, escalation: str | None = None,
             message: str | None = None, key: Condition | None = None,
-            signal: str | None = None, payload: tuple[str, ...] | list[str] = ()) -> str:
+            signal: str | None = None, payload: tuple[str, ...] | list[str] = (),
+            compensate: bool | str = False, cancel: bool = False) -> str:
         """An end event: plain, ``terminate`` (ends its scope: the instance, or the
         subprocess it is in), ``error`` (throws that error code), ``escalation``, ``message``
-        (publishes it with ``key`` and the ``payload`` fields, as ``message_throw`` does) or
-        ``signal`` (broadcasts it with the ``payload`` fields); give at most one."""
+        (publishes it with ``key`` and the ``payload`` fields, as ``message_throw`` does),
+        ``signal`` (broadcasts it with the ``payload`` fields), ``compensate`` (True: every
+        completed activity of its scope, latest first; an id: that activity; then it ends)
+        or ``cancel`` (cancels the transaction it is in); give at most one."""
         common: dict[str, Any] = {"terminate": terminate, "error": error,
                                   "escalation": escalation}
+        if compensate is not False or cancel:
+            return self._compensating_end(id, name, common, compensate, cancel,
+                                          message is not None or signal is not None)
         if message is not None and signal is not None:
             self.add_problem(f"end event {id!r}: give at most one of terminate, error, "
                              "escalation, message or signal (it has message and signal)")
@@ -86,6 +95,57 @@ class Builder:
         if payload:
             self.add_problem(f"end event {id!r}: payload= needs message= or signal=")
         return self._add(el.EndEvent(id, name, **common))
+
+    def _compensating_end(self, id: str, name: str | None, common: dict[str, Any],
+                          compensate: bool | str, cancel: bool, sends: bool) -> str:
+        if sends or any(common.values()) or (compensate is not False and cancel):
+            self.add_problem(f"end event {id!r}: give at most one of terminate, error, "
+                             "escalation, message, signal, compensate or cancel")
+        if cancel:
+            return self._add(el.CancelEnd(id, name, **common))
+        return self._add(el.CompensationEnd(id, name, **common,
+                                            ref=self._activity_ref(id, compensate)))
+
+    def _activity_ref(self, id: str, compensate: bool | str | None) -> str | None:
+        if compensate is True or compensate is None:
+            return None
+        if not isinstance(compensate, str) or not compensate:
+            self.add_problem(f"{id!r}: compensate= is True or an activity id, not "
+                             f"{compensate!r}")
+            return None
+        return str(compensate)
+
+    def compensation_throw(self, id: str, name: str | None = None, *,
+                           activity: str | None = None) -> str:
+        """An intermediate throw that compensates ``activity`` (None: every completed
+        compensable activity of its scope, the latest first) and goes on when every handler
+        is done (BPMN ``waitForCompletion``)."""
+        return self._add(el.CompensationThrow(id, name,
+                                              ref=self._activity_ref(id, activity)))
+
+    def compensation_boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                              handler: str) -> str:
+        """Make ``handler`` (an activity added with ``for_compensation=True``) the
+        compensation handler of ``attached_to``: once that activity has completed, a
+        compensation throw of its scope runs the handler, with the data as it completed."""
+        return self._add(el.CompensationBoundary(id, name, attached_to=attached_to,
+                                                 handler=handler))
+
+    def compensation_start(self, id: str, name: str | None = None) -> str:
+        """The start of a compensation event subprocess (in a subprocess): it runs when the
+        subprocess, completed, is compensated."""
+        return self._add(el.CompensationStart(id, name))
+
+    def transaction(self, id: str, name: str | None = None, *,
+                    for_compensation: bool = False) -> Scope:
+        """A transaction subprocess (as ``subprocess``): a ``cancel`` end inside it withdraws
+        its tracks, compensates its completed activities and leaves by its cancel boundary."""
+        self._add(el.Transaction(id, name, for_compensation=for_compensation or None))
+        return Scope(id, self)
+
+    def cancel_boundary(self, id: str, name: str | None = None, *, attached_to: str) -> str:
+        """Where a transaction is left once it has been cancelled and compensated."""
+        return self._add(el.CancelBoundary(id, name, attached_to=attached_to))
 
     # -- the start events of event subprocesses ------------------------------------------
     def message_start(self, id: str, name: str | None = None, *, message: str,
@@ -112,15 +172,21 @@ class Builder:
         return self._add(el.EscalationStart(id, name, interrupting=interrupting,
                                             escalation=escalation))
 
-    def script_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None) -> str:
-        return self._add(el.ScriptTask(id, name, fn=fn))
+    def script_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
+                    for_compensation: bool = False) -> str:
+        """``for_compensation``: a compensation handler (``compensation_boundary``), which
+        no flow enters or leaves."""
+        return self._add(el.ScriptTask(id, name, fn=fn, for_compensation=for_compensation or None))
 
     def service_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
-                     topic: str | None = None) -> str:
-        return self._add(el.ServiceTask(id, name, fn=fn, topic=topic))
+                     topic: str | None = None, for_compensation: bool = False) -> str:
+        return self._add(el.ServiceTask(id, name, fn=fn, topic=topic,
+                                        for_compensation=for_compensation or None))
 
-    def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None) -> str:
-        return self._add(el.UserTask(id, name, assignee=assignee))
+    def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None,
+                  for_compensation: bool = False) -> str:
+        return self._add(el.UserTask(id, name, assignee=assignee,
+                                     for_compensation=for_compensation or None))
 
     def receive_task(self, id: str, name: str | None = None, *, message: str,
                      key: Condition | None = None) -> str:
@@ -167,10 +233,11 @@ class Builder:
     def link_catch(self, id: str, name: str | None = None, *, link: str) -> str:
         return self._add(el.LinkCatch(id, name, link=link))
 
-    def subprocess(self, id: str, name: str | None = None) -> Scope:
+    def subprocess(self, id: str, name: str | None = None, *,
+                   for_compensation: bool = False) -> Scope:
         """An embedded subprocess. What it returns is its id, and the builder of what is
         inside it: ``with p.subprocess("handle") as sp: sp.start("hs") ...``."""
-        self._add(el.SubProcess(id, name))
+        self._add(el.SubProcess(id, name, for_compensation=for_compensation or None))
         return Scope(id, self)
 
     def event_subprocess(self, id: str, name: str | None = None) -> Scope:
@@ -181,14 +248,15 @@ class Builder:
 
     def call_activity(self, id: str, name: str | None = None, *, process: str,
                       version: int | None = None, inputs: list[str] | None = None,
-                      outputs: list[str] | None = None) -> str:
+                      outputs: list[str] | None = None, for_compensation: bool = False) -> str:
         """Call process ``process`` (its newest deployed version, or ``version``) as a child
         instance: ``inputs`` names the fields it starts with (None: all the data),
         ``outputs`` the fields merged back when it ends (None: all its data)."""
         return self._add(el.CallActivity(
             id, name, process=process, version=version,
             inputs=tuple(inputs) if inputs is not None else None,
-            outputs=tuple(outputs) if outputs is not None else None))
+            outputs=tuple(outputs) if outputs is not None else None,
+            for_compensation=for_compensation or None))
 
     def inclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
@@ -239,8 +307,6 @@ class Builder:
             id, name, attached_to=attached_to, interrupting=interrupting,
             condition=self._expr(id, "condition", condition)))
 
-
-
     def unsupported(self, id: str, name: str | None = None, *, tag: str, reason: str,
                     activity: bool = False, attached_to: str | None = None,
                     interrupting: bool = True, definition: str = "") -> str:
@@ -285,6 +351,9 @@ class Scope(str, Builder):
 
     def loop(self, node: str, **options: Any) -> str:
         return self._outer.loop(node, **options)
+
+    def for_compensation(self, node: str) -> str:
+        return self._outer.for_compensation(node)
 
     def __enter__(self) -> Scope:
         return self

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from .checks import GATEWAYS, check_element
+from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
 from .timers import Timer, TimerSpec
@@ -55,6 +56,13 @@ class Definition:
     #: What runs but may not be meant (an implicit end, an unreachable element), worded as
     #: ``validate()`` reports problems; not in the signature.
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    #: Compensation: activity id -> its handler; subprocess id -> its compensation event
+    #: subprocess; the activities that record themselves as compensable when they complete.
+    compensation: MappingProxyType[str, str] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
+    compensation_events: MappingProxyType[str, str] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
+    compensable: frozenset[str] = field(default=frozenset(), compare=False)
 
     def node(self, id: str) -> el.Element:
         return self.nodes[id]
@@ -85,7 +93,7 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision"})
+OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation"})
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -136,6 +144,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
     timers: dict[str, Timer] = {}
     for e in nodes.values():
         found.extend(check_element(e, nodes, outgoing, incoming, boundaries, timers))
+    found.extend((undo := compensation_of(nodes, incoming, outgoing, boundaries)).problems)
     lost: list[el.Element] = []
     if len(starts) <= 1 and (starts or triggered):
         lost = _unreachable(starts + list(triggered), nodes, outgoing, boundaries, inner,
@@ -157,7 +166,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
                       if all(f.condition is None for f in v)}),
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
         conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
-                        for e in nodes.values()))
+                        for e in nodes.values()), compensation=freeze(undo.handlers),
+        compensation_events=freeze(undo.events), compensable=undo.compensable)
 
 
 def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str]:
@@ -173,8 +183,9 @@ def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str
 def _implicit_end(e: el.Element) -> bool:
     """Whether ``e`` without an outgoing flow ends its track there (BPMN's implicit end):
     any activity or event but an end, a link throw, a gateway (refused) or a placeholder."""
-    return not isinstance(e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
-                              el.UnsupportedBoundary) + GATEWAYS)
+    return not e.for_compensation and not isinstance(
+        e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
+            el.UnsupportedBoundary, el.CompensationBoundary) + GATEWAYS)
 
 
 def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -292,6 +303,9 @@ def _next(here: str, nodes: Nodes, outgoing: Flows, boundaries: Boundaries,
         nxt.extend(_host(nodes, s) for s in events.get(here, ()))
     if here in links:
         nxt.append(links[here])
+    node = nodes[here]
+    if isinstance(node, el.CompensationBoundary) and node.handler in nodes:
+        nxt.append(node.handler)
     return nxt
 
 

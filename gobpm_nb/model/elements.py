@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
+from .characteristics import Decision as Decision
+from .characteristics import Loop as Loop
+from .characteristics import Many as Many
 from .expr import Expr
 from .timers import TimerSpec
 
@@ -29,33 +32,9 @@ class WaitContext(Protocol):
     min_dehydrate_wait: timedelta
 
 
-@dataclass(frozen=True)
-class Many:
-    """An activity's multi-instance characteristics (Camunda 8's model): one inner instance
-    per item of ``collection`` (each sees its item as ``element``) or ``cardinality`` of
-    them, in parallel or ``sequential``; ``completion`` ends it early when it holds after an
-    inner instance completes; ``output_element`` of each inner instance is collected, in
-    item order, into ``output_collection``."""
-
-    sequential: bool = False
-    collection: Expr | None = None
-    element: str | None = None
-    cardinality: Expr | None = None
-    completion: Expr | None = None
-    output_collection: str | None = None
-    output_element: Expr | None = None
-
-
-@dataclass(frozen=True)
-class Loop:
-    """An activity's standard loop (BPMN 2.0 ``standardLoopCharacteristics``): it runs again
-    while ``condition`` holds (None: always), tested after each run, or also before the first
-    when ``test_before`` (so it may run zero times); at most ``maximum`` runs (None: no cap).
-    The condition sees ``loopCounter``, the runs done so far; each run sees its own number."""
-
-    condition: Expr | None = None
-    test_before: bool = False
-    maximum: int | None = None
+def waits(self: Element, ctx: WaitContext) -> bool:
+    """A node that waits for what runs under it, each judged on its own: eligible."""
+    return True
 
 
 @dataclass(frozen=True)
@@ -70,6 +49,8 @@ class Element:
     many: Many | None = None
     #: Standard loop characteristics (activities only), or None.
     loop: Loop | None = None
+    #: True for a compensation handler (BPMN ``isForCompensation``); None: not one.
+    for_compensation: bool | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway
@@ -136,6 +117,13 @@ class EscalationStart(TriggeredStart):
 
 
 @dataclass(frozen=True)
+class CompensationStart(TriggeredStart):
+    """Starts a compensation event subprocess when its subprocess is compensated."""
+
+    kind = "compensation_start"
+
+
+@dataclass(frozen=True)
 class EndEvent(Element):
     terminate: bool = False
     error: str | None = None
@@ -162,6 +150,22 @@ class SignalEnd(EndEvent):
     signal: str = ""
     payload: tuple[str, ...] = ()
     kind = "signal_end"
+
+
+@dataclass(frozen=True)
+class CompensationEnd(EndEvent):
+    """Compensates (as ``CompensationThrow``), then ends its track."""
+
+    ref: str | None = None  # BPMN activityRef
+    kind = "compensation_end"
+    dehydratable = waits  # it waits for its handlers
+
+
+@dataclass(frozen=True)
+class CancelEnd(EndEvent):
+    """Cancels its transaction: withdrawn, compensated, left by its cancel boundary."""
+
+    kind = "cancel_end"
 
 
 @dataclass(frozen=True)
@@ -279,6 +283,15 @@ class EscalationThrow(Element):
 
 
 @dataclass(frozen=True)
+class CompensationThrow(Element):
+    """Compensates ``ref`` (None: its scope's, latest first), waiting for the handlers."""
+
+    ref: str | None = None  # BPMN activityRef
+    kind = "compensation_throw"
+    dehydratable = waits  # it waits for its handlers
+
+
+@dataclass(frozen=True)
 class LinkThrow(Element):
     """Goes to the link catch event of the same name in the same scope."""
 
@@ -304,6 +317,13 @@ class SubProcess(Element):
 
     def dehydratable(self, ctx: WaitContext) -> bool:
         return True  # it waits for the tracks inside it, each judged on its own
+
+
+@dataclass(frozen=True)
+class Transaction(SubProcess):
+    """A transaction subprocess: a cancel end event inside it cancels it."""
+
+    kind = "transaction"
 
 
 @dataclass(frozen=True)
@@ -342,15 +362,6 @@ class InclusiveGateway(Element):
 
     default: str | None = None  # the target node of the default flow
     kind = "inclusive_gateway"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """How a decision gateway chooses: ``weights`` — (flow, weight) pairs, a flow named by
-    its id or its target's — makes a rule that draws from the engine's seeded generator;
-    without weights a person chooses (``Engine.decide``)."""
-
-    weights: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -419,6 +430,21 @@ class EscalationBoundary(Boundary):
 
     escalation: str | None = None
     kind = "escalation_boundary"
+
+
+@dataclass(frozen=True)
+class CompensationBoundary(Boundary):
+    """Links its activity to the compensation ``handler``; arms nothing."""
+
+    handler: str = ""
+    kind = "compensation_boundary"
+
+
+@dataclass(frozen=True)
+class CancelBoundary(Boundary):
+    """Where a cancelled transaction is left; arms nothing."""
+
+    kind = "cancel_boundary"
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,17 @@ class Process(Builder):
                 return node
         raise ModelError(f"loop({node!r}): process {self.id!r} has no element {node!r}")
 
+    def for_compensation(self, node: str) -> str:
+        """Mark activity ``node`` as a compensation handler (BPMN ``isForCompensation``),
+        as ``for_compensation=True`` does when it is added."""
+        for i, e in enumerate(self._elements):
+            if e.id == node:
+                self._elements[i] = dataclasses.replace(e, for_compensation=True)
+                self._cache = None
+                return node
+        raise ModelError(f"for_compensation({node!r}): process {self.id!r} has no element "
+                         f"{node!r}")
+
     def set_function(self, node: str, fn: el.Script) -> str:
         """Attach a Python function to a script task or a service task (an imported one
         passes data through until it has one; a worker service task becomes inline)."""

@@ -24,7 +24,8 @@ from .fact_pages import short_details as short_details
 #: How a child track came to be (its ``origin``) -> the edge label in the lineage.
 EDGE_LABELS = {"fork": "fork", "join": "join", "continuation": "continuation",
                "boundary": "boundary fork", "scope": "scope", "event": "event subprocess",
-               "many": "multi-instance", "loop": "loop run"}
+               "many": "multi-instance", "loop": "loop run",
+               "compensation": "compensation"}
 #: What began a track that has no parent, other than the process's start (its ``origin``):
 #: an event subprocess started on the process's own scope.
 ROOT_ORIGINS = {"event": "event subprocess start"}
@@ -34,7 +35,7 @@ FORK_ORIGINS = ("boundary", "continuation")
 #: start of an event subprocess of the process), where it would name a track.
 PROCESS_SCOPE = "process"
 #: Element kinds that are scopes: drawn as a frame around the elements ``within`` them.
-SCOPE_KINDS = frozenset({"subprocess", "event_subprocess"})
+SCOPE_KINDS = frozenset({"subprocess", "event_subprocess", "transaction"})
 
 #: Newest facts a live dashboard keeps at hand: its fact table's newest page, read without
 #: copying the log (the table pages through the whole kept log: :mod:`.fact_pages`).
@@ -269,6 +270,10 @@ def _detail(element: Any) -> str:
         return str(element.escalation) if element.escalation else "any escalation"
     if kind in ("link_throw", "link_catch"):
         return f"link {element.link}"
+    if kind == "compensation_boundary":
+        return f"handler {element.handler}"
+    if kind in ("compensation_throw", "compensation_end"):
+        return f"compensate {element.ref}" if element.ref else "compensate all"
     if kind == "end" and element.error:
         return f"error {element.error}"
     if kind == "end" and getattr(element, "escalation", None):
@@ -280,6 +285,8 @@ def _many(element: Any) -> str:
     """An activity's multi-instance marker and what it runs over, or its standard loop's
     marker and condition ("" for none)."""
     many = getattr(element, "many", None)
+    if getattr(element, "for_compensation", None):  # BPMN's compensation marker
+        return " ".join(m for m in ("◀◀ for compensation", _loop(element.loop)) if m)
     if many is None:
         return _loop(getattr(element, "loop", None))
     marker = "≡" if many.sequential else "|||"

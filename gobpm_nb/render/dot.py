@@ -63,6 +63,7 @@ EDGE_STYLES: dict[str, tuple[str, str]] = {
     "event": ("#d6336c", "dashed"),
     "many": ("#5c940d", "dotted"),
     "loop": ("#5c940d", "dashed"),
+    "compensation": ("#862e9c", "dashed"),
 }
 #: Look of the instance frame per residency: border colour, style, fill, words.
 RESIDENCY_LOOKS: dict[str, tuple[str, str, str, str]] = {
@@ -98,16 +99,19 @@ EVENT_GLYPHS = {
     "escalation_boundary": "⇧", "escalation_start": "⇧", "escalation_throw": "⬆",
     "link_catch": "⇨", "link_throw": "➜",
     "message_end": "✉", "signal_end": "▲",
+    "compensation_boundary": "◀◀", "compensation_start": "◀◀", "compensation_throw": "◀◀",
+    "compensation_end": "◀◀", "cancel_boundary": "✕", "cancel_end": "✕",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 #: End events, drawn thick (a message or signal end with its glyph and its detail).
-END_KINDS = frozenset({"end", "message_end", "signal_end"})
+END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
-                              "escalation_start"})
+                              "escalation_start", "compensation_start"})
 #: The kind line of a subprocess's frame.
-SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»"}
+SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»",
+                  "transaction": "«transaction»"}
 TASKS = frozenset({"script_task", "service_task", "user_task", "receive_task",
                    "call_activity"})
 TASK_CAPTIONS = {"script_task": "script", "service_task": "service", "user_task": "user",

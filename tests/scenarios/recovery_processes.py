@@ -49,3 +49,29 @@ def retries():
     p.end("e")
     p.flow("s", "attempt", "e")
     return p.validate()
+
+
+UNBOOK_CRASH = False
+
+
+def unbook(d):
+    if UNBOOK_CRASH:
+        os._exit(0)  # dies inside the command that runs the second handler
+    return {"booked": False}
+
+
+def undo_trip():
+    """Book and pay, then compensate both: ``refund`` (a user task) undoes ``pay`` first,
+    then the script ``unbook`` undoes ``book``."""
+    p = bpm.Process("undo_trip")
+    p.start("s")
+    p.script_task("book", fn=lambda d: {"booked": True})
+    p.compensation_boundary("b_book", attached_to="book", handler="unbook")
+    p.script_task("unbook", fn=unbook, for_compensation=True)
+    p.script_task("pay", fn=lambda d: {"paid": True})
+    p.compensation_boundary("b_pay", attached_to="pay", handler="refund")
+    p.user_task("refund", for_compensation=True)
+    p.compensation_throw("undo")
+    p.end("e")
+    p.flow("s", "book", "pay", "undo", "e")
+    return p

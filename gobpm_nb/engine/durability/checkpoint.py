@@ -24,6 +24,7 @@ from ..state.fields import Reader
 from ..state.records import Track, TrackView, join_parts
 from ..state.waits import (
     BOUNDARY_KINDS,
+    CompensateWait,
     GatewayWait,
     ManyWait,
     ScopeWait,
@@ -54,6 +55,8 @@ class Image(NamedTuple):
     events: dict[str, Any] | None = None
     #: A called instance's caller: (instance, track), or None.
     parent: tuple[str, str] | None = None
+    #: The completed compensable activities' records, by scope (``Run.compensable``).
+    compensable: dict[str, list[dict[str, Any]]] | None = None
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
@@ -85,6 +88,10 @@ def capture(run: Run, now: int) -> dict[str, Any]:
         doc = {"at": doc.pop("at"), "data": doc.pop("data"),
                "events": {s: wait_doc(w, orders, BOUNDARY)
                           for s, w in sorted(run.root.boundaries.items())}, **doc}
+    if run.compensable:  # between "at" and "data" (absent: none, as before it existed)
+        doc = {"at": doc.pop("at"), "compensable": {
+            scope: copy.deepcopy(records) for scope, records in sorted(run.compensable.items())},
+            **doc}
     return doc
 
 
@@ -141,7 +148,27 @@ def read(doc: dict[str, Any], instance: str) -> Image:
         link = r.get(doc, "parent", "dict", "")
         parent = (r.get(link, "instance", "str", "parent"),
                   r.get(link, "track", "track", "parent"))
-    return Image(instance, process, at, state, data, counters, tracks, joins, events, parent)
+    compensable = None
+    if "compensable" in doc:
+        compensable = r.get(doc, "compensable", "dict", "")
+        for scope, records in compensable.items():
+            if scope != ROOT:
+                r.tracks([scope], f"compensable.{scope}")
+            read_records(r, records, f"compensable.{scope}")
+    return Image(instance, process, at, state, data, counters, tracks, joins, events, parent,
+                 compensable)
+
+
+def read_records(r: Reader, records: Any, path: str) -> None:
+    """Compensable records: each names its activity, with its data, and its inner records."""
+    if not isinstance(records, list):
+        raise r.fail(path, "is not a list of records")
+    for i, rec in enumerate(records):
+        where = f"{path}[{i}]"
+        r.get(rec, "node", "str", where)
+        r.get(rec, "data", "dict", where)
+        if "inner" in rec:
+            read_records(r, rec["inner"], f"{where}.inner")
 
 
 #: The fields read together (``Reader.fields``): of the document, of its process, of its id
@@ -194,7 +221,7 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
     if "locals" in t:
         tr.locals = r.get(t, "locals", "dict", path)
         counter = tr.locals.get("loopCounter")
-        if type(counter) is not int or counter < 1:
+        if origin != "compensation" and (type(counter) is not int or counter < 1):
             raise r.fail(f"{path}.locals.loopCounter", "is not a count from 1")
     return tr
 
@@ -254,6 +281,9 @@ def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track]
     if host is not None and tr.locals is not None and host.node == tr.node and \
             isinstance(host.wait, ManyWait):
         return  # an inner instance of a multi-instance activity, under its body
+    if host is not None and tr.origin in ("compensation", "continuation") and \
+            isinstance(host.wait, CompensateWait):
+        return  # a compensation handler, under the throw that runs it
     if host is None or host.node != node.within or not isinstance(host.wait, ScopeWait):
         raise r.fail(path, f"{tr.scope!r} is not a track running {node.within!r}")
 
@@ -265,7 +295,8 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
                          el.SubProcess, el.CallActivity),
-                "call": el.CallActivity, "decision": el.ExclusiveGateway}
+                "call": el.CallActivity, "decision": el.ExclusiveGateway,
+                "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction)}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

@@ -32,6 +32,7 @@ from ..state.incident import Incident
 from ..state.records import Track, Trigger
 from ..state.waits import ManyWait
 from .boundaries import arm_boundaries
+from .compensation import lift
 
 Result = Any
 
@@ -152,6 +153,7 @@ def finish(run: Run, tr: Track, node: el.Element, outputs: list[Any] | None) -> 
     """The body leaves: the output collection goes into the data."""
     many = node.many
     run.disarm(tr)
+    lift(run, tr)
     if outputs is not None and many is not None and many.output_collection is not None:
         run.merge({many.output_collection: outputs}, node.id)
     return outgoing(run, node)

@@ -25,8 +25,8 @@ from ..runtime.run import Run
 from ..runtime.tracks import PARK, spawn
 from ..state.incident import Incident
 from ..state.records import Track, Trigger
-from ..state.waits import ScopeWait
-from . import multi_instance
+from ..state.waits import CompensateWait, ScopeWait
+from . import compensation, multi_instance
 from .boundaries import arm_boundaries, arm_boundary, fork_boundary
 from .events import broadcast, publish
 
@@ -53,11 +53,14 @@ def open_scope(run: Run, tr: Track, node: el.Element, trigger: Trigger | None) -
 def fire_scope(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
     """The scope's last track has ended (a ``scope`` trigger): the track goes on by the
     subprocess's flows, or, running an event subprocess, ends. Any other trigger is an event
-    subprocess's start: the track opens its scope."""
+    subprocess's start: the track opens its scope. A cancelled transaction compensates."""
+    if isinstance(tr.wait, CompensateWait):
+        return compensation.fire_throw(run, tr, node, trigger)
     if trigger.kind != "scope":
         return open_scope(run, tr, node, trigger)
     run.disarm(tr)
     if isinstance(node, el.EventSubProcess):
+        run.compensable.pop(tr.id, None)  # what completed in it is not compensable outside
         run.emit("node_left", tr.id, node.id, None)
         run.end_track(tr, "completed")
         return None

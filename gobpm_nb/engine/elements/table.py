@@ -15,7 +15,16 @@ from ...model import elements as el
 from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.records import Track
-from . import call_activities, events, gateways, inclusive, multi_instance, subprocesses, tasks
+from . import (
+    call_activities,
+    compensation,
+    events,
+    gateways,
+    inclusive,
+    multi_instance,
+    subprocesses,
+    tasks,
+)
 from .boundaries import check_conditions, fire_boundary_event
 
 Result = Any  # list of flows | PARK | None
@@ -58,6 +67,10 @@ ENTER: dict[str, Callable[..., Result]] = {
     "signal_end": subprocesses.enter_end,
     "none_throw": events.enter_start,
     "subprocess": subprocesses.enter_subprocess,
+    "transaction": subprocesses.enter_subprocess,
+    "compensation_throw": compensation.enter_throw,
+    "compensation_end": compensation.enter_throw,
+    "cancel_end": compensation.enter_cancel_end,
     "escalation_throw": subprocesses.enter_escalation_throw,
     "link_throw": subprocesses.enter_link_throw,
     "link_catch": events.enter_start,
@@ -77,7 +90,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "event_gateway": gateways.enter_event_gateway,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
-              "conditional_boundary", "escalation_boundary"):
+              "conditional_boundary", "escalation_boundary", "cancel_boundary"):
     ENTER[_kind] = events.enter_boundary
 
 FIRE: dict[str, Callable[..., Result]] = {
@@ -93,17 +106,24 @@ FIRE: dict[str, Callable[..., Result]] = {
     "inclusive_gateway": inclusive.fire,
     "event_gateway": gateways.fire_gateway,
     "subprocess": subprocesses.fire_scope,
+    "transaction": subprocesses.fire_scope,
+    "compensation_throw": compensation.fire_throw,
+    "compensation_end": compensation.fire_throw,
     "event_subprocess": subprocesses.fire_scope,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
               "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
-              "signal_start", "error_start", "escalation_start"):
+              "signal_start", "error_start", "escalation_start", "cancel_boundary",
+              "compensation_start"):
     FIRE[_kind] = events.fire_pass
 
 ENTER["call_activity"] = call_activities.enter_call
 FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
-              "call_activity"):  # multi-instance or a standard loop: a body over its runs
+              "transaction", "call_activity"):  # multi-instance or a loop: a body over its runs
+    # completed, a compensable activity leaves its record (``compensation``)
+    ENTER[_kind] = compensation.recording(ENTER[_kind])
+    FIRE[_kind] = compensation.recording(FIRE.get(_kind, events.fire_pass))
     ENTER[_kind] = multi_instance.entering(ENTER[_kind])
     # a script task fires as a body
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))

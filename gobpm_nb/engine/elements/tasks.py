@@ -12,7 +12,7 @@ from ..runtime.compute import outgoing
 from ..runtime.run import Run
 from ..runtime.tracks import PARK
 from ..state.incident import clean
-from ..state.records import Track, Trigger
+from ..state.records import Job, Task, Track, Trigger
 from ..state.waits import (
     JobWait,
     TaskWait,
@@ -48,12 +48,24 @@ def outcome_of(run: Run, node: Any) -> tuple[Any, dict[str, Any] | None]:
 def enter_service(run: Run, tr: Track, node: el.ServiceTask) -> Result:
     if node.fn is not None:
         return call_fn(run, tr, node)
-    job = run.new_job(tr, node)
+    job = new_job(run, tr, node)
     run.core.jobs[job.id] = job
     tr.wait = JobWait(node.id, job.id, job.topic)
     run.emit("job_created", tr.id, node.id, {"job": job.id, "topic": job.topic})
     arm_boundaries(run, tr, node)
     return PARK
+
+
+def new_job(run: Run, tr: Track, node: el.ServiceTask) -> Job:
+    run.seq["job"] += 1
+    return Job(f"{run.id}:{node.id}:{run.seq['job']}", node.topic or "", run.id, tr.id,
+               node.id)
+
+
+def new_task(run: Run, tr: Track, node: el.UserTask) -> Task:
+    run.seq["task"] += 1
+    tid = f"{run.id}:{node.id}:{run.seq['task']}"
+    return Task(tid, run.id, tr.id, node.id, node.label, node.assignee, run.core.kernel.now)
 
 
 def fire_job(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
@@ -65,7 +77,7 @@ def fire_job(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
 
 
 def enter_user_task(run: Run, tr: Track, node: el.UserTask) -> Result:
-    task = run.new_task(tr, node)
+    task = new_task(run, tr, node)
     run.core.inbox[task.id] = task
     tr.wait = w = TaskWait(node.id, task.id, task.created)
     run.emit("task_created", tr.id, node.id, {"task": task.id})

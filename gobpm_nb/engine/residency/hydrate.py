@@ -3,6 +3,7 @@ terminated child, restart recovery)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Protocol
 
 from ...vocabulary import ROOT, WAITING
@@ -34,6 +35,8 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     run.holds = list(rec.holds)
     run.stored = rec.stored
     run.parent = image.parent
+    if image.compensable:
+        run.compensable = copy.deepcopy(image.compensable)
     core.runs[rec.id] = run
     run.seq = dict(image.seq)
     run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}

@@ -14,7 +14,6 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...model import Definition
-from ...model import elements as el
 from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, ROOT, TERMINAL, WAITING
 from ..state.holders import Hold, Holders
 from ..state.incident import Incident, clean
@@ -27,6 +26,8 @@ if TYPE_CHECKING:
     from .messaging import Messages
 
 BUSY = frozenset({"ready", "running"})
+#: Waits over tracks inside them: those the last ends (``close_scope``), those that stop them.
+SCOPES, RUNS = ("scope", "compensate"), ("scope", "many", "compensate")
 
 
 class RunHost(Calls, Protocol):
@@ -61,7 +62,7 @@ class Run:
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade", "steps", "looping", "opening_events")
+                 "cascade", "steps", "looping", "opening_events", "compensable")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -102,6 +103,8 @@ class Run:
         #: caller); the nodes entered by tracks past the bound (``entering``).
         self.steps = 0
         self.looping: list[str] | None = None
+        #: Completed compensable activities' records, by scope, oldest first (``compensation``)
+        self.compensable: dict[str, list[dict[str, Any]]] = {}
 
     # -- facts and track states -----------------------------------------------------------
     def emit(self, kind: str, track: str | None, node: str | None,
@@ -222,7 +225,7 @@ class Run:
         live."""
         host = self.tracks[scope]
         w = host.wait
-        if host.state in TERMINAL or w is None or w.kind != "scope" or w.fired or \
+        if host.state in TERMINAL or w is None or w.kind not in SCOPES or w.fired or \
                 scope in self.inside or self.opening(scope):
             return False
         w.fired = True
@@ -313,7 +316,8 @@ class Run:
         self.withdraw(tr, reason)
         self.disarm(tr)
         self.leave_joins(tr.id)
-        if tr.wait is not None and tr.wait.kind in ("scope", "many"):  # and what runs inside
+        self.compensable.pop(tr.id, None)  # what completed inside can be compensated no more
+        if tr.wait is not None and tr.wait.kind in RUNS:  # and what runs inside
             state = "cancelled" if reason == "cancelled" else "withdrawn"
             self.stop_all(self.members(tr.id), state, reason)
         tr.wait = None
@@ -484,17 +488,6 @@ class Run:
         if self.loop_waiting and self.loop is not None:
             self.loop_waiting = False
             self.core.kernel.resume(self.loop)
-
-    # -- ids ------------------------------------------------------------------------------
-    def new_task(self, tr: Track, node: el.UserTask) -> Task:
-        self.seq["task"] += 1
-        tid = f"{self.id}:{node.id}:{self.seq['task']}"
-        return Task(tid, self.id, tr.id, node.id, node.label, node.assignee, self.core.kernel.now)
-
-    def new_job(self, tr: Track, node: el.ServiceTask) -> Job:
-        self.seq["job"] += 1
-        return Job(f"{self.id}:{node.id}:{self.seq['job']}", node.topic or "", self.id, tr.id,
-                   node.id)
 
 
 __all__ = ["Incident", "Run", "RunHost"]

@@ -12,122 +12,19 @@ yet run the fire path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any
 
-from ...kernel import iso
 from ...vocabulary import NODE
 from .fields import Reader
 from .holders import Holders
-from .recent import Recent
 from .records import Job, Task
+from .wait_base import Host as Host
+from .wait_base import Later as Later
+from .wait_base import Wait as Wait
+from .wait_base import at_text as at_text
 
 if TYPE_CHECKING:
     from .records import Track
-
-#: A recovery step: (the order its holder was first armed in, what re-registers it).
-Later = tuple[int, Callable[[], Any]]
-
-#: ``iso`` of the last instants written: many instances are checkpointed at one instant, and
-#: armed their timers at one instant for one deadline; the text of a time costs more than a
-#: lookup.
-_AT_TEXT = Recent(iso, 64)
-
-
-def at_text(us: int) -> str:
-    """``iso(us)``, the same text object for the same instant while it is remembered."""
-    text: str = _AT_TEXT[us]
-    return text
-
-
-class Host(Protocol):
-    """What waits need of the engine: the holders, the inbox and the job queue."""
-
-    inbox: dict[str, Task]
-    jobs: dict[str, Job]
-    holders: Holders
-
-    def close_task(self, task_id: str, how: str) -> None: ...
-    def end_child(self, child: str, reason: str) -> None: ...
-
-
-class Wait:
-    """Base of every wait. ``node`` is where its trigger fires."""
-
-    __slots__ = ("node", "fired", "order")
-    kind: ClassVar[str] = "wait"
-    #: Whether its instance may dehydrate with it armed: an engine holder keeps it, or none
-    #: is needed (a subprocess's, a multi-instance body's, an error or escalation start's).
-    holdable: ClassVar[bool] = False
-
-    def __init__(self, node: str):
-        self.node = node
-        self.fired = False
-        #: The order its holder was armed in, as read from a checkpoint (recovery keeps it).
-        self.order: int | None = None
-
-    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
-             seq: int | None = None) -> None:
-        """Register the engine holder (none for a wait no holder keeps)."""
-
-    def unheld(self) -> str | None:
-        """What part of this wait no holder can keep, named for a person; None if all held."""
-        return None if self.holdable else f"{self.kind} wait at {self.node!r}"
-
-    def conditions(self) -> int:
-        """How many conditions over the instance data this wait evaluates."""
-        return 0
-
-    def remaining(self) -> int | None:
-        """How long its own timer was when armed (microseconds), if it is a timer."""
-        return None
-
-    def withdraw(self, host: Host, reason: str) -> None:
-        """Withdraw what it owns outside the instance (a task, a job); holds go separately."""
-
-    def local(self, host: Host, iid: str, tid: str) -> None:
-        """After a restore: re-arm what only a resident instance keeps."""
-
-    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
-                assignee: str | None) -> list[Later]:
-        """Restart recovery: what re-registers its holder at the recorded values."""
-        if not self.holdable:
-            return []
-        order = self.order
-
-        def again() -> None:
-            self.hold(host.holders, iid, tid, wait_kind, order)
-        return [(order or 0, again)]
-
-    def doc(self, order: int | None) -> dict[str, Any]:
-        """The checkpoint form (keys sorted); ``order`` is its holder's number in the arming
-        order."""
-        out: dict[str, Any] = {"kind": self.kind}
-        out.update(self.fields())
-        if self.holdable:
-            out["hold"] = order
-        return dict(sorted(out.items()))
-
-    def fields(self) -> dict[str, Any]:
-        return {}
-
-    @classmethod
-    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        """Build from the checkpoint form at ``path`` (fields checked by ``r``), with the
-        order its holder was armed in when it has one."""
-        w = cls.parse(r, obj, path, node)
-        if cls.holdable:
-            w.order = r.get(obj, "hold", "optint", path)
-        return w
-
-    @classmethod
-    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
-        """The fields of its kind, from the checkpoint form at ``path``."""
-        return cls(node)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.node}, {self.fields()})"
-
 
 class TimerWait(Wait):
     """Fires when the virtual clock reaches ``deadline``. ``armed`` is when it was armed:
@@ -398,6 +295,29 @@ class ManyWait(Wait):
         return w
 
 
+class CompensateWait(Wait):
+    """A compensation throw, or a cancelled transaction, runs the handlers of its records one
+    at a time: ``queue`` holds the records still to compensate (next first), ``current`` the
+    activity whose handler runs now (its tracks are inside the waiting track, as in a
+    scope). No holder keeps it, and none is needed: only the handler's tracks move it."""
+
+    __slots__ = ("queue", "current")
+    kind = "compensate"
+    holdable = True
+
+    def __init__(self, node: str, queue: list[dict[str, Any]], current: str | None = None):
+        super().__init__(node)
+        self.queue = queue
+        self.current = current
+
+    def fields(self) -> dict[str, Any]:
+        return {"current": self.current, "queue": self.queue}
+
+    @classmethod
+    def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls(node, r.get(obj, "queue", "list", path), r.get(obj, "current", "optstr", path))
+
+
 class CatchWait(Wait):
     """The start of an event subprocess caught where an error or escalation is raised:
     armed while its scope is active, held by nothing because nothing outside fires it."""
@@ -460,7 +380,7 @@ class GatewayWait(Wait):
 
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait)}
+    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait, CompensateWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
 BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
 
