@@ -800,7 +800,7 @@ def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
     assert errors == [] and dialogs == []
 
 
-def test_a_person_decides_on_the_dashboard(lab):
+def test_a_person_decides_on_the_dashboard(notebook, lab):
     """Three orders wait at notebook 09's credit check made a person's decision. The
     dashboard (1280×800) shows the first order's decision with a button per flow, the two
     flows dashed and badged on the diagram, and the two decisions waiting elsewhere; the
@@ -811,8 +811,8 @@ def test_a_person_decides_on_the_dashboard(lab):
     command's does)."""
     base, token = lab
     errors: list[str] = []
-    with _browser() as context:
-        page = context.new_page()
+    page = notebook[0].context.new_page()  # a page of its own, in the module's browser
+    try:
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.set_viewport_size({"width": 1280, "height": 800})
         open_and_run(page, f"{base}/lab/workspaces/decide/tree/{DECIDE_NOTEBOOK}?token={token}")
@@ -867,8 +867,9 @@ def test_a_person_decides_on_the_dashboard(lab):
             f"() => document.querySelector('{view} [data-role=last-step]').textContent"
             f".startsWith('Decide credit_ok (instance {first}, track t1): flow "
             "credit_ok->split → split')", timeout=30_000)
-        assert page.query_selector_all(f"{view} [data-role=decision]") == []
-        assert page.query_selector_all(f"{view} .gobpm-badge-choice") == []
+        page.wait_for_function(  # the refresh after the command: the decision is gone
+            f"() => document.querySelectorAll('{view} [data-role=decision], "
+            f"{view} .gobpm-badge-choice').length === 0", timeout=30_000)
         page.click(f"{view} [data-action=run]")
         page.wait_for_function(
             f"() => Array.from(document.querySelectorAll('{view} [data-role=complete-task] "
@@ -893,26 +894,14 @@ def test_a_person_decides_on_the_dashboard(lab):
             f".startsWith('Decide credit_ok (instance {second}')", timeout=30_000)
         assert "credit_ok->rejected → rejected" in \
             page.text_content(f"{view} [data-role=last-step]")
-        assert page.text_content(f"{view} [data-role=decisions-note]") == \
-            "1 waiting in another instance"
+        page.wait_for_function(
+            f"() => document.querySelector('{view} [data-role=decisions-note]').textContent "
+            "=== '1 waiting in another instance'", timeout=30_000)
         assert page.text_content(f"{view} [data-role=error-text]") == ""
         page.screenshot(path=str(OUTPUT / "dashboard-decided.png"))
-    assert errors == []
-
-
-@contextlib.contextmanager
-def _browser():
-    """A browser context of its own (1280×800, local requests only)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            context.route("**/*", local_only)
-            yield context
-        finally:
-            browser.close()
+    finally:
+        page.close()
+    assert errors == [] and notebook[1] == []
 
 
 def test_saved_widget_state_draws_after_a_reload(notebook, lab):
