@@ -203,6 +203,27 @@ desk.advance("PT6H")
 desk.stats()'''
 O2C_ORDER = "SO-3001"  # started at 00:40, neither packed nor paid: its pack SLA fired at 24 h
 O2C_VIEW = f"{DASHBOARD}:has(g[data-element-id=pick_and_pack])"
+# Issue 23: notebook 09's process with its credit check made a person's decision, three
+# orders waiting there, and a dashboard on them (its own notebook, at 1280×800).
+DECIDE_NOTEBOOK = "decide.ipynb"
+DECIDE_RUN = '''o2c.decide("credit_ok")
+review = bpm.Engine()
+for n in range(3):
+    review.start(o2c, {"order_id": f"SO-{4000 + n}", "amount": 900 + 400 * n,
+                       "credit_limit": 5000}, key=f"SO-{4000 + n}")
+review.run()
+[(d.instance, d.gateway) for d in review.decisions()]'''
+DECIDE_VIEW = f"{DASHBOARD}:has([data-role=decisions])"
+DECIDE_SHOT = ROOT / "docs" / "screenshots" / "dashboard-decision.png"
+# A point on a flow's drawn line (half way along it) on screen, and what is there.
+FLOW_POINT = """([scope, id]) => {
+  const hit = document.querySelector(`${scope} g.djs-connection[data-element-id="${id}"] .djs-hit`);
+  const p = hit.getPointAtLength(hit.getTotalLength() / 2), m = hit.getScreenCTM();
+  const x = m.a * p.x + m.c * p.y + m.e, y = m.b * p.x + m.d * p.y + m.f;
+  const at = document.elementFromPoint(x, y);
+  return {x, y, on: Boolean(at && at.closest(`g.djs-connection[data-element-id="${id}"]`))};
+}"""
+
 # Executed by nbclient with its widget state stored, then opened in a fresh page.
 SAVED = "saved.ipynb"
 SAVED_CELLS = [*CELLS[:3], "inst.process_view()", "eng.dashboard()"]
@@ -275,6 +296,11 @@ def lab(tmp_path_factory):
                                                             "desk.dashboard()")]
     o2c.metadata["kernelspec"] = nb.metadata["kernelspec"]
     nbformat.write(o2c, tmp_path / O2C_NOTEBOOK)
+    decide = nbformat.v4.new_notebook()
+    decide.cells = [nbformat.v4.new_code_cell(src) for src in (o2c_cell(), DECIDE_RUN,
+                                                               "review.dashboard()")]
+    decide.metadata["kernelspec"] = nb.metadata["kernelspec"]
+    nbformat.write(decide, tmp_path / DECIDE_NOTEBOOK)
     shutil.copyfile(MIWG, tmp_path / MIWG.name)
     (tmp_path / "stored").mkdir()
     for stored in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
@@ -772,6 +798,110 @@ def test_readme_picture_is_a_dashboard_on_order_to_cash(notebook, lab):
     finally:
         fresh.close()
     assert errors == [] and dialogs == []
+
+
+def test_a_person_decides_on_the_dashboard(notebook, lab):
+    """Three orders wait at notebook 09's credit check made a person's decision. The
+    dashboard (1280×800) shows the first order's decision with a button per flow, the two
+    flows dashed and badged on the diagram, and the two decisions waiting elsewhere; the
+    picture is ``dashboard-decision.png``. The button "→ split" decides; Run then lists the
+    order's packing task and the decision is gone. On the second order a click on the flow
+    to "rejected" in the diagram decides the same way (a refused decision's error text is
+    checked in ``tests/test_view_decisions.py``: it goes to the error bar as every refused
+    command's does)."""
+    base, token = lab
+    errors: list[str] = []
+    page = notebook[0].context.new_page()  # a page of its own, in the module's browser
+    try:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_viewport_size({"width": 1280, "height": 800})
+        open_and_run(page, f"{base}/lab/workspaces/decide/tree/{DECIDE_NOTEBOOK}?token={token}")
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        view, first, second = DECIDE_VIEW, "SO-4000", "SO-4001"
+        page.wait_for_selector(f"{view} [data-role=decision] [data-action=decide]",
+                               timeout=120_000)
+        page.wait_for_selector(f"{view} .gobpm-badge-choice", timeout=60_000)
+        page.wait_for_timeout(800)
+        buttons = page.eval_on_selector_all(f"{view} [data-role=decision] [data-action=decide]",
+                                            "bs => bs.map(b => [b.dataset.flow, b.textContent])")
+        assert buttons == [["credit_ok->split", "→ split"],
+                           ["credit_ok->rejected", "→ rejected"]], buttons
+        assert page.text_content(f"{view} [data-role=decisions-note]") == \
+            "+ 2 waiting in other instances"
+        flows = ["Flow_credit_ok_split", "Flow_credit_ok_rejected"]
+        for flow in flows:
+            classes = page.get_attribute(
+                f'{view} g.djs-connection[data-element-id="{flow}"]', "class")
+            assert "gobpm-choice" in classes, classes
+        stroke = page.evaluate(
+            "(s) => getComputedStyle(document.querySelector(s)).strokeDasharray",
+            f'{view} g.djs-connection[data-element-id="{flows[0]}"] .djs-visual > path')
+        assert stroke not in ("", "none"), stroke
+        badges = page.eval_on_selector_all(f"{view} .gobpm-badge-choice",
+                                           "bs => bs.map(b => b.textContent)")
+        assert badges == ["? → split", "? → rejected"], badges
+        fit = dashboard_fit(page, view)
+        page.wait_for_timeout(300)
+        shot = OUTPUT / "dashboard-decision.png"
+        page.screenshot(path=str(shot))
+        assert_fits(fit)
+        seen = page.evaluate(LEGIBILITY, view)
+        assert (seen["overlaps"], seen["covers"]) == (0, 0), seen
+        assert seen["badges"] >= READABLE_PX and seen["labels"] >= READABLE_PX, seen
+        assert_watermarks_visible(page, view)
+        keep(shot, DECIDE_SHOT)
+        # the holder table lists the three decision holds, the legend's glyph on each
+        page.click(f"{view} [data-role=holds-panel] > summary")
+        rows = page.eval_on_selector_all(
+            f"{view} [data-role=holds] tbody tr",
+            "rs => rs.map(r => [r.dataset.kind, ...Array.from(r.cells).map(c => c.textContent)])")
+        assert [r[:6] for r in rows] == [["decision", f"SO-400{n}", "t1", "decision", "node",
+                                          "credit_ok"] for n in range(3)], rows
+        page.locator(f"{view} [data-role=holds-panel]").screenshot(
+            path=str(OUTPUT / "dashboard-decision-holders.png"))
+        page.click(f"{view} [data-role=holds-panel] > summary")
+
+        # the button decides; Run goes on to the packing task
+        page.click(f'{view} [data-role=decision] [data-flow="credit_ok->split"]')
+        page.wait_for_function(
+            f"() => document.querySelector('{view} [data-role=last-step]').textContent"
+            f".startsWith('Decide credit_ok (instance {first}, track t1): flow "
+            "credit_ok->split → split')", timeout=30_000)
+        page.wait_for_function(  # the refresh after the command: the decision is gone
+            f"() => document.querySelectorAll('{view} [data-role=decision], "
+            f"{view} .gobpm-badge-choice').length === 0", timeout=30_000)
+        page.click(f"{view} [data-action=run]")
+        page.wait_for_function(
+            f"() => Array.from(document.querySelectorAll('{view} [data-role=complete-task] "
+            f"option')).some(o => o.textContent.startsWith('{first}:pick_and_pack:1'))",
+            timeout=30_000)
+
+        # the second order: a click on the flow in the diagram decides
+        page.select_option(f"{view} [data-role=instance-select]", second)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('{view} [data-role=decision]').length === 1 && "
+            f"document.querySelectorAll('{view} .gobpm-badge-choice').length === 2 && "
+            f"document.querySelector('{view} [data-role=process-bpmn-status]').textContent"
+            f".includes('{second}')", timeout=30_000)
+        page.wait_for_timeout(500)
+        dashboard_fit(page, view)  # the whole dashboard in view again
+        page.screenshot(path=str(OUTPUT / "dashboard-decision-second.png"))
+        point = page.evaluate(FLOW_POINT, [view, flows[1]])
+        assert point["on"], point
+        page.mouse.click(point["x"], point["y"])
+        page.wait_for_function(
+            f"() => document.querySelector('{view} [data-role=last-step]').textContent"
+            f".startsWith('Decide credit_ok (instance {second}')", timeout=30_000)
+        assert "credit_ok->rejected → rejected" in \
+            page.text_content(f"{view} [data-role=last-step]")
+        page.wait_for_function(
+            f"() => document.querySelector('{view} [data-role=decisions-note]').textContent "
+            "=== '1 waiting in another instance'", timeout=30_000)
+        assert page.text_content(f"{view} [data-role=error-text]") == ""
+        page.screenshot(path=str(OUTPUT / "dashboard-decided.png"))
+    finally:
+        page.close()
+    assert errors == [] and notebook[1] == []
 
 
 def test_saved_widget_state_draws_after_a_reload(notebook, lab):

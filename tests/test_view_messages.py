@@ -16,7 +16,7 @@ from gobpm_nb.ui import views as views_module
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "dashboard_overhead.py"
-TRAITS = ("clock", "counters", "tasks", "holds", "facts", "fact_page", "instances",
+TRAITS = ("clock", "counters", "tasks", "holds", "decisions", "facts", "fact_page", "instances",
           "instance_rows", "selected", "lineage_dot", "process_dot", "process_bpmn",
           "process_marks")
 MINUTES = (7, 23, 1, 41, 15, 50, 3, 32, 11, 28)

@@ -27,7 +27,7 @@ from gobpm_nb.ui import live as live_module
 from gobpm_nb.ui import views as views_module
 
 XSS = "<img src=x onerror=alert(1)>"
-TRAITS = ("clock", "counters", "tasks", "holds", "facts", "fact_page", "instances",
+TRAITS = ("clock", "counters", "tasks", "holds", "decisions", "facts", "fact_page", "instances",
           "instance_rows", "selected", "lineage_dot", "process_dot", "process_bpmn",
           "process_marks")
 

@@ -13,13 +13,14 @@ Which diagram:
 
 Element ids in the XML are the engine's node ids. Flow ids may differ (a flow built in
 Python is ``a->b``, not an XML name; the file calls it ``Flow_a_b``): :attr:`Drawing.flows`
-maps each flow of the definition to the id of its ``sequenceFlow``.
+maps each flow of the definition to the id of its ``sequenceFlow``, and
+:attr:`Drawing.names` to the name the file gives it (a decision's buttons are labelled by it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelError
@@ -38,6 +39,7 @@ class Drawing:
     xml: str
     flows: Mapping[str, str]  # flow id in the definition -> id of its sequenceFlow
     source: str  # "file": the diagram of the file read; "layout": drawn by the exporter
+    names: Mapping[str, str] = field(default_factory=dict)  # flow id -> its name, if named
 
 
 def drawing(definition: Any) -> Drawing | None:
@@ -49,13 +51,15 @@ def drawing(definition: Any) -> Drawing | None:
         if draws(tree, definition):
             if join_collaboration(tree, definition.id):
                 xml = serialize(tree)
-            return Drawing(xml, flow_ids(tree, definition), "file")
+            ids = flow_ids(tree, definition)
+            return Drawing(xml, ids, "file", flow_names(tree, definition, ids))
     try:
         tree = new_document(Process.of(definition))
     except ModelError:
         return None
     _label_unnamed(tree, definition)
-    return Drawing(serialize(tree), flow_ids(tree, definition), "layout")
+    ids = flow_ids(tree, definition)
+    return Drawing(serialize(tree), ids, "layout", flow_names(tree, definition, ids))
 
 
 def draws(tree: etree._ElementTree, definition: Any) -> bool:
@@ -112,6 +116,18 @@ def flow_ids(tree: etree._ElementTree, definition: Any) -> dict[str, str]:
             free.remove(match)
             out[f.id] = match[0]
     return out
+
+
+def flow_names(tree: etree._ElementTree, definition: Any, ids: Mapping[str, str]
+               ) -> dict[str, str]:
+    """Each flow of ``definition`` whose ``sequenceFlow`` in ``tree`` (``ids``: from
+    :func:`flow_ids`) has a name -> that name."""
+    proc = _process(tree, definition.id)
+    if proc is None:
+        return {}
+    named = {n.get("id", ""): (n.get("name") or "").strip()
+             for n in proc.iter(f"{{{BPMN}}}sequenceFlow")}
+    return {fid: named[xid] for fid, xid in ids.items() if named.get(xid)}
 
 
 def _label_unnamed(tree: etree._ElementTree, definition: Any) -> None:

@@ -2,9 +2,10 @@
 
 Everything here is built from the public engine API only — ``engine.instance(iid)`` and its
 ``tracks``, ``definition``, ``state``, ``residency`` and ``holds()``; ``engine.holders()``,
-``engine.facts``, ``engine.stats()``, ``engine.tasks()``, ``engine.instances()`` and
-``engine.now`` — the same calls a user types in a cell. Reading never changes residency: a
-dehydrated instance's tracks come from its checkpoint, without hydrating it.
+``engine.facts``, ``engine.stats()``, ``engine.tasks()``, ``engine.instances()``,
+``engine.decisions()`` (:mod:`.choices`) and ``engine.now`` — the same calls a user types
+in a cell. Reading never changes residency: a dehydrated instance's tracks come from its
+checkpoint, without hydrating it.
 
 The results are tuples of named tuples and plain dicts, ordered by ids or by definition order
 (never by hash order), so two runs of the same cells give equal projections. The DOT builder
@@ -13,10 +14,11 @@ The results are tuples of named tuples and plain dicts, ordered by ids or by def
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..vocabulary import ACTIVE, DEHYDRATED, LIVE, RESIDENCIES
+from .choices import decisions_state
 from .fact_pages import FACT_PAGE, FactQuery, fact_page, when
 from .fact_pages import fact_row as fact_row  # re-exported: the rows the widgets show
 from .fact_pages import short_details as short_details
@@ -239,6 +241,7 @@ class ProcessState(NamedTuple):
     path: tuple[str, ...]  # nodes left, definition order
     entered: tuple[str, ...]  # nodes entered, definition order
     forks: tuple[Fork, ...] = ()  # boundary forks and continuations, track order
+    decisions: tuple[Any, ...] = ()  # ``engine.decisions(instance)``: a person's choices
 
 
 def _detail(element: Any) -> str:
@@ -368,7 +371,7 @@ def process_state(engine: Any, iid: str, path: PathTracker | None = None) -> Pro
         inst.id, inst.process, inst.version, inst.state, inst.residency, nodes, flows,
         tokens, ended, holds,
         tuple(n for n in order if n in path.left),
-        tuple(n for n in order if n in path.entered), forks)
+        tuple(n for n in order if n in path.entered), forks, tuple(engine.decisions(iid)))
 
 
 # -- the dashboard ------------------------------------------------------------------------
@@ -442,16 +445,20 @@ class DashboardState(NamedTuple):
     instances: list[str]
     selected: str
     instance_rows: list[dict[str, str]]  # the picker's label of each of ``instances``
+    decisions: dict[str, Any]  # {total, rows}: :func:`.choices.decisions_state`
 
 
 def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | None = None,
                     stats: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None,
                     known: Any = None, query: FactQuery | None = None,
-                    kept: int | None = None) -> DashboardState:
+                    kept: int | None = None,
+                    flow_names: Callable[[Any], Mapping[str, str]] | None = None
+                    ) -> DashboardState:
     """The dashboard's rows, its fact table showing ``query``. A caller that already holds
     the log (``facts``; for a query that does not need the whole log, its newest page with
     ``kept`` the length of the log), ``engine.stats()`` or the instance ids may pass them in;
-    the result is the same."""
+    the result is the same. ``flow_names(definition)``: the names a process's file gives
+    its flows (a decision's buttons say them)."""
     log = engine.facts if facts is None else facts
     stats = engine.stats() if stats is None else stats
     all_ids = instance_ids(engine) if ids is None else ids
@@ -469,4 +476,5 @@ def dashboard_state(engine: Any, selected: str = "", *, facts: Sequence[Any] | N
         instances=offered,
         selected=chosen,
         instance_rows=instance_rows(engine, offered),
+        decisions=decisions_state(engine, chosen, flow_names),
     )

@@ -184,7 +184,8 @@ def process_dot(view: ProcessState) -> str:
     subprocess's frame dashed; in each frame a small node of the subprocess's own id carries
     the track running it and its flows, which are drawn to the frame's border. Multi-instance
     activities show ``|||`` (parallel) or ``≡`` (sequential) and what they run over; a link
-    throw points at its catch with a dotted arrow."""
+    throw points at its catch with a dotted arrow. The flows a person may choose at a
+    decision waiting now are dashed in the decision hold's colour."""
     out = _header(f"process {view.instance}", "LR",
                   lines(f"process {process_title(view)}"))
     layout = _Layout(view)
@@ -196,10 +197,14 @@ def process_dot(view: ProcessState) -> str:
     ranks, ties = _boundary_ranks(view, layout)
     out += _scope_lines(layout, None, left, marks, ranks, "  ")
     out += ties
+    choices = {flow for d in view.decisions for flow, _ in d.flows}
     for f in view.flows:
         taken = f.source in left and f.target in reached
         attrs = [("color", q(PATH_COLOUR if taken else MUTED)),
                  ("penwidth", "2.4" if taken else "1.1")]
+        if f.id in choices:  # a person chooses it now: drawn as the decision hold is
+            attrs = [("color", q(HOLD_LOOKS["decision"][1])), ("penwidth", "2.4"),
+                     ("style", "dashed"), ("tooltip", q(f"a person may choose {f.id}"))]
         if f.label:
             attrs.insert(0, ("label", q(f.label)))
             attrs.append(("fontcolor", q(PATH_COLOUR if taken else "#495057")))
@@ -432,7 +437,9 @@ def process_legend() -> list[list[str]]:
                ["frame: subprocess (its node: the track running it)", "#495057"],
                ["dashed frame: event subprocess (dashed start: non-interrupting)", "#495057"],
                ["||| parallel · ≡ sequential multi-instance", MUTED],
-               ["dotted arrow: link throw to its catch", MUTED]]
+               ["dotted arrow: link throw to its catch", MUTED],
+               ["dashed flow: a person's choice at a decision waiting now",
+                HOLD_LOOKS["decision"][1]]]
     return legend
 
 

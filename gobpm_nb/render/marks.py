@@ -15,6 +15,10 @@ by element, without deciding anything itself:
   subprocess's shape, and a hold armed on the process's own scope (track ``""``: the start of
   an event subprocess) on that start event, said to be the process's;
 - ``flows``: the XML ids of the flows taken (both ends reached, the source left);
+- ``choices``: the flows a person may choose now, one per flow of each decision waiting
+  (``Engine.decisions``): ``{flow`` (its XML id), ``decide: {instance, track, flow}`` (the
+  ``decide`` command a click sends: the flow by its id in the definition), ``label``,
+  ``tip}``; drawn dashed in the decision colour, clickable in a dashboard;
 - ``status``, ``residency``: the instance line above the diagram (a dehydrated instance
   is drawn dashed and says so);
 - ``colours``: the few colours the markers use, so the palette lives here only.
@@ -114,9 +118,11 @@ def _entry(node: Any, tokens: list[tuple[str, str]], holds: list[Any], forks: li
     return {"id": node.id, "classes": classes, "badges": badges, "tip": "\n".join(tip)}
 
 
-def process_marks(view: ProcessState, flows: Mapping[str, str]) -> dict[str, Any]:
+def process_marks(view: ProcessState, flows: Mapping[str, str],
+                  names: Mapping[str, str] | None = None) -> dict[str, Any]:
     """What to draw on the diagram of ``view``'s process; ``flows`` maps each flow id of the
-    definition to its id in the drawn XML (:attr:`gobpm_nb.bpmn.drawing.Drawing.flows`)."""
+    definition to its id in the drawn XML (:attr:`gobpm_nb.bpmn.drawing.Drawing.flows`),
+    ``names`` to the name its file gives it (``Drawing.names``)."""
     left = set(view.path)
     reached = left | set(view.entered) | {t.node for t in view.ended}
     tokens: dict[str, list[tuple[str, str]]] = {}
@@ -138,13 +144,33 @@ def process_marks(view: ProcessState, flows: Mapping[str, str]) -> dict[str, Any
     process = f"{view.process} v{view.version}" if view.process else "?"
     return {"status": f"{process} · {view.instance} · {view.state} — {words}",
             "instance": view.instance, "residency": view.residency,
-            "elements": elements, "flows": taken, "colours": colours()}
+            "elements": elements, "flows": taken, "choices": choices(view, flows, names),
+            "colours": colours()}
+
+
+def choices(view: ProcessState, flows: Mapping[str, str],
+            names: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The flows a person may choose at the decisions ``view``'s instance waits at, drawn
+    ones only, in the engine's order (see the module's ``choices``)."""
+    labels = {n.id: n.label for n in view.nodes}
+    out = []
+    for d in view.decisions:
+        gateway = labels.get(d.gateway, d.gateway)
+        for flow, target in d.flows:
+            if flow not in flows:
+                continue
+            label = (names or {}).get(flow) or f"→ {labels.get(target, target)}"
+            out.append({"flow": flows[flow], "label": label,
+                        "decide": {"instance": d.instance, "track": d.track, "flow": flow},
+                        "tip": f"? {gateway} ({d.track}): take {label} (flow {flow})"})
+    return out
 
 
 def colours() -> dict[str, str]:
     """The colours of the shape markers (the badges carry their own)."""
     return {"path": PATH_COLOUR, "path-fill": PATH_FILL, "token": TOKEN_COLOUR,
             "held": HOLD_LOOKS["timer"][1], "fork": EDGE_STYLES["boundary"][0],
+            "decision": HOLD_LOOKS["decision"][1],
             DEHYDRATED: RESIDENCY_LOOKS[DEHYDRATED][0]}
 
 
@@ -160,6 +186,8 @@ def bpmn_legend() -> list[list[str]]:
              "task": "task id", "call": "child instance", "decision": "a person chooses"}
     legend += [[f"{HOLD_LOOKS[kind][0]} armed {kind} hold ({hints[kind]})", HOLD_LOOKS[kind][1]]
                for kind in HOLD_KINDS]
+    legend += [["dashed flow: a person's choice at a decision (click it on a dashboard)",
+                HOLD_LOOKS["decision"][1]]]
     legend += [[f"{FORK_GLYPHS['boundary']} boundary fork · {FORK_GLYPHS['continuation']} "
                 "continuation (new track)", EDGE_STYLES["boundary"][0]],
                ["dehydrated instance (dashed frame)", RESIDENCY_LOOKS[DEHYDRATED][0]]]

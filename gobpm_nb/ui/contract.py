@@ -57,6 +57,7 @@ SHAPES = {
     "legend": "Array<[string, string]>",
     "tasks": "TaskRow[]",
     "holds": "HoldRow[]",
+    "decisions": "Decisions|{}",
     "facts": "FactRow[]",
     "fact_page": "FactPage|{}",
     "publish_notice": "Notice|{}",

@@ -57,7 +57,7 @@ def process_picture(engine: Engine, iid: str, path: PathTracker | None = None,
     dot = process_dot(view)
     if drawn is None:
         return ProcessPicture(view, dot, "", {}, process_legend())
-    return ProcessPicture(view, dot, drawn.xml, process_marks(view, drawn.flows),
+    return ProcessPicture(view, dot, drawn.xml, process_marks(view, drawn.flows, drawn.names),
                           bpmn_legend())
 
 

@@ -37,6 +37,7 @@ from ..observe.projections import (
 )
 from ..render.dot import captioned, png
 from ..render.lineage import lineage_dot, lineage_legend
+from .deciding import DecisionCommands
 from .live import INTERVAL, _after_cell, _Live, flush_all
 from .process import Drawings, panel, process_picture
 from .saving import MARK
@@ -155,7 +156,7 @@ class ProcessView(_InstanceGraph):
 
 
 
-class Dashboard(TimelineCommands, _Live, DashboardWidget):
+class Dashboard(TimelineCommands, DecisionCommands, _Live, DashboardWidget):
     """Controls and live state of one engine; every control is a public API call.
 
     It follows the engine (its header says "live"). "freeze here" (or ``freeze()``, or
@@ -180,6 +181,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
         for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
                          ("play", self._play), ("pause", self._pause),
                          ("publish", self._publish), ("complete", self._complete),
+                         ("decide", self._decide),
                          ("select", self._select), ("facts", self._facts),
                          ("rewind", self._rewind), ("replay", self._replay),
                          ("branch", self._branch)):
@@ -204,7 +206,8 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
             facts, kept = list(self._tail), stats["facts"] if keep is None \
                 else min(stats["facts"], keep)
         state = dashboard_state(eng, self.selected, facts=facts, stats=stats, ids=self._ids,
-                                known=self._known, query=query, kept=kept)
+                                known=self._known, query=query, kept=kept,
+                                flow_names=self._flow_names)
         lineage_text, picture = "", None
         if state.selected:
             lineage_text = lineage_dot(lineage(eng, state.selected))
@@ -217,6 +220,7 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
                 self.counters = state.counters
                 self.tasks = state.tasks
                 self.holds = state.holds
+                self.decisions = state.decisions
                 self.facts = state.facts
                 self.fact_page = state.fact_page
                 self.instances = state.instances
@@ -230,6 +234,10 @@ class Dashboard(TimelineCommands, _Live, DashboardWidget):
 
     def _failed(self, exc: Exception) -> None:
         self.error = f"cannot read the engine: {type(exc).__name__}: {exc}"
+
+    def _flow_names(self, definition: Any) -> Mapping[str, str]:
+        drawn = self._drawings.of(definition)
+        return drawn.names if drawn is not None else {}
 
     def _on_selected(self, change: Any) -> None:
         if self._syncing or self._closed:
@@ -474,15 +482,18 @@ def dashboard_traits(engine: Engine, selected: str = "", query: FactQuery | None
     """What a dashboard showing ``selected`` (and ``query`` in its fact table: by default
     the newest facts) must hold, built from scratch (for tests and for comparing a live
     widget with a fresh projection)."""
-    state = dashboard_state(engine, selected, query=query)
+    drawings = Drawings()
+    state = dashboard_state(engine, selected, query=query,
+                            flow_names=lambda d: getattr(drawings.of(d), "names", {}))
     lineage_text, picture = "", None
     if state.selected:
         lineage_text = lineage_dot(lineage(engine, state.selected))
-        picture = process_picture(engine, state.selected)
+        picture = process_picture(engine, state.selected, drawings=drawings)
     process_text, process_bpmn, process_marks = panel(picture)
     return {"clock": state.clock, "counters": state.counters, "tasks": state.tasks,
-            "holds": state.holds, "facts": state.facts, "fact_page": state.fact_page,
-            "instances": state.instances, "instance_rows": state.instance_rows,
-            "selected": state.selected, "lineage_dot": lineage_text,
+            "holds": state.holds, "decisions": state.decisions, "facts": state.facts,
+            "fact_page": state.fact_page, "instances": state.instances,
+            "instance_rows": state.instance_rows, "selected": state.selected,
+            "lineage_dot": lineage_text,
             "process_dot": process_text, "process_bpmn": process_bpmn,
             "process_marks": process_marks}

@@ -40,6 +40,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "pause": (),
     "publish": ("name", "key", "payload"),
     "complete": ("task", "outputs"),
+    "decide": ("instance", "flow", "track"),
     "select": ("instance",),
     "facts": ("instance", "fact_kind", "page"),
     "rewind": ("to",),
@@ -130,6 +131,11 @@ class DashboardWidget(_Widget):
         holds:       list of ``{instance, track, kind, wait_kind, node, deadline, keys}``;
                      ``track`` is ``"process"`` for a hold armed on the process's own scope
                      (the start of one of its event subprocesses).
+        decisions:   dict, default ``{}``; the decisions waiting for a person: ``total`` (in
+                     the whole engine) and ``rows``, those of the selected instance, each
+                     ``{instance, track, gateway, label, flows: [{flow, target, label}]}``.
+                     A flow's button (or a click on the flow in the diagram) sends the
+                     ``decide`` command ``{instance, flow, track}``.
         facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
                      one page of the fact table (the browser never holds the whole log).
         fact_page:   dict, default ``{}``; what the fact table says about that page: the query
@@ -174,6 +180,7 @@ class DashboardWidget(_Widget):
     counters = t.Dict(value_trait=t.Int(), key_trait=t.Unicode(), default_value={}).tag(sync=True)
     tasks = t.List(t.Dict(), default_value=[]).tag(sync=True)
     holds = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    decisions = t.Dict(default_value={}).tag(sync=True)
     facts = t.List(t.Dict(), default_value=[]).tag(sync=True)
     fact_page = t.Dict(default_value={}).tag(sync=True)
     last_step = t.Unicode("").tag(sync=True)

@@ -317,3 +317,33 @@ for key, count in sorted(holds.items()):
 
 # %%
 desk.dashboard()
+
+# %% [markdown]
+# ## A person decides
+#
+# In a design review the credit check can be left to a person instead of its condition:
+# `o2c.decide("credit_ok")` makes the gateway a decision. An order then waits there (a
+# `decision` hold, dehydrated like any wait), and the dashboard shows a **Decide** row with
+# a button per outgoing flow; on the diagram the two flows are dashed, and clicking one does
+# what its button does: `eng.decide(instance, flow)`, a command like any other.
+
+# %%
+o2c.decide("credit_ok")
+panel = bpm.Engine()
+panel.start(o2c, {"order_id": "SO-5000", "amount": 9000, "credit_limit": 5000},
+            key="SO-5000")
+panel.run()
+panel.decisions()
+
+# %%
+panel.dashboard()
+
+# %% [markdown]
+# Over the limit, but the reviewer lets it through: the button "→ split" sends what this
+# cell types. The order goes on at the next step, into packing and payment (the dashboard
+# above, live, shows it there).
+
+# %%
+panel.decide("SO-5000", "split")  # the flow's id, or (as here) the node it leads to
+panel.advance("PT1H")
+[t.node for t in panel.tasks()], panel.decisions()

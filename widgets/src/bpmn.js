@@ -6,6 +6,10 @@
 // badges per element and a <title> tooltip on the shape. Only the elements whose marks
 // changed are redrawn. Every text goes through textContent or an attribute value.
 //
+// The flows a person may choose at a decision waiting now (marks.choices) are drawn dashed in
+// the decision colour with a badge saying their label; where the pane has onChoose (a
+// dashboard), clicking the flow or its badge calls it with the `decide` command's fields.
+//
 // The bpmn.io watermark (bottom right of the canvas) is part of the viewer's licence: it is
 // never moved, hidden or covered — nothing here is placed over that corner, the fitted view
 // keeps a margin below the diagram, and the badges lie under it (it has z-index 100).
@@ -70,7 +74,41 @@ function entriesOf(marks) {
       wanted.set(id, { classes: ["gobpm-taken"], badges: [], tip: "", key: "taken" });
     }
   }
+  const choices = marks && Array.isArray(marks.choices) ? marks.choices : [];
+  for (const choice of choices) {
+    if (!choice || typeof choice.flow !== "string" || !choice.decide || typeof choice.decide !== "object") continue;
+    const before = wanted.get(choice.flow) || { classes: [], badges: [], tip: "", key: "" };
+    const tip = typeof choice.tip === "string" ? choice.tip : "";
+    wanted.set(choice.flow, {
+      ...before,
+      classes: [...before.classes, "gobpm-choice"],
+      tip: before.tip ? `${before.tip}\n${tip}` : tip,
+      choice,
+      key: `${before.key} choice ${JSON.stringify(choice)}`,
+    });
+  }
   return wanted;
+}
+
+/** Places for a flow's choice badge of `size`: by the middle of its longest segment, best first. */
+export function choicePlaces(waypoints, size) {
+  let best = [waypoints[0], waypoints[1]];
+  let longest = -1;
+  for (let i = 1; i < waypoints.length; i += 1) {
+    const [a, b] = [waypoints[i - 1], waypoints[i]];
+    const length = Math.hypot(b.x - a.x, b.y - a.y);
+    if (length > longest) [longest, best] = [length, [a, b]];
+  }
+  const cx = (best[0].x + best[1].x) / 2;
+  const cy = (best[0].y + best[1].y) / 2;
+  const { width, height } = size;
+  const out = [];
+  for (let k = 0; k < BADGE_TRIES; k += 1) {
+    const off = 3 + k * (height + BADGE_GAP);
+    out.push({ x: cx - width / 2, y: cy - height - off, width, height }, { x: cx - width / 2, y: cy + off, width, height });
+  }
+  out.push({ x: cx + 4, y: cy - height / 2, width, height }, { x: cx - width - 4, y: cy - height / 2, width, height });
+  return out;
 }
 
 function badge(data) {
@@ -100,8 +138,9 @@ export class BpmnPane {
    *   canvas keeps maxHeight, the view never zooms out below that size, and Fit shows the
    *   instance's tokens and holds (the whole diagram when it fits at that size).
    */
-  constructor({ role, onFail = () => {}, maxHeight = 560, header = true, minLabelPx = null }) {
+  constructor({ role, onFail = () => {}, maxHeight = 560, header = true, minLabelPx = null, onChoose = null }) {
     this.onFail = onFail;
+    this.onChoose = onChoose; // (decide fields) => void: a flow of a waiting decision was clicked
     this.maxHeight = Math.max(MIN_HEIGHT, maxHeight);
     this.minLabelPx = minLabelPx;
     this.minScale = 0; // the smallest zoom that keeps labels at minLabelPx (set on import)
@@ -118,7 +157,7 @@ export class BpmnPane {
     // marks on elements the diagram has no shape for: listed, never silently dropped
     this.undrawn = h("div", { class: "gobpm-notice", "data-level": "warning", "data-role": `${role}-undrawn`, hidden: true });
     this.measurer = h("div", { class: "gobpm-bpmn-measure", "aria-hidden": "true" });
-    this.el = h("div", { class: "gobpm-bpmn", "data-role": role }, [
+    this.el = h("div", { class: "gobpm-bpmn", "data-role": role, "data-choosable": String(Boolean(onChoose)) }, [
       header ? h("div", { class: "gobpm-bpmn-header" }, [this.status, this.toolbar]) : null,
       this.canvas,
       this.undrawn,
@@ -167,6 +206,7 @@ export class BpmnPane {
       if (this.viewer === null) {
         this.viewer = new NavigatedViewer({ container: this.canvas, zoomScroll: { enabled: false } });
         this.viewer.on("canvas.viewbox.changed", () => this.keepReadable());
+        this.viewer.on("element.click", (event) => this.choose(event.element && event.element.id));
       }
       await this.viewer.importXML(xml);
       if (this.destroyed) return;
@@ -367,6 +407,12 @@ export class BpmnPane {
     }
   }
 
+  /** A click on element `id`: when it is a flow a person may choose, say so to onChoose. */
+  choose(id) {
+    const entry = typeof id === "string" ? this.shown.get(id) : null;
+    if (entry && entry.choice && this.onChoose) this.onChoose({ ...entry.choice.decide });
+  }
+
   /** Marks the diagram has no shape for (a token where nothing is drawn): say so. */
   showUndrawn(missing) {
     const words = missing.map(([id, entry]) => {
@@ -433,6 +479,46 @@ export class BpmnPane {
       group.classList.add(boundary ? "gobpm-marks-below" : "gobpm-marks-above");
       const position = { top: box.y - element.y, left: box.x - element.x };
       overlays.add(element, OVERLAY_TYPE, { position, html: group, scale: { min: BADGE_MIN_SCALE } });
+    }
+    this.placeChoices(grow, taken);
+  }
+
+  /**
+   * A badge on each flow a person may choose ("? <label>"), by the middle of its longest
+   * segment, where it covers no label, badge or shape; a button where the pane can send the
+   * choice (clicking it is clicking the flow).
+   */
+  placeChoices(grow, taken) {
+    const overlays = this.viewer.get("overlays");
+    const registry = this.viewer.get("elementRegistry");
+    const shapes = registry.getAll()
+      .filter((e) => !e.waypoints && e.x !== undefined && e.parent && !(e.children && e.children.length) && e.type !== "bpmn:Lane")
+      .map((e) => ({ x: e.x, y: e.y, width: e.width, height: e.height }));
+    for (const [id, entry] of this.shown) {
+      const element = registry.get(id);
+      if (!entry.choice || !element || !Array.isArray(element.waypoints) || element.waypoints.length < 2) continue;
+      const text = `? ${asText(entry.choice.label)}`;
+      const tag = this.onChoose ? "button" : "span";
+      const node = h(tag, { class: "gobpm-badge gobpm-badge-choice", text, title: asText(entry.choice.tip) });
+      node.dataset.kind = "choice";
+      node.dataset.flow = id;
+      if (this.onChoose) {
+        node.type = "button";
+        node.addEventListener("click", (event) => {
+          event.stopPropagation();
+          this.choose(id);
+        });
+      }
+      const group = h("div", { class: "gobpm-marks gobpm-marks-choice" }, [node]);
+      group.dataset.elementId = id;
+      this.measurer.append(group);
+      const size = { width: group.offsetWidth * grow, height: group.offsetHeight * grow };
+      group.remove();
+      const box = firstFree(choicePlaces(element.waypoints, size), [...taken, ...shapes]);
+      taken.push(box);
+      const left = Math.min(...element.waypoints.map((w) => w.x));
+      const top = Math.min(...element.waypoints.map((w) => w.y));
+      overlays.add(element, OVERLAY_TYPE, { position: { top: box.y - top, left: box.x - left }, html: group, scale: { min: BADGE_MIN_SCALE } });
     }
   }
 

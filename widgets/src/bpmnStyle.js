@@ -31,6 +31,12 @@ const MARKS_CSS = `
 .gobpm-bpmn .djs-shape.gobpm-held .djs-visual > :nth-child(1) { stroke: var(--gobpm-held) !important; stroke-width: 3px !important; }
 .gobpm-bpmn .djs-shape.gobpm-token .djs-visual > :nth-child(1) { stroke: var(--gobpm-token) !important; stroke-width: 3px !important; }
 .gobpm-bpmn .djs-shape.gobpm-dehydrated .djs-visual > :nth-child(1) { stroke-dasharray: 6 3 !important; }
+.gobpm-bpmn .djs-connection.gobpm-choice .djs-visual > path { stroke: var(--gobpm-decision) !important; stroke-width: 3px !important; stroke-dasharray: 8 4 !important; }
+.gobpm-bpmn[data-choosable="true"] .djs-connection.gobpm-choice { cursor: pointer; }
+.gobpm-bpmn[data-choosable="true"] .djs-connection.gobpm-choice:hover .djs-visual > path { stroke-width: 5px !important; }
+.gobpm-badge.gobpm-badge-choice { border-color: var(--gobpm-decision); color: var(--gobpm-decision); font: inherit; font-weight: 600; border-style: dashed; }
+button.gobpm-badge-choice { cursor: pointer; line-height: 1.2; }
+button.gobpm-badge.gobpm-badge-choice:hover { background: var(--gobpm-decision); color: #ffffff; }
 .gobpm-marks {
   display: flex; flex-wrap: wrap; gap: 2px; width: max-content; max-width: 260px;
   font: 11px/1.2 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; pointer-events: auto;

@@ -43,6 +43,10 @@
  * @property {HoldRow[]} holds  list of `{instance, track, kind, wait_kind, node, deadline,
  *   keys}`; `track` is `"process"` for a hold armed on the process's own scope (the start of one
  *   of its event subprocesses).
+ * @property {Decisions|{}} decisions  dict, default `{}`; the decisions waiting for a person:
+ *   `total` (in the whole engine) and `rows`, those of the selected instance, each `{instance,
+ *   track, gateway, label, flows: [{flow, target, label}]}`. A flow's button (or a click on the
+ *   flow in the diagram) sends the `decide` command `{instance, flow, track}`.
  * @property {FactRow[]} facts  list of `{seq, at, kind, instance, track, node, details}`, oldest
  *   first: one page of the fact table (the browser never holds the whole log).
  * @property {FactPage|{}} fact_page  dict, default `{}`; what the fact table says about that
@@ -96,8 +100,8 @@ export const TRAITS = {
     "_shared", "_shared_digest", "view", "title", "dot", "bpmn", "marks", "legend", "moment", "live"
   ],
   "dashboard": [
-    "_shared", "_shared_digest", "view", "clock", "counters", "tasks", "holds", "facts",
-    "fact_page", "last_step", "publish_notice", "instances", "instance_rows", "selected",
+    "_shared", "_shared_digest", "view", "clock", "counters", "tasks", "holds", "decisions",
+    "facts", "fact_page", "last_step", "publish_notice", "instances", "instance_rows", "selected",
     "lineage_dot", "process_dot", "process_bpmn", "process_marks", "playing", "timeline", "branch",
     "moment", "live", "error"
   ],
@@ -117,6 +121,7 @@ export const PALETTE = {
   "token": "#1864ab",
   "held": "#e8590c",
   "fork": "#e8590c",
+  "decision": "#c2255c",
   "dehydrated": "#5c7cfa",
 };
 

@@ -7,6 +7,7 @@
 import { FACT_COLUMNS, HOLD_COLUMNS, HORIZON_HELP } from "./contract.js";
 import { asText, fillSelect, h, trait, watch } from "./dom.js";
 import { GraphPane } from "./graph.js";
+import { decisionsRow } from "./decisions.js";
 import { isFrozen, momentLine } from "./moment.js";
 import { ProcessPane } from "./processPane.js";
 
@@ -536,10 +537,28 @@ function instancePicker(model, offs) {
 // (Graphviz), one tab each over the full width: at a 1280x800 screen both draw their labels at
 // READABLE_PX or larger (the process scrolls and zooms around the instance's tokens, the
 // lineage scrolls when it is larger than its tab).
-function graphs(model, offs) {
+function graphs(model, offs, decisions) {
   const lineage = new GraphPane({ role: "lineage" });
-  const process = new ProcessPane({ role: "process", maxHeight: PROCESS_HEIGHT, minLabelPx: READABLE_PX });
+  // a click on a flow of a waiting decision sends the same command as its button
+  const onChoose = (decide) => {
+    if (!isFrozen(model)) sendTo(model, { kind: "decide", instance: decide.instance, flow: decide.flow, track: decide.track });
+  };
+  const process = new ProcessPane({ role: "process", maxHeight: PROCESS_HEIGHT, minLabelPx: READABLE_PX, onChoose });
   lineage.canvas.style.height = `${PROCESS_HEIGHT}px`;
+  // the decisions row (shown while a decision waits) takes its height from the graphs, so
+  // the dashboard still fits the screen
+  let given = PROCESS_HEIGHT;
+  const makeRoom = () => {
+    const height = decisions.hidden ? PROCESS_HEIGHT : Math.max(200, PROCESS_HEIGHT - decisions.offsetHeight - 6);
+    if (height === given) return;
+    given = height;
+    lineage.canvas.style.height = `${height}px`;
+    process.bpmn.canvas.style.height = `${height}px`;
+    process.bpmn.resized();
+  };
+  const room = new ResizeObserver(makeRoom);
+  room.observe(decisions);
+  offs.push(() => room.disconnect(), watch(model, "decisions", () => requestAnimationFrame(makeRoom)));
   const panel = h("div", { class: "gobpm-graph gobpm-wide gobpm-tabbed", "data-role": "graphs", "data-tab": "process" }, [process.el, lineage.el]);
   const tabs = {};
   const choose = (name) => {
@@ -576,13 +595,15 @@ function graphs(model, offs) {
 export function renderDashboard(model, root, renderChild = null) {
   const offs = [];
   const [clock, counters] = clockAndCounters(model, offs);
+  const decisions = decisionsRow(model, offs, locked, (message) => sendTo(model, message));
   root.append(
     h("div", { class: "gobpm-dashboard" }, [
       h("div", { class: "gobpm-header" }, [controls(model, offs), headerEnd(model, offs, clock)]),
       lastStep(model, offs),
       h("div", { class: "gobpm-status" }, [counters, instancePicker(model, offs)]),
       timeline(model, offs),
-      graphs(model, offs),
+      decisions,
+      graphs(model, offs, decisions),
       locked(model, offs, { class: "gobpm-forms" }, [publishForm(model, offs), completeForm(model, offs)]),
       holdsTable(model, offs),
       factTimeline(model, offs),

@@ -6,12 +6,14 @@ import { h } from "./dom.js";
 import { GraphPane } from "./graph.js";
 
 export class ProcessPane {
-  constructor({ role, title = null, maxHeight = 560, minLabelPx = null }) {
+  // onChoose: (decide fields) => void, called when a flow of a waiting decision is clicked on
+  // the BPMN diagram (a dashboard sends the `decide` command; a standalone view has none).
+  constructor({ role, title = null, maxHeight = 560, minLabelPx = null, onChoose = null }) {
     this.titleEl = h("div", { class: "gobpm-graph-title", "data-role": `${role}-title`, text: title || "" });
     this.titleEl.hidden = !title;
     this.failed = null; // the document bpmn.io could not draw
     this.note = h("div", { class: "gobpm-graph-message gobpm-graph-error", "data-role": `${role}-fallback`, hidden: true });
-    this.bpmn = new BpmnPane({ role: `${role}-bpmn`, maxHeight, minLabelPx, header: false, onFail: (text, xml) => this.fail(text, xml) });
+    this.bpmn = new BpmnPane({ role: `${role}-bpmn`, maxHeight, minLabelPx, header: false, onChoose, onFail: (text, xml) => this.fail(text, xml) });
     this.graph = new GraphPane({ role });
     // one row: the title, the diagram's status line and its zoom buttons (BPMN only)
     this.header = h("div", { class: "gobpm-bpmn-header" }, [this.titleEl, this.bpmn.status, this.bpmn.toolbar]);

@@ -112,6 +112,13 @@ fieldset.gobpm-lock { border: 0; margin: 0; padding: 0; min-width: 0; }
 .gobpm-clock { display: inline-flex; align-items: baseline; gap: 6px; }
 .gobpm-clock-value { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 14px; font-weight: 600; }
 .gobpm-counters { display: flex; flex-wrap: wrap; gap: 6px; }
+.gobpm-decisions { gap: 4px 10px; padding: 3px 8px; border: 1px dashed #c2255c; border-radius: 6px; }
+.gobpm-decisions .gobpm-section-title { margin: 0; color: #c2255c; }
+.gobpm-decision-list { display: inline-flex; flex-wrap: wrap; gap: 4px 14px; }
+.gobpm-decision { display: inline-flex; flex-wrap: wrap; align-items: center; gap: 4px; }
+.gobpm-decision-where { font-weight: 600; }
+.gobpm-decide { border-color: #c2255c; color: #c2255c; font-weight: 600; }
+.gobpm-decide:hover { background: #c2255c; color: #ffffff; border-color: #c2255c; }
 .gobpm-timeline { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .gobpm-timeline-slider { flex: 1 1 240px; min-width: 160px; }
 .gobpm-branch { border-left: 3px solid #999; padding-left: 8px; margin-top: 8px; }

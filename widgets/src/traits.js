@@ -25,7 +25,27 @@
  * @property {string} residency         one of RESIDENCIES
  * @property {ElementMarks[]} elements  definition order
  * @property {string[]} flows           ids of the sequence flows taken
+ * @property {Choice[]} [choices]       the flows a person may choose now (dashed, clickable)
  * @property {Object<string, string>} colours  the names of PALETTE -> CSS colour
+ */
+
+/**
+ * A flow a person may choose at a decision waiting now (gobpm_nb/render/marks.py choices):
+ * clicking it on a dashboard's diagram sends {kind: "decide", ...decide}.
+ * @typedef {object} Choice
+ * @property {string} flow              the BPMN id of the sequence flow
+ * @property {{instance: string, track: string, flow: string}} decide  the command's fields
+ * @property {string} label             the flow's name, or "→ <target>"
+ * @property {string} tip               hover text
+ */
+
+/**
+ * The decisions waiting for a person (gobpm_nb/observe/choices.py decisions_state).
+ * @typedef {object} Decisions
+ * @property {number} total             in the whole engine
+ * @property {Array<{instance: string, track: string, gateway: string, label: string,
+ *   flows: Array<{flow: string, target: string, label: string}>}>} rows  the selected
+ *   instance's, in the order armed
  */
 
 /**
@@ -114,6 +134,7 @@
  *   | {kind: "play", speed: number} | {kind: "pause"}
  *   | {kind: "publish", name: string, key: string, payload: object}
  *   | {kind: "complete", task: string, outputs: object}
+ *   | {kind: "decide", instance: string, flow: string, track: string}
  *   | {kind: "select", instance: string}
  *   | {kind: "facts", instance: string, fact_kind: string, page: number|null}
  *   | {kind: "rewind", to: number} | {kind: "replay"} | {kind: "branch"}} Command

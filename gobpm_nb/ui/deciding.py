@@ -1,0 +1,62 @@
+"""The dashboard's ``decide`` command: a person chooses the flow a decision gateway takes.
+
+The front end sends ``{"kind": "decide", "instance": ..., "flow": ..., "track": ...}`` from
+a flow's button in the decisions row, or from a click on a flow drawn dashed on the BPMN
+diagram (the marks' ``choices``, :func:`gobpm_nb.render.marks.choices`). The handler calls
+``Engine.decide`` — the same call a user types in a cell — and says what it did in the
+last-step line; what the engine refuses (no decision waiting, a flow that is not one of the
+decision's) goes to the ``error`` trait and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .widgets import Command
+
+if TYPE_CHECKING:
+    from ..api import Engine
+    from ..engine.state.records import DecisionView
+
+
+def decide_line(view: DecisionView | None, flow: str, dehydrated: bool) -> str:
+    """What choosing ``flow`` at ``view`` (the decision it took, when known) did."""
+    if view is None:
+        line = f"Decide: flow {flow} taken"
+    else:
+        target = next((t for f, t in view.flows if flow in (f, t)), "")
+        chosen = next((f for f, t in view.flows if flow in (f, t)), flow)
+        line = f"Decide {view.gateway} (instance {view.instance}, track {view.track}): " \
+               f"flow {chosen}" + (f" → {target}" if target else "")
+    if dehydrated:
+        return line + "; the dehydrated instance is woken from the store at the next Step " \
+                      "or Run"
+    return line + "; it goes on at the next Step or Run"
+
+
+class DecisionCommands:
+    """The dashboard's ``decide`` command (mixed into ``Dashboard``)."""
+
+    _engine: Engine
+    last_step: str
+
+    def _decide(self, command: Command) -> None:
+        instance, flow, track = (command.get(k) for k in ("instance", "flow", "track"))
+        if not isinstance(instance, str) or not instance:
+            raise ValueError(f"decide needs an instance id, got {instance!r}")
+        if not isinstance(flow, str) or not flow:
+            raise ValueError(f"decide needs a flow (its id, or the node it leads to), "
+                             f"got {flow!r}")
+        if track in ("", None):
+            track = None
+        elif not isinstance(track, str):
+            raise ValueError(f"decide's track must be a track id, got {track!r}")
+        eng = self._engine
+        views = [v for v in eng.decisions(instance) if track is None or v.track == track]
+        view = next((v for v in views if any(flow in pair for pair in v.flows)), None)
+        eng.decide(instance, flow, track)
+        away = eng.describe_instance(instance).residency == "dehydrated"
+        self.last_step = decide_line(view, flow, away)
+
+
+__all__ = ["DecisionCommands", "decide_line"]
