@@ -240,8 +240,9 @@ class Writer(RootElements):
 
     @staticmethod
     def _default(e: el.Element, outs: list[el.Flow], xml_id: dict[str, str]) -> str | None:
-        """The XML id of a gateway's default flow (``outs``: the flows leaving it)."""
-        if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
+        """The XML id of a gateway's or an activity's default flow (``outs``: the flows
+        leaving it)."""
+        if e.default is not None:
             for f in outs:
                 if f.target == e.default:
                     return xml_id.get(f.id, f.id)

@@ -46,6 +46,9 @@ class Builder:
     def for_compensation(self, node: str) -> str:
         raise NotImplementedError
 
+    def default_flow(self, node: str, target: str) -> str:
+        raise NotImplementedError
+
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
         if value is None:
             return None
@@ -137,10 +140,11 @@ class Builder:
         return self._add(el.CompensationStart(id, name))
 
     def transaction(self, id: str, name: str | None = None, *,
-                    for_compensation: bool = False) -> Scope:
+                    for_compensation: bool = False, default: str | None = None) -> Scope:
         """A transaction subprocess (as ``subprocess``): a ``cancel`` end inside it withdraws
         its tracks, compensates its completed activities and leaves by its cancel boundary."""
-        self._add(el.Transaction(id, name, for_compensation=for_compensation or None))
+        self._add(el.Transaction(id, name, for_compensation=for_compensation or None,
+                                 default=default))
         return Scope(id, self)
 
     def cancel_boundary(self, id: str, name: str | None = None, *, attached_to: str) -> str:
@@ -173,25 +177,31 @@ class Builder:
                                             escalation=escalation))
 
     def script_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
-                    for_compensation: bool = False) -> str:
+                    for_compensation: bool = False, default: str | None = None) -> str:
         """``for_compensation``: a compensation handler (``compensation_boundary``), which
-        no flow enters or leaves."""
-        return self._add(el.ScriptTask(id, name, fn=fn, for_compensation=for_compensation or None))
+        no flow enters or leaves. ``default`` (on every activity): the node its default flow
+        leads to, taken only when none of its other outgoing flows is (each flow whose
+        condition holds is taken, and each without one)."""
+        return self._add(el.ScriptTask(id, name, fn=fn, for_compensation=for_compensation or None,
+                                       default=default))
 
     def service_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
-                     topic: str | None = None, for_compensation: bool = False) -> str:
+                     topic: str | None = None, for_compensation: bool = False,
+                     default: str | None = None) -> str:
         return self._add(el.ServiceTask(id, name, fn=fn, topic=topic,
-                                        for_compensation=for_compensation or None))
+                                        for_compensation=for_compensation or None,
+                                        default=default))
 
     def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None,
-                  for_compensation: bool = False) -> str:
+                  for_compensation: bool = False, default: str | None = None) -> str:
         return self._add(el.UserTask(id, name, assignee=assignee,
-                                     for_compensation=for_compensation or None))
+                                     for_compensation=for_compensation or None,
+                                     default=default))
 
     def receive_task(self, id: str, name: str | None = None, *, message: str,
-                     key: Condition | None = None) -> str:
+                     key: Condition | None = None, default: str | None = None) -> str:
         return self._add(el.ReceiveTask(id, name, message=message,
-                                        key=self._expr(id, "key", key)))
+                                        key=self._expr(id, "key", key), default=default))
 
     def timer_catch(self, id: str, name: str | None = None, *, duration: Any = None,
                     date: Any = None, cycle: Any = None) -> str:
@@ -234,10 +244,11 @@ class Builder:
         return self._add(el.LinkCatch(id, name, link=link))
 
     def subprocess(self, id: str, name: str | None = None, *,
-                   for_compensation: bool = False) -> Scope:
+                   for_compensation: bool = False, default: str | None = None) -> Scope:
         """An embedded subprocess. What it returns is its id, and the builder of what is
         inside it: ``with p.subprocess("handle") as sp: sp.start("hs") ...``."""
-        self._add(el.SubProcess(id, name, for_compensation=for_compensation or None))
+        self._add(el.SubProcess(id, name, for_compensation=for_compensation or None,
+                                default=default))
         return Scope(id, self)
 
     def event_subprocess(self, id: str, name: str | None = None) -> Scope:
@@ -248,7 +259,8 @@ class Builder:
 
     def call_activity(self, id: str, name: str | None = None, *, process: str,
                       version: int | None = None, inputs: list[str] | None = None,
-                      outputs: list[str] | None = None, for_compensation: bool = False) -> str:
+                      outputs: list[str] | None = None, for_compensation: bool = False,
+                      default: str | None = None) -> str:
         """Call process ``process`` (its newest deployed version, or ``version``) as a child
         instance: ``inputs`` names the fields it starts with (None: all the data),
         ``outputs`` the fields merged back when it ends (None: all its data)."""
@@ -256,7 +268,7 @@ class Builder:
             id, name, process=process, version=version,
             inputs=tuple(inputs) if inputs is not None else None,
             outputs=tuple(outputs) if outputs is not None else None,
-            for_compensation=for_compensation or None))
+            for_compensation=for_compensation or None, default=default))
 
     def inclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
@@ -354,6 +366,9 @@ class Scope(str, Builder):
 
     def for_compensation(self, node: str) -> str:
         return self._outer.for_compensation(node)
+
+    def default_flow(self, node: str, target: str) -> str:
+        return self._outer.default_flow(node, target)
 
     def __enter__(self) -> Scope:
         return self

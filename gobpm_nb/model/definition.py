@@ -93,7 +93,12 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation"})
+OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
+                      "default"})
+
+
+#: The gateways whose signature always had a ``default`` (None included).
+DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway)
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -101,7 +106,8 @@ def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> 
     doc: list[Any] = [pid]
     for e in elements:
         doc.append([e.kind] + [[f.name, _describe(getattr(e, f.name))] for f in fields(e)
-                               if f.name not in OPTIONAL or getattr(e, f.name) is not None])
+                               if f.name not in OPTIONAL or getattr(e, f.name) is not None
+                               or (f.name == "default" and isinstance(e, DEFAULTED))])
     for f in flows:
         doc.append(["flow", f.source, f.target, _describe(f.condition)])
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -163,7 +169,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         event_starts=freeze({k: tuple(v) for k, v in events.items()}), links=freeze(links),
         reach=freeze(_reach(nodes, incoming, boundaries, links)),
         plain=freeze({k: tuple(v) for k, v in outgoing.items()  # () for an implicit end
-                      if all(f.condition is None for f in v)}),
+                      if all(f.condition is None for f in v) and nodes[k].default is None}),
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
         conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
                         for e in nodes.values()), compensation=freeze(undo.handlers),
