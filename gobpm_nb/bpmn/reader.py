@@ -25,6 +25,7 @@ from .context import Context, pass_through
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
+from .multiple import read_multiple
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
@@ -157,7 +158,8 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity",
                                                           "transaction")
     if tag in EVENTS:
-        read_event(ctx, node)
+        if not read_multiple(ctx, node):
+            read_event(ctx, node)
     elif tag in ("subProcess", "transaction"):
         read_scope(ctx, node)
     elif tag == "callActivity":

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from . import multiple as mu
 from .expr import Expr
 from .timers import TimerSpec, timer_spec
 
@@ -232,6 +233,40 @@ class Builder:
     def throw(self, id: str, name: str | None = None) -> str:
         """An intermediate throw event with no definition: a milestone the track passes."""
         return self._add(el.NoneThrow(id, name))
+
+    # -- events with several definitions (``multiple``) ----------------------------------
+    def _events(self, id: str, any_of: Any, all_of: Any, parallel_ok: bool
+                ) -> tuple[tuple[mu.EventDef, ...], bool]:
+        if (any_of is None) == (all_of is None):
+            self.add_problem(f"{id!r}: give exactly one of any_of= or all_of=")
+        elif all_of is not None and not parallel_ok:
+            self.add_problem(f"{id!r}: all_of= (parallel multiple) is only for a catch event "
+                             "here; give any_of=")
+        given = any_of if any_of is not None else all_of
+        return mu.event_defs(id, given or [], self._expr, self.add_problem), all_of is not None
+
+    def catch(self, id: str, name: str | None = None, *, any_of: list[dict[str, Any]] |
+              None = None, all_of: list[dict[str, Any]] | None = None) -> str:
+        """A catch event with several definitions, each a dict: ``{"message": "paid", "key":
+        "order"}``, ``{"timer": "PT1H"}`` (or ``duration``, ``date``), ``{"signal": "stop"}``;
+        at most one of each kind. ``any_of``: it fires on the first to come (the others are
+        withdrawn); ``all_of``: once every one has come (BPMN's parallel multiple)."""
+        events, parallel = self._events(id, any_of, all_of, True)
+        return self._add(mu.MultipleCatch(id, name, events=events, parallel=parallel))
+
+    def boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                 any_of: list[dict[str, Any]], interrupting: bool = True) -> str:
+        """A boundary event that fires on the first of ``any_of`` (as ``catch`` takes them)."""
+        events, _ = self._events(id, any_of, None, False)
+        return self._add(mu.MultipleBoundary(id, name, attached_to=attached_to,
+                                             interrupting=interrupting, events=events))
+
+    def start_on(self, id: str, name: str | None = None, *, any_of: list[dict[str, Any]],
+                 interrupting: bool = True) -> str:
+        """The start of an event subprocess that opens on the first of ``any_of`` (as
+        ``catch`` takes them)."""
+        events, _ = self._events(id, any_of, None, False)
+        return self._add(mu.MultipleStart(id, name, interrupting=interrupting, events=events))
 
     def escalation_throw(self, id: str, name: str | None = None, *, escalation: str) -> str:
         return self._add(el.EscalationThrow(id, name, escalation=escalation))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
+from .multiple import MULTIPLE, check_multiple
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
@@ -60,6 +61,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"{e.kind} {e.id!r} names no signal")
     if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
+    if isinstance(e, MULTIPLE):
+        p.extend(check_multiple(e, timers))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):

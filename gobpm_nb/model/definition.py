@@ -14,6 +14,7 @@ from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
+from .multiple import EventDef
 from .timers import Timer, TimerSpec
 
 
@@ -77,7 +78,9 @@ def _describe(value: Any) -> Any:
     if callable(value):
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
-        return list(value)
+        return [_describe(v) for v in value]
+    if isinstance(value, EventDef):
+        return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     if isinstance(value, el.Decision):
