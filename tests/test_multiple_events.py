@@ -220,3 +220,44 @@ def test_a_file_event_with_a_definition_and_a_referenced_one_runs_on_the_first()
     eng.broadcast_signal("stop")
     eng.advance("PT2H")
     assert inst.state == "completed" and fired(eng, "wait") == []
+
+
+def test_a_non_interrupting_multiple_boundary_recovers_after_a_crash(tmp_path):
+    """On SQLite the message arm has fired once and listens again; after a crash the
+    recovered engine still holds both arms, and the signal forks while the task waits."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    inst = eng.start(guarded(interrupting=False), {"order": "o1"})
+    eng.advance("PT1M")
+    eng.publish_message("cancel", key="o1")
+    eng.advance("PT1M")
+    eng.store.close()
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[guarded(interrupting=False)])
+    assert sorted(h.kind for h in eng2.holders()) == ["message", "signal", "task"]
+    eng2.broadcast_signal("stop")
+    eng2.advance("PT1M")
+    again = eng2.instance(inst.id)
+    # the recovered instance knows its live tracks; the track the signal forked has ended
+    assert ended_at(again) == ["stopped"] and again.state == "active"
+    assert [t.node for t in again.tracks if t.state != "completed"] == ["work"]
+
+
+def test_an_event_subprocess_multiple_start_survives_a_round_trip():
+    """A non-interrupting start with a signal and a timer is written with both definitions
+    and ``isInterrupting="false"``, and read back the same."""
+    p = bpm.Process("handled")
+    p.start("s")
+    p.user_task("work")
+    p.end("done")
+    p.flow("s", "work", "done")
+    with p.event_subprocess("on_stop") as ev:
+        ev.start_on("stop_or_late", any_of=[{"signal": "stop"}, {"timer": "PT5H"}],
+                    interrupting=False)
+        ev.end("noted")
+        ev.flow("stop_or_late", "noted")
+    text = p.to_bpmn()
+    assert 'isInterrupting="false"' in text
+    assert "signalEventDefinition" in text and "timerEventDefinition" in text
+    again = bpm.Process.from_bpmn(text)
+    assert again.definition().signature == p.definition().signature
+    assert again.to_bpmn() == text
