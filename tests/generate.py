@@ -27,7 +27,10 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 - call activities (all data in, all data out) of a called process drawn the same way, with
   timer, message, signal and error boundaries;
 - a "pair": a boundary and a catch on one trigger in two parallel branches, which fire at
-  one instant.
+  one instant;
+- events with several definitions (two or three of a timer, a message and a signal): catches
+  (multiple and parallel multiple), user task boundaries and event subprocess starts;
+- a script whose own flows split: a condition over ``total``, else its default flow.
 
 Never drawn: a loop of flows (every flow goes forward; a link goes forward), a call of a
 process by itself, and a throw or a throwing end inside an event subprocess or on a
@@ -37,10 +40,10 @@ itself forever): those run only quiet blocks. Conditional start events do not ex
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import NamedTuple
 
+from describing import describe as describe
 from hypothesis import strategies as st
 
 import gobpm_nb as bpm
@@ -56,8 +59,12 @@ DEPTH = int(os.environ.get("TRANSPARENCY_DEPTH", "2"))  # scopes below the proce
 timer = st.tuples(st.just("timer"), st.sampled_from(DURATIONS))
 message = st.tuples(st.just("message"), st.sampled_from(MESSAGES))
 signal = st.tuples(st.just("signal"), st.sampled_from(SIGNALS))
+# the definitions of a multiple event: two or three, one of each kind at most
+several = st.lists(st.one_of(timer, message, signal), min_size=2, max_size=3,
+                   unique_by=lambda a: a[0])
 # a boundary: (kind, what, interrupting)
 task_guard = st.one_of(
+    st.tuples(st.just("multi"), several, st.booleans()),
     st.tuples(st.just("timer"), st.sampled_from(DURATIONS), st.booleans()),
     st.tuples(st.just("cycle"), st.sampled_from(CYCLES), st.just(False)),
     st.tuples(st.just("message"), st.sampled_from(MESSAGES), st.booleans()),
@@ -73,6 +80,7 @@ quiet = st.one_of(
     st.tuples(st.just("script"), st.integers(1, 3)),
     st.tuples(st.just("milestone")),
     st.tuples(st.just("cond"), st.integers(1, 4)),
+    st.tuples(st.just("any"), several), st.tuples(st.just("all"), several),
     st.tuples(st.just("undoable"), st.integers(1, 3), st.booleans()),
     st.tuples(st.just("user"), st.one_of(st.none(), task_guard)))
 loud = st.one_of(
@@ -93,6 +101,7 @@ simple = st.one_of(quiet, loud)
 path = st.lists(quiet, max_size=2)  # a boundary's path, before its end
 event = st.one_of(  # an event subprocess: (start, interrupting, what it runs)
     st.tuples(st.just("event"), st.one_of(timer, message, signal), st.booleans(), path),
+    st.tuples(st.just("event"), st.tuples(st.just("multi"), several), st.booleans(), path),
     st.tuples(st.just("event"), st.tuples(st.just("error"), st.sampled_from([None, *ERRORS])),
               st.just(True), path),
     st.tuples(st.just("event"), st.tuples(st.just("escalation"),
@@ -142,6 +151,7 @@ def block(depth: int):
         st.tuples(st.just("or"), st.lists(st.tuples(st.integers(0, 4), branch),
                                           min_size=2, max_size=3)),
         st.tuples(st.just("xor"), st.integers(0, 4), st.tuples(branch, branch)),
+        st.tuples(st.just("fallback"), st.integers(0, 4), st.tuples(branch, branch)),
         st.tuples(st.just("race"), st.lists(st.one_of(timer, message, signal), min_size=2,
                                             max_size=3, unique_by=lambda a: a[1])),
     )
@@ -169,6 +179,12 @@ def apart(tree):
     if tree[0] == "raise" and tree[1] in ("message", "signal"):
         return ("raise", "plain", None, tree[3])
     return tuple(apart(t) for t in tree)
+
+
+def defs(drawn) -> list[dict[str, str]]:
+    """The builder's definitions of a multiple event drawn as ``several``."""
+    return [{"timer": what} if kind == "timer" else {"message": what, "key": "k"}
+            if kind == "message" else {"signal": what} for kind, what in drawn]
 
 
 def adder(field: str, amount: int):
@@ -255,6 +271,8 @@ class Builder:
             return self.call(sc, *b[1:])
         if kind in ("parallel", "or", "xor"):
             return self.split(sc, b)
+        if kind == "fallback":
+            return self.fallback(sc, *b[1:])
         if kind == "race":
             gw, merge = sc.event_gateway(self.name("race")), sc.exclusive_gateway(
                 self.name("after"))
@@ -283,6 +301,8 @@ class Builder:
             return sc.receive_task(self.name("recv"), message=b[1], key="k")
         if kind == "cond":
             return sc.conditional_catch(self.name("cond"), condition=f"total >= {b[1]}")
+        if kind in ("any", "all"):
+            return sc.catch(self.name(kind), **{kind + "_of": defs(b[1])})
         if kind == "script":
             return sc.script_task(self.name("script"), fn=adder("total", b[1]))
         if kind == "milestone":
@@ -329,6 +349,19 @@ class Builder:
             sc.flow(last, join)
         return split, join
 
+    def fallback(self, sc, threshold, branches):
+        """A script whose own flows split: the first branch when ``total >= threshold``,
+        else the second by its default flow; an exclusive gateway merges them."""
+        node = sc.script_task(self.name("script"), fn=adder("total", 1))
+        merge = sc.exclusive_gateway(self.name("merged"))
+        (a, a_end), (b, b_end) = (self.chain(sc, br) for br in branches)
+        sc.flow(node, a, condition=f"total >= {threshold}")
+        sc.flow(node, b)
+        sc.default_flow(node, b)
+        sc.flow(a_end, merge)
+        sc.flow(b_end, merge)
+        return node, merge
+
     def raiser(self, sc, what, code, threshold):
         """An exclusive split that ends the path by an error, escalation, terminate, message
         (sending ``total``), signal or plain end when ``total >= threshold``, and goes on
@@ -346,6 +379,9 @@ class Builder:
 
     def boundary(self, sc, node, kind, what, interrupting):
         name = self.name("b" + kind)
+        if kind == "multi":
+            return sc.boundary(name, attached_to=node, any_of=defs(what),
+                               interrupting=interrupting)
         if kind in ("timer", "cycle"):
             when = {"duration": what} if kind == "timer" else {"cycle": what}
             return sc.timer_boundary(name, attached_to=node, interrupting=interrupting, **when)
@@ -392,6 +428,8 @@ class Builder:
             first = ev.message_start(name, message=what, key="k", interrupting=interrupting)
         elif kind == "signal":
             first = ev.signal_start(name, signal=what, interrupting=interrupting)
+        elif kind == "multi":
+            first = ev.start_on(name, any_of=defs(what), interrupting=interrupting)
         elif kind == "error":
             first = ev.error_start(name, error=what)
         else:
@@ -452,52 +490,3 @@ def build(tree) -> Drawn:
     each instance leaves at most once."""
     b = Builder(tree)
     return Drawn(b.p.validate(), b.called, b.once)
-
-
-SKIP = ("id", "name", "within", "attached_to")
-
-
-def _text(value):
-    if hasattr(value, "source"):  # an expression
-        return value.source
-    if hasattr(value, "text"):  # a timer
-        return f"{value.kind} {value.text}"
-    if callable(value):
-        return getattr(value, "__name__", value)
-    return value
-
-
-def _attrs(e) -> str:
-    out = []
-    for f in dataclasses.fields(e):
-        value = getattr(e, f.name)
-        if f.name in SKIP or f.name == "interrupting" or value in (None, False, ()):
-            continue
-        if f.name == "loop":
-            value = "{" + ", ".join(f"{k}={_text(getattr(value, k))}" for k in
-                                    ("condition", "test_before", "maximum")) + "}"
-        if f.name == "many":
-            value = "{" + ", ".join(f"{k}={_text(getattr(value, k))}" for k in
-                                    ("sequential", "cardinality", "completion")
-                                    if getattr(value, k) not in (None, False)) + "}"
-        out.append(f"{f.name}={_text(value)}")
-    if getattr(e, "interrupting", True) is False:
-        out.append("non-interrupting")
-    return " ".join(out)
-
-
-def describe(proc: bpm.Process) -> str:
-    """The process as text: each element (indented by the scope it is in, boundaries under
-    their activity) and each flow with its condition."""
-    elements = proc.elements
-    depth: dict[str, int] = {}
-    for e in elements:
-        depth[e.id] = depth[e.within] + 1 if e.within is not None else 0
-    lines = [f"process {proc.id}"]
-    for e in elements:
-        on = f" on {e.attached_to}" if getattr(e, "attached_to", None) else ""
-        lines.append("  " * (depth[e.id] + 1) + f"{e.id}: {e.kind}{on} {_attrs(e)}".rstrip())
-    for f in proc.flows:
-        cond = f"  if {f.condition.source}" if f.condition is not None else ""
-        lines.append(f"  {f.source} -> {f.target}{cond}")
-    return "\n".join(lines)

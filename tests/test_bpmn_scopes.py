@@ -262,15 +262,16 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
      "subProcess", "standard loop 'x' has neither a loopCondition nor a loopMaximum"),
     ('<subProcess id="x"><startEvent id="xs"><messageEventDefinition messageRef="M"/>'
-     '<signalEventDefinition signalRef="S"/></startEvent><endEvent id="xe"/>'
+     '<conditionalEventDefinition><condition>=late</condition></conditionalEventDefinition>'
+     '</startEvent><endEvent id="xe"/>'
      '<sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
-     "startEvent", "events with several event definitions or a definition by reference"),
+     "startEvent", "are supported only on a catch, a boundary or an event subprocess's"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
     """Ad-hoc subprocesses, complex gateways, a standard loop that would run
-    for ever (a loop marker with no condition and no maximum) and a start event with two
-    triggers stay refused: one error note each, on the element (a subprocess whose start is
-    such a placeholder gets no note of its own)."""
+    for ever (a loop marker with no condition and no maximum) and a start event with a
+    message and a condition stay refused: one error note each, on the element (a subprocess
+    whose start is such a placeholder gets no note of its own)."""
     body = xml + ('<endEvent id="after"/><sequenceFlow id="fx1" sourceRef="t" targetRef="x"/>'
                   '<sequenceFlow id="fx2" sourceRef="x" targetRef="after"/>')
     model = load(body, ZEEBE_MESSAGE + ROOTS)

@@ -98,10 +98,10 @@ def test_encode_decode_round_trip_keeps_every_field():
     image = read(back, "i1")
     orders = {t["id"]: t for t in doc["tracks"]}
     for tr in image.tracks:
-        holds = {(w.node, kind): w.order for kind, ws in (("node", [tr.wait]),
-                                                          ("boundary", tr.boundaries.values()))
+        holds = {(w.node, kind, w.kind): w.order
+                 for kind, ws in (("node", [tr.wait]), ("boundary", tr.boundaries.values()))
                  for w in ws if w is not None and w.holdable and w.order is not None}
-        holds.update({(a.node, "node"): a.order for a in getattr(tr.wait, "arms", ())
+        holds.update({(a.node, "node", a.kind): a.order for a in getattr(tr.wait, "arms", ())
                       if a.holdable})
         assert track_doc(tr, holds) == orders[tr.id]
 

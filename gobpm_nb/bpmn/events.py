@@ -77,8 +77,9 @@ def _placeholder(ctx: Context, node: etree._Element,
                  found: tuple[str, etree._Element | None] | None) -> None:
     tag, eid = local(node), node.get("id", "")
     if found is None:
-        reason = "events with several event definitions or a definition by reference are " \
-                 "not supported"
+        reason = "several event definitions (or one by reference) are supported only on " \
+                 "a catch, a boundary or an event subprocess's start, each a message, a " \
+                 "timer or a signal, at most one of each (parallelMultiple: only a catch)"
     elif found[0] == "conditional" and tag == "startEvent" and ctx.scope is None:
         reason = "conditional start events are not supported yet: a process starts by " \
                  "eng.start() or by a message, timer or signal start event"

@@ -25,6 +25,7 @@ from .context import Context, pass_through
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
+from .multiple import read_multiple
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
@@ -46,7 +47,7 @@ KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "extensionElements", "ioSpecification", "property", "auditing", "monitoring",
         "correlationSubscription", "supports", "resourceRole", "performer", "humanPerformer",
         "potentialOwner", "dataInputAssociation", "dataOutputAssociation",
-        # what a subprocess holds besides its flow elements (loops: read_loop, _activity_extras)
+        # what a subprocess holds besides its flow elements (loops: read_loop)
         "incoming", "outgoing", "categoryValueRef", "multiInstanceLoopCharacteristics",
         "standardLoopCharacteristics"}
 
@@ -156,10 +157,9 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     not_run(ctx, node)
     activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity",
                                                           "transaction")
-    if activity:
-        _activity_extras(ctx, node)
     if tag in EVENTS:
-        read_event(ctx, node)
+        if not read_multiple(ctx, node):
+            read_event(ctx, node)
     elif tag in ("subProcess", "transaction"):
         read_scope(ctx, node)
     elif tag == "callActivity":
@@ -175,6 +175,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
                      False)
     if activity:
         read_loop(ctx, node)  # on the element just built
+        _activity_default(ctx, node)
         if node.get("isForCompensation") == "true" and ctx.process is not None and \
                 any(e.id == node.get("id") for e in ctx.process.elements):
             ctx.p.for_compensation(node.get("id", ""))
@@ -203,13 +204,13 @@ def _written_placeholder(ctx: Context, node: etree._Element, marker: etree._Elem
                         activity=marker.get("activity") == "true", definition=kind)
 
 
-def _activity_extras(ctx: Context, node: etree._Element) -> None:
-    """What an activity may carry that the engine does not run: a default flow (loops,
-    multi-instance or standard: ``loops.read_loop``)."""
-    if node.get("default"):
-        ctx.detail(node, f"default flow {node.get('default')!r} on an activity is not "
-                         "supported (only an exclusive or inclusive gateway's)",
-                   "it is taken as a flow without a condition")
+def _activity_default(ctx: Context, node: etree._Element) -> None:
+    """An activity's default flow, on the element just built: taken only when none of its
+    other outgoing flows is."""
+    target = _default_target(ctx, node)
+    if target is not None and ctx.process is not None and \
+            any(e.id == node.get("id") for e in ctx.process.elements):
+        ctx.p.default_flow(node.get("id", ""), target)
 
 
 def read_task(ctx: Context, node: etree._Element) -> None:
@@ -280,7 +281,8 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
 
 
 def _default_target(ctx: Context, node: etree._Element) -> str | None:
-    """The node a gateway's ``default`` flow goes to (what the builder takes)."""
+    """The node a gateway's or an activity's ``default`` flow goes to (what the builder
+    takes)."""
     default = node.get("default")
     if default is None:
         return None

@@ -25,6 +25,7 @@ from ..model import elements as el
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
+from .multiple import write_multiple
 from .names import (
     BPMN,
     FLOW_ELEMENTS,
@@ -57,7 +58,8 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
-        "cancel_end": "endEvent", "compensation_start": "startEvent"}
+        "cancel_end": "endEvent", "compensation_start": "startEvent",
+        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent"}
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
 _NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
                         "dataStoreReference"})
@@ -240,8 +242,9 @@ class Writer(RootElements):
 
     @staticmethod
     def _default(e: el.Element, outs: list[el.Flow], xml_id: dict[str, str]) -> str | None:
-        """The XML id of a gateway's default flow (``outs``: the flows leaving it)."""
-        if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
+        """The XML id of a gateway's or an activity's default flow (``outs``: the flows
+        leaving it)."""
+        if e.default is not None:
             for f in outs:
                 if f.target == e.default:
                     return xml_id.get(f.id, f.id)
@@ -348,6 +351,7 @@ class Writer(RootElements):
             sub("compensate", **({"activityRef": e.ref} if e.ref else {}))
         if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
             sub("cancel")
+        write_multiple(self, node, e)
         if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and \
                 e.definition.isalpha():  # the one it had in the file, as the schema allows
             found = sub(e.definition, **({"name": ""} if e.definition == "link" else {}))

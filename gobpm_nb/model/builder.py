@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from . import multiple as mu
 from .expr import Expr
 from .timers import TimerSpec, timer_spec
 
@@ -44,6 +45,9 @@ class Builder:
         raise NotImplementedError
 
     def for_compensation(self, node: str) -> str:
+        raise NotImplementedError
+
+    def default_flow(self, node: str, target: str) -> str:
         raise NotImplementedError
 
     def _expr(self, owner: str, what: str, value: Any) -> Expr | None:
@@ -137,10 +141,11 @@ class Builder:
         return self._add(el.CompensationStart(id, name))
 
     def transaction(self, id: str, name: str | None = None, *,
-                    for_compensation: bool = False) -> Scope:
+                    for_compensation: bool = False, default: str | None = None) -> Scope:
         """A transaction subprocess (as ``subprocess``): a ``cancel`` end inside it withdraws
         its tracks, compensates its completed activities and leaves by its cancel boundary."""
-        self._add(el.Transaction(id, name, for_compensation=for_compensation or None))
+        self._add(el.Transaction(id, name, for_compensation=for_compensation or None,
+                                 default=default))
         return Scope(id, self)
 
     def cancel_boundary(self, id: str, name: str | None = None, *, attached_to: str) -> str:
@@ -173,25 +178,31 @@ class Builder:
                                             escalation=escalation))
 
     def script_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
-                    for_compensation: bool = False) -> str:
+                    for_compensation: bool = False, default: str | None = None) -> str:
         """``for_compensation``: a compensation handler (``compensation_boundary``), which
-        no flow enters or leaves."""
-        return self._add(el.ScriptTask(id, name, fn=fn, for_compensation=for_compensation or None))
+        no flow enters or leaves. ``default`` (on every activity): the node its default flow
+        leads to, taken only when none of its other outgoing flows is (each flow whose
+        condition holds is taken, and each without one)."""
+        return self._add(el.ScriptTask(id, name, fn=fn, for_compensation=for_compensation or None,
+                                       default=default))
 
     def service_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
-                     topic: str | None = None, for_compensation: bool = False) -> str:
+                     topic: str | None = None, for_compensation: bool = False,
+                     default: str | None = None) -> str:
         return self._add(el.ServiceTask(id, name, fn=fn, topic=topic,
-                                        for_compensation=for_compensation or None))
+                                        for_compensation=for_compensation or None,
+                                        default=default))
 
     def user_task(self, id: str, name: str | None = None, *, assignee: str | None = None,
-                  for_compensation: bool = False) -> str:
+                  for_compensation: bool = False, default: str | None = None) -> str:
         return self._add(el.UserTask(id, name, assignee=assignee,
-                                     for_compensation=for_compensation or None))
+                                     for_compensation=for_compensation or None,
+                                     default=default))
 
     def receive_task(self, id: str, name: str | None = None, *, message: str,
-                     key: Condition | None = None) -> str:
+                     key: Condition | None = None, default: str | None = None) -> str:
         return self._add(el.ReceiveTask(id, name, message=message,
-                                        key=self._expr(id, "key", key)))
+                                        key=self._expr(id, "key", key), default=default))
 
     def timer_catch(self, id: str, name: str | None = None, *, duration: Any = None,
                     date: Any = None, cycle: Any = None) -> str:
@@ -223,6 +234,40 @@ class Builder:
         """An intermediate throw event with no definition: a milestone the track passes."""
         return self._add(el.NoneThrow(id, name))
 
+    # -- events with several definitions (``multiple``) ----------------------------------
+    def _events(self, id: str, any_of: Any, all_of: Any, parallel_ok: bool
+                ) -> tuple[tuple[mu.EventDef, ...], bool]:
+        if (any_of is None) == (all_of is None):
+            self.add_problem(f"{id!r}: give exactly one of any_of= or all_of=")
+        elif all_of is not None and not parallel_ok:
+            self.add_problem(f"{id!r}: all_of= (parallel multiple) is only for a catch event "
+                             "here; give any_of=")
+        given = any_of if any_of is not None else all_of
+        return mu.event_defs(id, given or [], self._expr, self.add_problem), all_of is not None
+
+    def catch(self, id: str, name: str | None = None, *, any_of: list[dict[str, Any]] |
+              None = None, all_of: list[dict[str, Any]] | None = None) -> str:
+        """A catch event with several definitions, each a dict: ``{"message": "paid", "key":
+        "order"}``, ``{"timer": "PT1H"}`` (or ``duration``, ``date``), ``{"signal": "stop"}``;
+        at most one of each kind. ``any_of``: it fires on the first to come (the others are
+        withdrawn); ``all_of``: once every one has come (BPMN's parallel multiple)."""
+        events, parallel = self._events(id, any_of, all_of, True)
+        return self._add(mu.MultipleCatch(id, name, events=events, parallel=parallel))
+
+    def boundary(self, id: str, name: str | None = None, *, attached_to: str,
+                 any_of: list[dict[str, Any]], interrupting: bool = True) -> str:
+        """A boundary event that fires on the first of ``any_of`` (as ``catch`` takes them)."""
+        events, _ = self._events(id, any_of, None, False)
+        return self._add(mu.MultipleBoundary(id, name, attached_to=attached_to,
+                                             interrupting=interrupting, events=events))
+
+    def start_on(self, id: str, name: str | None = None, *, any_of: list[dict[str, Any]],
+                 interrupting: bool = True) -> str:
+        """The start of an event subprocess that opens on the first of ``any_of`` (as
+        ``catch`` takes them)."""
+        events, _ = self._events(id, any_of, None, False)
+        return self._add(mu.MultipleStart(id, name, interrupting=interrupting, events=events))
+
     def escalation_throw(self, id: str, name: str | None = None, *, escalation: str) -> str:
         return self._add(el.EscalationThrow(id, name, escalation=escalation))
 
@@ -234,10 +279,11 @@ class Builder:
         return self._add(el.LinkCatch(id, name, link=link))
 
     def subprocess(self, id: str, name: str | None = None, *,
-                   for_compensation: bool = False) -> Scope:
+                   for_compensation: bool = False, default: str | None = None) -> Scope:
         """An embedded subprocess. What it returns is its id, and the builder of what is
         inside it: ``with p.subprocess("handle") as sp: sp.start("hs") ...``."""
-        self._add(el.SubProcess(id, name, for_compensation=for_compensation or None))
+        self._add(el.SubProcess(id, name, for_compensation=for_compensation or None,
+                                default=default))
         return Scope(id, self)
 
     def event_subprocess(self, id: str, name: str | None = None) -> Scope:
@@ -248,7 +294,8 @@ class Builder:
 
     def call_activity(self, id: str, name: str | None = None, *, process: str,
                       version: int | None = None, inputs: list[str] | None = None,
-                      outputs: list[str] | None = None, for_compensation: bool = False) -> str:
+                      outputs: list[str] | None = None, for_compensation: bool = False,
+                      default: str | None = None) -> str:
         """Call process ``process`` (its newest deployed version, or ``version``) as a child
         instance: ``inputs`` names the fields it starts with (None: all the data),
         ``outputs`` the fields merged back when it ends (None: all its data)."""
@@ -256,7 +303,7 @@ class Builder:
             id, name, process=process, version=version,
             inputs=tuple(inputs) if inputs is not None else None,
             outputs=tuple(outputs) if outputs is not None else None,
-            for_compensation=for_compensation or None))
+            for_compensation=for_compensation or None, default=default))
 
     def inclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
@@ -354,6 +401,9 @@ class Scope(str, Builder):
 
     def for_compensation(self, node: str) -> str:
         return self._outer.for_compensation(node)
+
+    def default_flow(self, node: str, target: str) -> str:
+        return self._outer.default_flow(node, target)
 
     def __enter__(self) -> Scope:
         return self

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
+from .multiple import MULTIPLE, check_multiple
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
@@ -60,14 +61,14 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"{e.kind} {e.id!r} names no signal")
     if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
+    if isinstance(e, MULTIPLE):
+        p.extend(check_multiple(e, timers))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
         p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
-    if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.default is not None:
-        if e.default not in [f.target for f in outs]:
-            p.append(f"{e.kind} {e.id!r}: default {e.default!r} is not one of its "
-                     "outgoing targets")
+    if e.default is not None:
+        p.extend(_check_default(e, outs))
     if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
         p.extend(check_decision(e, e.decision, outs))
     p.extend(_check_names(e))
@@ -77,6 +78,22 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
     if e.loop is not None:
         p.extend(_check_loop(e))
     return p
+
+
+def _check_default(e: el.Element, outs: list[el.Flow]) -> list[str]:
+    """A default flow: a gateway's (exclusive or inclusive) or an activity's, one of its own
+    flows; an activity's carries no condition (BPMN 2.0: it is the flow taken when no
+    condition holds)."""
+    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and not e.activity:
+        return [f"{e.kind} {e.id!r} cannot have a default flow (only an activity or an "
+                "exclusive or inclusive gateway)"]
+    flow = next((f for f in outs if f.target == e.default), None)
+    if flow is None:
+        return [f"{e.kind} {e.id!r}: default {e.default!r} is not one of its outgoing "
+                "targets"]
+    if e.activity and flow.condition is not None:
+        return [f"{e.kind} {e.id!r}: its default flow {flow.id!r} may not carry a condition"]
+    return []
 
 
 def _check_names(e: el.Element) -> list[str]:

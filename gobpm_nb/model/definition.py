@@ -14,6 +14,7 @@ from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
+from .multiple import EventDef
 from .timers import Timer, TimerSpec
 
 
@@ -77,7 +78,9 @@ def _describe(value: Any) -> Any:
     if callable(value):
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
-        return list(value)
+        return [_describe(v) for v in value]
+    if isinstance(value, EventDef):
+        return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
     if isinstance(value, el.Decision):
@@ -93,7 +96,12 @@ Boundaries = dict[str, list[el.Boundary]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
-OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation"})
+OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
+                      "default"})
+
+
+#: The gateways whose signature always had a ``default`` (None included).
+DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway)
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -101,7 +109,8 @@ def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> 
     doc: list[Any] = [pid]
     for e in elements:
         doc.append([e.kind] + [[f.name, _describe(getattr(e, f.name))] for f in fields(e)
-                               if f.name not in OPTIONAL or getattr(e, f.name) is not None])
+                               if f.name not in OPTIONAL or getattr(e, f.name) is not None
+                               or (f.name == "default" and isinstance(e, DEFAULTED))])
     for f in flows:
         doc.append(["flow", f.source, f.target, _describe(f.condition)])
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -163,7 +172,7 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         event_starts=freeze({k: tuple(v) for k, v in events.items()}), links=freeze(links),
         reach=freeze(_reach(nodes, incoming, boundaries, links)),
         plain=freeze({k: tuple(v) for k, v in outgoing.items()  # () for an implicit end
-                      if all(f.condition is None for f in v)}),
+                      if all(f.condition is None for f in v) and nodes[k].default is None}),
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
         conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
                         for e in nodes.values()), compensation=freeze(undo.handlers),

@@ -51,6 +51,9 @@ class Element:
     loop: Loop | None = None
     #: True for a compensation handler (BPMN ``isForCompensation``); None: not one.
     for_compensation: bool | None = None
+    #: The target node of its default flow (a gateway's, or an activity's: taken only when
+    #: no other outgoing flow is); None: none.
+    default: str | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway
@@ -360,13 +363,11 @@ class InclusiveGateway(Element):
     """Split: every flow whose condition holds (the default when none does). Join: fires when
     a token has arrived and no other token of its scope can still reach it."""
 
-    default: str | None = None  # the target node of the default flow
     kind = "inclusive_gateway"
 
 
 @dataclass(frozen=True)
 class ExclusiveGateway(Element):
-    default: str | None = None  # the target node of the default flow
     #: A decision (design-review mode): a person or a rule chooses the flow, not conditions
     decision: Decision | None = None
     kind = "exclusive_gateway"

@@ -170,6 +170,17 @@ class Process(Builder):
         raise ModelError(f"for_compensation({node!r}): process {self.id!r} has no element "
                          f"{node!r}")
 
+    def default_flow(self, node: str, target: str) -> str:
+        """Make the flow from activity (or exclusive or inclusive gateway) ``node`` to
+        ``target`` its default flow, as ``default=target`` does when it is added."""
+        for i, e in enumerate(self._elements):
+            if e.id == node:
+                self._elements[i] = dataclasses.replace(e, default=target)
+                self._cache = None
+                return node
+        raise ModelError(f"default_flow({node!r}): process {self.id!r} has no element "
+                         f"{node!r}")
+
     def set_function(self, node: str, fn: el.Script) -> str:
         """Attach a Python function to a script task or a service task (an imported one
         passes data through until it has one; a worker service task becomes inline)."""

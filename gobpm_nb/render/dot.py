@@ -101,6 +101,7 @@ EVENT_GLYPHS = {
     "message_end": "✉", "signal_end": "▲",
     "compensation_boundary": "◀◀", "compensation_start": "◀◀", "compensation_throw": "◀◀",
     "compensation_end": "◀◀", "cancel_boundary": "✕", "cancel_end": "✕",
+    "multiple_catch": "⬠", "multiple_boundary": "⬠", "multiple_start": "⬠",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
@@ -108,7 +109,7 @@ END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
-                              "escalation_start", "compensation_start"})
+                              "escalation_start", "compensation_start", "multiple_start"})
 #: The kind line of a subprocess's frame.
 SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»",
                   "transaction": "«transaction»"}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import CheckpointError
 from ...model import Definition
 from ...model import elements as el
+from ...model.multiple import MultipleCatch
 from ...vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from ..runtime.run import Run
 from ..state.fields import Reader
@@ -84,7 +85,7 @@ def capture(run: Run, now: int) -> dict[str, Any]:
         doc = dict(sorted({**doc, "parent": {"instance": run.parent[0],
                                              "track": run.parent[1]}}.items()))
     if run.root is not None:  # between "data" and "instance" in sorted order
-        orders = {(h.node, h.wait_kind): h.seq for h in run.holds if h.track == ROOT}
+        orders = {(h.node, h.wait_kind, h.kind): h.seq for h in run.holds if h.track == ROOT}
         doc = {"at": doc.pop("at"), "data": doc.pop("data"),
                "events": {s: wait_doc(w, orders, BOUNDARY)
                           for s, w in sorted(run.root.boundaries.items())}, **doc}
@@ -97,17 +98,17 @@ def capture(run: Run, now: int) -> dict[str, Any]:
 
 def live_docs(run: Run) -> list[dict[str, Any]]:
     """The entries of the live tracks, in track order, each with the numbers of its own
-    holders: (node, wait kind) -> number, a later hold at one place winning."""
-    by_track: dict[str, dict[tuple[str, str], int]] = {}
+    holders: (node, wait kind, hold kind) -> number, a later hold at one place winning."""
+    by_track: dict[str, dict[tuple[str, str, str], int]] = {}
     for h in run.holds:  # one pass over the holds, not one per track
         site = h.site
-        by_track.setdefault(site.track, {})[(site.node, site.wait_kind)] = h.seq
+        by_track.setdefault(site.track, {})[(site.node, site.wait_kind, site.kind)] = h.seq
     return [track_doc(t, by_track.get(t.id, {})) for t in run.live.values()]
 
 
-def track_doc(tr: Track, orders: dict[tuple[str, str], int]) -> dict[str, Any]:
-    """A live track's entry (keys sorted); ``orders`` maps (node, wait kind) to its holder's
-    number."""
+def track_doc(tr: Track, orders: dict[tuple[str, str, str], int]) -> dict[str, Any]:
+    """A live track's entry (keys sorted); ``orders`` maps (node, wait kind, hold kind) to
+    its holder's number."""
     bounds = tr.boundaries
     doc = {"boundaries": {b: wait_doc(a, orders, BOUNDARY)
                           for b, a in sorted(bounds.items())} if bounds else {},
@@ -296,7 +297,8 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
                          el.SubProcess, el.CallActivity),
                 "call": el.CallActivity, "decision": el.ExclusiveGateway,
-                "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction)}
+                "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction),
+                "multiple": MultipleCatch}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

@@ -5,12 +5,14 @@ after each data change."""
 from __future__ import annotations
 
 from ...model import elements as el
+from ...model.multiple import MultipleBoundary, MultipleStart
 from ...vocabulary import BOUNDARY, TERMINAL, WAITING
 from ..runtime.compute import check, key_of, timer_wait
 from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.records import Track, Trigger
 from ..state.waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
+from .multiple import arm_boundary as arm_multiple
 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
@@ -33,6 +35,9 @@ def arm_boundary(run: Run, tr: Track, b: el.Element, cycles: int | None) -> None
         return
     elif isinstance(b, (el.SignalBoundary, el.SignalStart)):
         w = SignalWait(b.id, b.signal)
+    elif isinstance(b, (MultipleBoundary, MultipleStart)):
+        arm_multiple(run, tr, b)
+        return
     elif isinstance(b, (el.ErrorStart, el.EscalationStart)):
         tr.boundaries[b.id] = CatchWait(b.id)  # caught where it is raised: nothing to hold
         return

@@ -22,6 +22,7 @@ from . import (
     gateways,
     inclusive,
     multi_instance,
+    multiple,
     subprocesses,
     tasks,
 )
@@ -88,6 +89,8 @@ ENTER: dict[str, Callable[..., Result]] = {
     "exclusive_gateway": gateways.enter_exclusive,
     "parallel_gateway": gateways.enter_parallel,
     "event_gateway": gateways.enter_event_gateway,
+    "multiple_catch": multiple.enter,
+    "multiple_boundary": events.enter_boundary,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
               "conditional_boundary", "escalation_boundary", "cancel_boundary"):
@@ -110,6 +113,9 @@ FIRE: dict[str, Callable[..., Result]] = {
     "compensation_throw": compensation.fire_throw,
     "compensation_end": compensation.fire_throw,
     "event_subprocess": subprocesses.fire_scope,
+    "multiple_catch": multiple.fire,
+    "multiple_boundary": events.fire_pass,
+    "multiple_start": events.fire_pass,
 }
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
               "conditional_boundary", "escalation_boundary", "message_start", "timer_start",

@@ -35,13 +35,14 @@ from ...vocabulary import (
 )
 from ..durability.checkpoint import Image, check_against, read
 from ..durability.journal import Codec, Journal, Store
+from ..elements import multiple
 from ..runtime.compute import timer_wait
 from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.dehydrated import Dehydrated
 from ..state.holders import DEPLOYED, Hold
 from ..state.records import Track, Trigger
-from ..state.waits import MessageWait, SignalWait, TimerWait
+from ..state.waits import MessageWait, MultipleWait, SignalWait, TimerWait
 from . import hydrate
 from .dehydration import Dehydration
 from .hydrate import restore
@@ -188,6 +189,9 @@ class Residency:
         that fired. Nothing is armed if a hold for it is there already (taken while waking)."""
         w = tr.boundaries.get(fired.node)
         holders = self.core.holders
+        if isinstance(w, MultipleWait):
+            multiple.rearm(run, tr, w, fired)
+            return
         if w is None or holders.holds_boundary(run.id, tr.id, fired.node):
             return
         if isinstance(w, TimerWait):
@@ -285,6 +289,9 @@ class Residency:
         waking, until the wake has succeeded."""
         holders = self.core.holders
         holders.accept(hold)
+        if hold.wait_kind == NODE and rec.defn is not None and getattr(
+                rec.defn.nodes.get(hold.node), "parallel", False):
+            return  # one arm of a parallel multiple catch: the others wait on
         beaten: set[str] | None = {hold.track}
         if hold.wait_kind == BOUNDARY:
             defn = rec.defn
@@ -392,10 +399,15 @@ class Residency:
         """Rebuild a dehydrated instance and hand it its triggers, in the order they came
         (``within``: the first one's work runs within the event running now)."""
         hold = triggers[0][0]
-        node_wake = hold.wait_kind == NODE
+        # one arm of a parallel multiple catch: its track is rebuilt parked and resumed in
+        # place, as a resident one is (the arms still to come stay its own)
+        in_place = rec.defn is not None and getattr(rec.defn.nodes.get(hold.node),
+                                                    "parallel", False)
+        node_wake = hold.wait_kind == NODE and not in_place
         self.core.emit("hydrated", rec.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
-            "outcome": "continuation" if node_wake else "boundary"})
+            "outcome": "continuation" if node_wake else "resumed" if in_place
+            else "boundary"})
         run = restore(self.core, rec, image, {hold.track} if node_wake else frozenset())
         # No quiet point until every trigger it was woken with is handed over: the first
         # one's continuation may park everything at once (a timer's runs within this event),

@@ -21,15 +21,24 @@ ONE_US = timedelta(microseconds=1)
 
 
 def outgoing(run: Run, node: el.Element) -> Any:
-    """Every outgoing flow whose condition holds (all of them when none has one)."""
+    """Every outgoing flow whose condition holds, and every one without a condition (BPMN's
+    implicit inclusive split); the default flow only when no other one is taken. None
+    taken and no default is an incident at the node."""
     plain = run.defn.plain.get(node.id)
     if plain is not None:
         return plain
-    flows = [f for f in run.defn.outgoing[node.id]
-             if f.condition is None or check(run, node.id, f.condition)]
-    if not flows:
-        raise Incident(node.id, "no outgoing flow's condition holds")
-    return flows
+    default = node.default
+    flows, fallback = [], None
+    for f in run.defn.outgoing[node.id]:
+        if default is not None and f.target == default:
+            fallback = f
+        elif f.condition is None or check(run, node.id, f.condition):
+            flows.append(f)
+    if flows:
+        return flows
+    if fallback is not None:
+        return [fallback]
+    raise Incident(node.id, "no outgoing flow's condition holds and there is no default flow")
 
 
 def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:

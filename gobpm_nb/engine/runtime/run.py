@@ -279,8 +279,7 @@ class Run:
         """A track's own wait's hold fired: release it and all else the track holds (if any)."""
         holders = self.core.holders
         w = tr.wait
-        if len(self.holds) == 1 or (not tr.boundaries and w is not None and
-                                    w.kind != "gateway"):
+        if len(self.holds) == 1 or (not tr.boundaries and w is not None and not w.races):
             holders.release(hold, "fired")
         else:
             holders.release_waits(self.id, tr.id, "withdrawn", firing=hold)

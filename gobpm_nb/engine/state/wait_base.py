@@ -47,6 +47,9 @@ class Wait:
     #: Whether its instance may dehydrate with it armed: an engine holder keeps it, or none
     #: is needed (a subprocess's, a multi-instance body's, an error or escalation start's).
     holdable: ClassVar[bool] = False
+    #: Whether its arms race: the first to fire withdraws the others (an event-based
+    #: gateway's, a multiple event's).
+    races: ClassVar[bool] = False
 
     def __init__(self, node: str):
         self.node = node

@@ -334,6 +334,7 @@ class GatewayWait(Wait):
 
     __slots__ = ("arms",)
     kind = "gateway"
+    races = True
 
     def __init__(self, node: str, arms: list[Wait] | None = None):
         super().__init__(node)
@@ -378,11 +379,70 @@ class GatewayWait(Wait):
         return cls(node, arms)
 
 
+class MultipleWait(Wait):
+    """An event with several definitions (``model.multiple``): one arm per definition not
+    come yet (a timer, message or signal wait on the event's own node, each held), and the
+    kinds that have come (``fired``). A multiple one races its arms, as an event-based
+    gateway does; a ``parallel`` one waits until every arm has come, each arm's hold
+    released as it comes."""
+
+    __slots__ = ("arms", "parallel", "came")
+    kind = "multiple"
+
+    def __init__(self, node: str, arms: list[Wait] | None = None, parallel: bool = False,
+                 came: list[str] | None = None):
+        super().__init__(node)
+        self.arms: list[Wait] = arms if arms is not None else []
+        self.parallel = parallel
+        self.came: list[str] = came if came is not None else []
+
+    @property
+    def races(self) -> bool:  # type: ignore[override]
+        return not self.parallel
+
+    @property
+    def holdable(self) -> bool:  # type: ignore[override]
+        return all(a.holdable for a in self.arms)
+
+    def unheld(self) -> str | None:
+        return None if self.holdable else f"multiple wait at {self.node!r}"
+
+    def arm(self, kind: str) -> Wait | None:
+        return next((a for a in self.arms if a.kind == kind), None)
+
+    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
+             seq: int | None = None) -> None:
+        for a in self.arms:
+            a.hold(holders, iid, tid, wait_kind)
+
+    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
+                assignee: str | None) -> list[Later]:
+        return [step for a in self.arms
+                for step in a.restore(host, iid, tid, wait_kind, label, assignee)]
+
+    def doc(self, order: int | None) -> dict[str, Any]:
+        raise NotImplementedError("its form needs each arm's order: use arms_doc")
+
+    def arms_doc(self, orders: dict[str, int]) -> dict[str, Any]:
+        return {"arms": [a.doc(orders.get(a.kind)) for a in self.arms], "came": self.came,
+                "kind": self.kind, "parallel": self.parallel}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        arms = [read_wait(r, a, f"{path}.arms[{i}]", node, ("timer", "message", "signal"))
+                for i, a in enumerate(r.get(obj, "arms", "list", path))]
+        came = r.get(obj, "came", "list", path)
+        if not all(isinstance(k, str) for k in came):
+            raise r.fail(f"{path}.came", "is not a list of kinds")
+        return cls(node, arms, r.get(obj, "parallel", "bool", path), came)
+
+
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
-    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait, CompensateWait)}
+    GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait, CompensateWait,
+    MultipleWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
-BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch")
+BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch", "multiple")
 
 
 def read_wait(r: Reader, obj: Any, path: str, node: str,
@@ -406,11 +466,15 @@ def track_holdable(tr: Track) -> str | None:
     return None
 
 
-def wait_doc(w: Wait | None, orders: dict[tuple[str, str], int], wait_kind: str
+def wait_doc(w: Wait | None, orders: dict[tuple[str, str, str], int], wait_kind: str
              ) -> dict[str, Any] | None:
-    """A wait's checkpoint form, with the order of each of its holders."""
+    """A wait's checkpoint form, with the order of each of its holders (``orders``: (node,
+    wait kind, hold kind) -> number)."""
     if w is None:
         return None
     if isinstance(w, GatewayWait):
-        return w.arms_doc({node: n for (node, kind), n in orders.items() if kind == NODE})
-    return w.doc(orders.get((w.node, wait_kind)))
+        return w.arms_doc({node: n for (node, wk, _), n in orders.items() if wk == NODE})
+    if isinstance(w, MultipleWait):
+        return w.arms_doc({kind: n for (node, wk, kind), n in orders.items()
+                           if wk == wait_kind and node == w.node})
+    return w.doc(orders.get((w.node, wait_kind, w.kind)))
