@@ -268,25 +268,39 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
                keyed: bool = True) -> tuple[str, str | None]:
     """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
     when not ``keyed``: a message start of the process correlates to no instance)."""
+    node = ctx.by_id.get(eid, owner)
+    waits = keyed and not _throws(node)  # a throw needs no correlation key
     if owner.get("messageRef") is None:
-        named = drawn_name(ctx.by_id.get(eid, owner))
-        if ctx.detail(owner, "no messageRef: it names no <message>, so nothing can correlate "
-                             "to it", f"it is the message {named!r} (its name)"
-                             f"{_BY_NAME if keyed else ''}"):
-            return named, NO_KEY if keyed else None
-        ctx.explained.add(eid)
-        return "", None
+        return _unreferenced(ctx, owner, node, eid, keyed)
     message = ctx.ref(owner, "messageRef", "message", eid)
     if message is None:
         return (owner.get("messageRef") or "").rpartition(":")[2], NO_KEY if keyed and \
             ctx.as_drawn else None
     key = correlation_key(ctx, message, eid) if keyed else None
-    if keyed and key is None and ctx.as_drawn and eid not in ctx.explained and \
-            not _throws(ctx.by_id.get(eid, owner)):
-        ctx.assume(owner, f"message {ctx.name_of(message)!r} has no correlation key"
-                          f"{_BY_NAME}")
+    if waits and key is None and eid not in ctx.explained:  # as Camunda 7 correlates it
+        (ctx.assume if ctx.as_drawn else ctx.warning)(
+            owner, f"message {ctx.name_of(message)!r} has no correlation key{_BY_NAME}")
         key = NO_KEY
     return ctx.name_of(message), key
+
+
+def _unreferenced(ctx: Context, owner: etree._Element, node: etree._Element, eid: str,
+                  keyed: bool) -> tuple[str, str | None]:
+    """A message element with no ``messageRef``: the message its name names (as SpiffWorkflow
+    reads it), a receive task with no name the one its id names (Activiti's plain wait
+    state), each with a warning; as written, anything else is an error note."""
+    named, by = drawn_name(node), "name" if (node.get("name") or "").strip() else "id"
+    waits = keyed and not _throws(node)
+    said = f"it is the message {named!r} (its {by}){_BY_NAME if waits else ''}"
+    if not ctx.as_drawn and (by == "name" or local(node) == "receiveTask"):
+        ctx.warning(owner, f"no messageRef: {said}")
+        return named, NO_KEY if keyed else None
+    unnamed = "" if ctx.as_drawn else " and no name"
+    if ctx.detail(owner, f"no messageRef{unnamed}: it names no <message>, so nothing can "
+                         "correlate to it", said):
+        return named, NO_KEY if keyed else None
+    ctx.explained.add(eid)
+    return "", None
 
 
 _BY_NAME = ", correlated by its name alone: a message published with no key " \
