@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ModelError
 from ..model.expr import NO_KEY
 from ..model.timers import timer_spec
+from . import drawncomp
 from .asdrawn import plain_start
 from .context import Context, drawn_name
 from .expressions import translate
@@ -109,6 +110,8 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
     if kind == "message" and top:
         message, _ = message_of(ctx, spec, eid, keyed=False)
         p.message_start(eid, name, message=message)
+    elif kind == "compensate" and ctx.as_drawn and drawncomp.start_gap(node):
+        ctx.unsupported(eid, name, tag="startEvent", reason=drawncomp.start_gap(node) or "")
     elif kind == "compensate":
         p.compensation_start(eid, name)
     elif kind == "error":
@@ -160,6 +163,11 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     if kind == "link":
         p.link_catch(eid, name, link=_link(ctx, node, spec))
         return
+    gap = (drawncomp.boundary_gap(ctx, node) if kind == "compensate" else
+           drawncomp.cancel_gap(ctx, node) if kind == "cancel" else None)
+    if ctx.as_drawn and gap:
+        ctx.unsupported(eid, name, tag=local(node), reason=gap, **where)
+        return
     if kind == "compensate":
         p.compensation_boundary(eid, name, attached_to=where["attached_to"],
                                 handler=_handler(ctx, node, eid))
@@ -198,6 +206,8 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.end(eid, name, message=message, key=key, payload=payload(node))
     elif kind == "signal":
         p.end(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    elif kind in ("compensate", "cancel") and drawncomp.gap_at_end(ctx, node, spec):
+        p.end(eid, name)
     elif kind == "compensate":
         p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
     elif kind == "cancel":
@@ -221,6 +231,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
                            escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
     elif kind == "link":
         p.link_throw(eid, name, link=_link(ctx, node, spec))
+    elif kind == "compensate" and drawncomp.gap_at_end(ctx, node, spec):
+        p.throw(eid, name)
     elif kind == "compensate":
         p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
     else:  # a none throw event marks a milestone: it passes through
