@@ -49,6 +49,10 @@ XPATH = "http://www.w3.org/1999/XPath"
     ("status = 'new'", None, "status == 'new'"),
     ("x == None or y == True", None, "x == None or y == True"),
     ("len(items) > 2", "urn:gobpm-nb:safe-expression", "len(items) > 2"),
+    ("${order.price <= 100}", None, "order['price'] <= 100"),
+    ("${!loan.approved}", None, "not loan['approved']"),
+    ("${orders[1].price > 1 && o['k'] == 2}", None, "orders[1]['price'] > 1 and o['k'] == 2"),
+    ('=order.total > 5', None, "order['total'] > 5"),
 ])
 def test_translation_table(text, language, expected):
     """Each condition translates to the safe evaluator's syntax shown."""
@@ -57,8 +61,10 @@ def test_translation_table(text, language, expected):
 
 @pytest.mark.parametrize("text, language, why", [
     ("=count(items) > 0", None, "it calls 'count'"),
-    ("=order.total > 5", None, "it reads a path or an index from 'order'"),
-    ("=items[1] = 2", None, "it reads a path or an index from 'items'"),
+    ("=order.total() > 5", None, "it calls 'total' on 'order'"),
+    ("=items[1] = 2", None, "it reads [1 from 'items'"),
+    ("${items[-1] == 2}", None, "it reads [- from 'items'"),
+    ("${order._secret}", None, "it reads ._secret from 'order'"),
     ("=a + 1 > 2", None, "it uses arithmetic ('+')"),
     ("=a * 2 > 2", None, "it uses arithmetic ('*')"),
     ("=a == 1", None, "FEEL compares with '=', not '=='"),
@@ -73,7 +79,8 @@ def test_translation_table(text, language, expected):
     ("=", None, "it is empty"),
     ("${a ? b : c}", None, "it uses a conditional ('? :')"),
     ("${a = 1}", None, "'=' alone is an assignment in JUEL"),
-    ("${bean.check(x)}", None, "it reads a path or an index from 'bean'"),
+    ("${bean.check(x)}", None, "it calls 'check' on 'bean'"),
+    ("${var:equals(x, 1)}", None, "it calls a function of the prefix 'var'"),
     ("${empty items}", None, "it uses 'empty'"),
     ("${x div 2 > 1}", None, "it uses 'div'"),
     ("Hello ${name}", None, "it mixes text and expressions"),

@@ -110,11 +110,13 @@ def test_a_standard_correlation_property_with_a_plain_field_keys_the_wait():
     assert e.key.field == "orderId" and report == []
 
 
-def test_a_message_wait_without_any_key_is_an_error_saying_where_to_put_one():
-    """The engine correlates every message wait: no key is an error note with the fix."""
-    _, report = element('<receiveTask id="x" messageRef="M"/>', message())
-    assert [(n.severity, n.element) for n in report] == [("error", "x")]
-    assert "zeebe:subscription correlationKey" in report[0].message
+def test_a_message_wait_without_any_key_correlates_by_name_with_a_warning():
+    """A message wait whose message has no key correlates by the name alone (as Camunda 7's
+    correlateMessage(name) does): the key is NO_KEY, and a warning says so."""
+    e, report = element('<receiveTask id="x" messageRef="M"/>', message())
+    assert e.key.source == bpm.NO_KEY
+    assert [(n.severity, n.element) for n in report] == [("warning", "x")]
+    assert "no correlation key, correlated by its name alone" in report[0].message
 
 
 def test_message_names_come_from_the_message_element():
@@ -170,7 +172,7 @@ NOT_RUN = {
         "camunda:inputOutput on task 'x' is not run (1 outputParameter)"),
     "camunda:executionListener": (
         extended("task", '<camunda:executionListener class="com.acme.Audit" event="start"/>'),
-        "camunda:executionListener on task 'x' is not run (empty)"),
+        "camunda:executionListener on task 'x' is not run (class 'com.acme.Audit')"),
     "zeebe:executionListeners": (
         extended("serviceTask", JOB + '<zeebe:executionListeners><zeebe:executionListener '
                  'eventType="end" type="audit"/></zeebe:executionListeners>'),

@@ -103,7 +103,7 @@ def test_a_process_with_unsupported_elements_is_refused_listing_every_one():
     ("orphan", "boundaryEvent", 'id="orphan"', "attached to unknown element 'nowhere'"),
     ("lonely", "task", 'id="lonely"', "not valid BPMN 2.0 XML"),
     ("r_feel", "sequenceFlow", "=count(items)", "it calls 'count'"),
-    ("r_juel", "sequenceFlow", "${order.total", "it reads a path or an index from 'order'"),
+    ("r_juel", "sequenceFlow", "${order.total", "it calls 'total' on 'order'"),
     ("r_js", "sequenceFlow", 'language="javascript"', "is written in 'javascript'"),
     ("r7", "sequenceFlow", 'id="r7"', "flow 'r7' is dangling: no element 'ghost'"),
 ])

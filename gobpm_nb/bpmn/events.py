@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ModelError
 from ..model.expr import NO_KEY
 from ..model.timers import timer_spec
+from . import drawncomp
 from .asdrawn import plain_start
 from .context import Context, drawn_name
 from .expressions import translate
@@ -110,6 +111,8 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
     if kind == "message" and top:
         message, _ = message_of(ctx, spec, eid, keyed=False)
         p.message_start(eid, name, message=message)
+    elif kind == "compensate" and ctx.as_drawn and drawncomp.start_gap(node):
+        ctx.unsupported(eid, name, tag="startEvent", reason=drawncomp.start_gap(node) or "")
     elif kind == "compensate":
         p.compensation_start(eid, name)
     elif kind == "error":
@@ -161,6 +164,11 @@ def _catch(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     if kind == "link":
         p.link_catch(eid, name, link=_link(ctx, node, spec))
         return
+    gap = (drawncomp.boundary_gap(ctx, node) if kind == "compensate" else
+           drawncomp.cancel_gap(ctx, node) if kind == "cancel" else None)
+    if ctx.as_drawn and gap:
+        ctx.unsupported(eid, name, tag=local(node), reason=gap, **where)
+        return
     if kind == "compensate":
         p.compensation_boundary(eid, name, attached_to=where["attached_to"],
                                 handler=_handler(ctx, node, eid))
@@ -199,6 +207,8 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
         p.end(eid, name, message=message, key=key, payload=payload(node))
     elif kind == "signal":
         p.end(eid, name, signal=_signal(ctx, spec, eid), payload=payload(node))
+    elif kind in ("compensate", "cancel") and drawncomp.gap_at_end(ctx, node, spec):
+        p.end(eid, name)
     elif kind == "compensate":
         p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
     elif kind == "cancel":
@@ -222,6 +232,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
                            escalation=_escalation_code(ctx, spec, eid, thrown=True) or "")
     elif kind == "link":
         p.link_throw(eid, name, link=_link(ctx, node, spec))
+    elif kind == "compensate" and drawncomp.gap_at_end(ctx, node, spec):
+        p.throw(eid, name)
     elif kind == "compensate":
         p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
     else:  # a none throw event marks a milestone: it passes through
@@ -269,25 +281,39 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
                keyed: bool = True) -> tuple[str, str | None]:
     """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
     when not ``keyed``: a message start of the process correlates to no instance)."""
+    node = ctx.by_id.get(eid, owner)
+    waits = keyed and not _throws(node)  # a throw needs no correlation key
     if owner.get("messageRef") is None:
-        named = drawn_name(ctx.by_id.get(eid, owner))
-        if ctx.detail(owner, "no messageRef: it names no <message>, so nothing can correlate "
-                             "to it", f"it is the message {named!r} (its name)"
-                             f"{_BY_NAME if keyed else ''}"):
-            return named, NO_KEY if keyed else None
-        ctx.explained.add(eid)
-        return "", None
+        return _unreferenced(ctx, owner, node, eid, keyed)
     message = ctx.ref(owner, "messageRef", "message", eid)
     if message is None:
         return (owner.get("messageRef") or "").rpartition(":")[2], NO_KEY if keyed and \
             ctx.as_drawn else None
     key = correlation_key(ctx, message, eid) if keyed else None
-    if keyed and key is None and ctx.as_drawn and eid not in ctx.explained and \
-            not _throws(ctx.by_id.get(eid, owner)):
-        ctx.assume(owner, f"message {ctx.name_of(message)!r} has no correlation key"
-                          f"{_BY_NAME}")
+    if waits and key is None and eid not in ctx.explained:  # as Camunda 7 correlates it
+        (ctx.assume if ctx.as_drawn else ctx.warning)(
+            owner, f"message {ctx.name_of(message)!r} has no correlation key{_BY_NAME}")
         key = NO_KEY
     return ctx.name_of(message), key
+
+
+def _unreferenced(ctx: Context, owner: etree._Element, node: etree._Element, eid: str,
+                  keyed: bool) -> tuple[str, str | None]:
+    """A message element with no ``messageRef``: the message its name names (as SpiffWorkflow
+    reads it), a receive task with no name the one its id names (Activiti's plain wait
+    state), each with a warning; as written, anything else is an error note."""
+    named, by = drawn_name(node), "name" if (node.get("name") or "").strip() else "id"
+    waits = keyed and not _throws(node)
+    said = f"it is the message {named!r} (its {by}){_BY_NAME if waits else ''}"
+    if not ctx.as_drawn and (by == "name" or local(node) == "receiveTask"):
+        ctx.warning(owner, f"no messageRef: {said}")
+        return named, NO_KEY if keyed else None
+    unnamed = "" if ctx.as_drawn else " and no name"
+    if ctx.detail(owner, f"no messageRef{unnamed}: it names no <message>, so nothing can "
+                         "correlate to it", said):
+        return named, NO_KEY if keyed else None
+    ctx.explained.add(eid)
+    return "", None
 
 
 _BY_NAME = ", correlated by its name alone: a message published with no key " \

@@ -3,9 +3,11 @@
 What translates, in FEEL (``= amount > 100``; ``=`` compares), JUEL (``${amount > 100}``,
 ``&&``, ``||``, ``!``, ``==``, ``eq``...) and plain text (a condition with neither marker):
 names, string/number/boolean/null literals, one comparison per operand pair, ``and``/``or``/
-``not`` and parentheses. Everything else (calls, paths, arithmetic, ternaries, names with
-spaces) is refused with a ModelError naming the expression — nothing is ever ``eval``'d: the
-text is tokenized and parsed here, and the result is the safe evaluator's own syntax.
+``not`` and parentheses; in a condition, a path into the data (``order.price``, JUEL's
+``items[0]``: ``order['price']``, ``items[0]``). Everything else (calls, paths elsewhere,
+arithmetic, ternaries, names with spaces) is refused with a ModelError naming the
+expression — nothing is ever ``eval``'d: the text is tokenized and parsed here, and the
+result is the safe evaluator's own syntax.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def translate(text: str, language: str | None = None, what: str = "condition") -
                          "JUEL and plain comparisons are translated")
     try:
         body = _unwrap(text.strip(), kind)
-        return _render(_Parser(body, kind).parse())
+        return _render(_Parser(body, kind, paths=what == "condition").parse())
     except RecursionError:  # read deep inside nested subprocesses: still a refusal
         why: Exception = _Refused("it nests too deeply to be read here")
     except _Refused as refused:
@@ -120,8 +122,9 @@ class _Parser:
     """Recursive descent: or > and > comparison > not > atom. Parentheses and negations nest
     at most ``MAX_NESTING`` levels."""
 
-    def __init__(self, text: str, kind: str):
+    def __init__(self, text: str, kind: str, paths: bool = False):
         self.kind = kind
+        self.paths = paths  # a condition reads paths; a key or a collection is a field
         self.tokens = self._tokens(text)
         self.at = 0
         self.depth = 0
@@ -250,12 +253,41 @@ class _Parser:
         if follow == ("op", "("):
             raise _Refused(f"it calls {text!r}")
         if follow is not None and follow[0] == "other" and follow[1] in ".[":
-            raise _Refused(f"it reads a path or an index from {text!r}")
+            if not self.paths:
+                raise _Refused(f"it reads a path or an index from {text!r}")
+            return self.path(("name", text))
+        if follow == ("other", ":") and self.kind != "feel":
+            raise _Refused(f"it calls a function of the prefix {text!r}")
         if follow is not None and follow[0] == "name" and self.symbol(follow) is None:
             if follow[1] in _RESERVED or keyword.iskeyword(follow[1]):
                 raise _Refused(f"it uses {follow[1]!r}, which is not a plain name")
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
         return ("name", text)
+
+
+    def path(self, node: Node) -> Node:
+        """A JUEL or FEEL path into the data, ``order.price``, and a JUEL index, ``items[0]``
+        or ``order["price"]``: the value under that key of a dict (a list's item), as JUEL
+        reads a Map, FEEL a context (and SpiffWorkflow's Python a Box). No method call, no
+        negative index; FEEL's ``[..]`` (a filter, or an index from 1) is refused."""
+        while self.peek() in (("other", "."), ("other", "[")):
+            _, step = self.take()
+            kind, text = self.take()
+            if step == "." and kind == "name" and not text.startswith("_") and \
+                    self.peek() != ("op", "("):
+                node = ("item", node, text)
+                continue
+            if step == "[" and self.kind != "feel" and kind in ("number", "string") and \
+                    "." not in text[:1] + (text if kind == "number" else "") and \
+                    self.peek() == ("other", "]"):
+                self.take()
+                node = ("item", node, _number(text) if kind == "number" else _string(text))
+                continue
+            what = f"calls {text!r} on" if self.peek() == ("op", "(") else \
+                f"reads {step}{text} from"
+            raise _Refused(f"it {what} {_render(node)!r}; only a field (a.b) or a JUEL index "
+                           "(a[0], a['b']) is read")
+        return node
 
 
 def _unexpected(token: tuple[str, str]) -> str:
@@ -276,7 +308,8 @@ def _string(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text[1:-1])
 
 
-_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5}  # Python's
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5,
+               "item": 5}  # Python's
 
 
 def _render(node: Node, outer: int = 0) -> str:
@@ -285,6 +318,8 @@ def _render(node: Node, outer: int = 0) -> str:
     kind = node[0]
     if kind == "name":
         text = node[1]
+    elif kind == "item":
+        text = f"{_render(node[1], 5)}[{node[2]!r}]"
     elif kind == "lit":
         text = repr(node[1])
     elif kind == "cmp":

@@ -12,7 +12,9 @@ Extensions that would change the data or run code, which the engine does not run
 notes naming the extension and its element (``not_run``), never dropped silently:
 ``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``,
 execution listeners (``zeebe:executionListeners``, ``camunda:executionListener``) and task
-listeners (``zeebe:taskListeners``, ``camunda:taskListener``).
+listeners (``zeebe:taskListeners``, ``camunda:taskListener``). A listener that names no
+class, expression, delegate or script, or an empty list of listeners, does nothing: a
+warning, and the run leaves it out.
 """
 
 from __future__ import annotations
@@ -175,19 +177,32 @@ def not_run(ctx: Context, node: etree._Element) -> None:
                     continue
                 if name == "ioMapping" and local(node) == "callActivity":
                     continue
+                if "Listener" in name and _parts(found) == "empty":
+                    ctx.warning(found, f"{label(found)} on {local(node)} {eid!r} names no "
+                                       "class, expression, delegate or script: it does "
+                                       "nothing, and the run leaves it out")
+                    continue
                 ctx.detail(found, f"{label(found)} on {local(node)} {eid!r} is not run "
                                   f"({_parts(found)}): {why}", "the run leaves it out")
 
 
+#: Camunda 7's (and Activiti's, Flowable's) listeners: one names the code it calls
+_LISTENERS = ("executionListener", "taskListener")
+_CODE = ("class", "expression", "delegateExpression")
+
+
 def _parts(found: etree._Element) -> str:
-    """What an extension holds, by kind and count: ``2 inputs, 1 output``."""
+    """What an extension holds, by kind and count: ``2 inputs, 1 output``; a listener's
+    code first: ``class 'com.acme.Audit'``."""
     counts: dict[str, int] = {}
     for c in found:
         if isinstance(c.tag, str):
             counts[local(c)] = counts.get(local(c), 0) + 1
-    if not counts:
+    code = [f"{a} {found.get(a)!r}" for a in _CODE if found.get(a) is not None] \
+        if local(found) in _LISTENERS else []
+    if not counts and not code:
         return "empty"
-    return ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items())
+    return ", ".join(code + [f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items()])
 
 
 def implementation(node: etree._Element) -> str:

@@ -29,7 +29,6 @@
 # > and [Compensation and transactions](../README.md#compensation-and-transactions).
 
 # %%
-import textwrap
 import xml.etree.ElementTree as ET
 
 import gobpm_nb as bpm
@@ -74,11 +73,13 @@ def waiting():
 #
 # `data/order-as-drawn.bpmn` is written in the style of the exports of the BPMN Model
 # Interchange Working Group's test suite: `semantic:` prefixes, `isExecutable="false"`, a
-# full diagram. Read as written, the engine refuses it. The report says why: the process is
-# not marked executable (a warning), and the "Shipping notice" event sends a message the file
-# never defines — nothing could ever correlate to it (an error). Note what the report does
-# *not* complain about: the gateways. As written, a gateway whose flows carry no condition
-# takes its first flow; only in design-review mode does it wait for a person.
+# full diagram. Read as written, the engine takes it, with warnings: the process is not
+# marked executable, and the "Shipping notice" event names no message defined in the file, so
+# the engine takes the message its name names, correlated by that name alone (as SpiffWorkflow
+# and Camunda 7 read such a file). Note what the report does *not* complain about: the
+# gateways. As written, a gateway whose flows carry no condition takes its first flow, so
+# every order would go the first way at every diamond; only in design-review mode does it
+# wait for a person.
 #
 # (In the browser, JupyterLite, each report here has one more warning, on the file: lxml
 # cannot be installed there, so the file is not validated against the BPMN XML Schema —
@@ -88,19 +89,12 @@ def waiting():
 written = bpm.load_bpmn(ORDER_FILE)
 print(written)
 print(written.report)
-try:
-    written.process()
-except bpm.ModelError as exc:
-    print(f"\nModelError, {len(exc.problems)} problem:")
-    for problem in exc.problems:
-        print(textwrap.fill(problem, 100, initial_indent=" - ", subsequent_indent="   "))
 
 # %% [markdown]
 # ## The file, as drawn
 #
-# Read in design-review mode, it runs. The error became a warning that says what is
-# assumed (the message is the one its name names, correlated by name alone), and each of the
-# three gateways has a note: it is a decision, a person chooses the flow. The compensation
+# Read in design-review mode, it runs as the analyst meant it: the same warnings, and a note
+# for each of the three gateways: it is a decision, a person chooses the flow. The compensation
 # boundaries, the handlers, the transaction and its cancel events need no assumption: the
 # file says all the engine needs.
 
