@@ -659,11 +659,13 @@ def test_the_import_report_shows_as_a_table_per_process(notebook):
     page, dialogs = notebook
     page.wait_for_selector(".gobpm-report h4", state="attached", timeout=90_000)
     heads = page.eval_on_selector_all(".gobpm-report h4", "hs => hs.map(h => h.textContent)")
-    assert len(heads) == 2 and heads[0].endswith("not executable · cannot run: 4 errors"), heads
+    assert len(heads) == 2 and \
+        heads[0].endswith("not executable · cannot run: 1 error, 3 warnings"), heads
     rows = page.eval_on_selector_all(
         ".gobpm-report tr[data-severity]",
         "rs => rs.map(r => Array.from(r.cells).map(c => c.textContent))")
-    assert len(rows) == 6 and rows[0][:3] == ["error", "118", "startEvent Invoice received"], rows
+    assert len(rows) == 6 and rows[0][:3] == ["warning", "118", "startEvent Invoice received"] \
+        and rows[3][:3] == ["error", "263", "intermediateCatchEvent 7 days"], rows
     assert all(row[5] for row in rows), rows
     page.locator(".gobpm-report").screenshot(path=str(OUTPUT / "report.png"))
     assert dialogs == []
