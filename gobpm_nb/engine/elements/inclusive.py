@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from ...model import elements as el
 from ...vocabulary import TERMINAL, WAITING
-from ..runtime.compute import check
+from ..runtime.compute import outgoing
 from ..runtime.run import BUSY, Run
 from ..runtime.tracks import spawn
-from ..state.incident import Incident
 from ..state.records import Track, Trigger, join_key, join_parts
 from ..state.waits import JoinWait
 
@@ -28,19 +27,8 @@ Result = object
 
 def split(run: Run, node: el.InclusiveGateway) -> Result:
     """Every flow whose condition holds (an unconditional flow always does); the default
-    flow only when no other holds."""
-    default = None
-    taken = []
-    for f in run.defn.outgoing[node.id]:
-        if node.default is not None and f.target == node.default:
-            default = f
-        elif f.condition is None or check(run, node.id, f.condition):
-            taken.append(f)
-    if taken:
-        return taken
-    if default is not None:
-        return [default]
-    raise Incident(node.id, "no condition holds and there is no default flow")
+    flow only when no other holds (``compute.outgoing``, as out of an activity)."""
+    return outgoing(run, node, "no condition holds and there is no default flow")
 
 
 def enter(run: Run, tr: Track, node: el.InclusiveGateway) -> Result:

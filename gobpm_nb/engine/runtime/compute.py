@@ -20,10 +20,12 @@ from .run import Run
 ONE_US = timedelta(microseconds=1)
 
 
-def outgoing(run: Run, node: el.Element) -> Any:
+def outgoing(run: Run, node: el.Element,
+             why: str = "no outgoing flow's condition holds and there is no default flow"
+             ) -> Any:
     """Every outgoing flow whose condition holds, and every one without a condition (BPMN's
     implicit inclusive split); the default flow only when no other one is taken. None
-    taken and no default is an incident at the node."""
+    taken and no default is an incident at the node, saying ``why``."""
     plain = run.defn.plain.get(node.id)
     if plain is not None:
         return plain
@@ -38,7 +40,7 @@ def outgoing(run: Run, node: el.Element) -> Any:
         return flows
     if fallback is not None:
         return [fallback]
-    raise Incident(node.id, "no outgoing flow's condition holds and there is no default flow")
+    raise Incident(node.id, why)
 
 
 def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:
