@@ -327,14 +327,11 @@ class CatchWait(Wait):
     holdable = True
 
 
-class GatewayWait(Wait):
-    """An event-based gateway: a race of its arms (each a timer, message, signal or
-    conditional wait on its catch node). The first arm to fire wins; the others are
-    withdrawn at once, so a loser never fires."""
+class ArmsWait(Wait):
+    """A wait made of arms, each a wait of its own with its own holder: holdable when every
+    arm is; holding it (again, after a restore) holds each arm."""
 
     __slots__ = ("arms",)
-    kind = "gateway"
-    races = True
 
     def __init__(self, node: str, arms: list[Wait] | None = None):
         super().__init__(node)
@@ -344,15 +341,6 @@ class GatewayWait(Wait):
     def holdable(self) -> bool:  # type: ignore[override]
         return all(a.holdable for a in self.arms)
 
-    def unheld(self) -> str | None:
-        for a in self.arms:
-            if not a.holdable:
-                return f"{a.kind} arm {a.node!r} of {self.node!r}"
-        return None
-
-    def conditions(self) -> int:
-        return sum(a.conditions() for a in self.arms)
-
     def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
              seq: int | None = None) -> None:
         for a in self.arms:
@@ -361,7 +349,26 @@ class GatewayWait(Wait):
     def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
                 assignee: str | None) -> list[Later]:
         return [step for a in self.arms
-                for step in a.restore(host, iid, tid, NODE, label, assignee)]
+                for step in a.restore(host, iid, tid, wait_kind, label, assignee)]
+
+
+class GatewayWait(ArmsWait):
+    """An event-based gateway: a race of its arms (each a timer, message, signal or
+    conditional wait on its catch node). The first arm to fire wins; the others are
+    withdrawn at once, so a loser never fires."""
+
+    __slots__ = ()
+    kind = "gateway"
+    races = True
+
+    def unheld(self) -> str | None:
+        for a in self.arms:
+            if not a.holdable:
+                return f"{a.kind} arm {a.node!r} of {self.node!r}"
+        return None
+
+    def conditions(self) -> int:
+        return sum(a.conditions() for a in self.arms)
 
     def doc(self, order: int | None) -> dict[str, Any]:
         raise NotImplementedError("a gateway's form needs each arm's order: use arms_doc")
@@ -379,20 +386,19 @@ class GatewayWait(Wait):
         return cls(node, arms)
 
 
-class MultipleWait(Wait):
+class MultipleWait(ArmsWait):
     """An event with several definitions (``model.multiple``): one arm per definition not
     come yet (a timer, message or signal wait on the event's own node, each held), and the
     kinds that have come (``fired``). A multiple one races its arms, as an event-based
     gateway does; a ``parallel`` one waits until every arm has come, each arm's hold
     released as it comes."""
 
-    __slots__ = ("arms", "parallel", "came")
+    __slots__ = ("parallel", "came")
     kind = "multiple"
 
     def __init__(self, node: str, arms: list[Wait] | None = None, parallel: bool = False,
                  came: list[str] | None = None):
-        super().__init__(node)
-        self.arms: list[Wait] = arms if arms is not None else []
+        super().__init__(node, arms)
         self.parallel = parallel
         self.came: list[str] = came if came is not None else []
 
@@ -400,25 +406,11 @@ class MultipleWait(Wait):
     def races(self) -> bool:  # type: ignore[override]
         return not self.parallel
 
-    @property
-    def holdable(self) -> bool:  # type: ignore[override]
-        return all(a.holdable for a in self.arms)
-
     def unheld(self) -> str | None:
         return None if self.holdable else f"multiple wait at {self.node!r}"
 
     def arm(self, kind: str) -> Wait | None:
         return next((a for a in self.arms if a.kind == kind), None)
-
-    def hold(self, holders: Holders, iid: str, tid: str, wait_kind: str = NODE,
-             seq: int | None = None) -> None:
-        for a in self.arms:
-            a.hold(holders, iid, tid, wait_kind)
-
-    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
-                assignee: str | None) -> list[Later]:
-        return [step for a in self.arms
-                for step in a.restore(host, iid, tid, wait_kind, label, assignee)]
 
     def doc(self, order: int | None) -> dict[str, Any]:
         raise NotImplementedError("its form needs each arm's order: use arms_doc")
