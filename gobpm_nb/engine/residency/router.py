@@ -141,12 +141,14 @@ class Residency:
         core = self.core
         if hold.site.wait_kind == NODE:
             tr = run.tracks.get(hold.track)
-            if tr is None or tr.coro is None or not hold.alive:
-                # what an earlier trigger ran withdrew the wait this one came for (a
-                # completion condition, an interrupting boundary): it is dropped, as a
-                # resident track that was cancelled drops the resumption it had been given
+            if within and (tr is None or tr.coro is None or not hold.alive):
+                # handed over late, after what an earlier trigger ran withdrew the wait this
+                # one came for (a completion condition, an interrupting boundary): dropped,
+                # as a cancelled resident track drops the resumption it had been given (a
+                # trigger routed now finds its hold alive: no check on that path)
                 core.holders.release(hold, "withdrawn")
                 return
+            assert tr is not None
             run.fired(tr, hold)
             if tr.wait is not None:
                 tr.wait.fired = True
