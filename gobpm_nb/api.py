@@ -41,7 +41,7 @@ from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
 from .travel.history import Command, command, settle, tell
-from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state
+from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state, with_stored_seed
 from .travel.rewind import Rewound, span_of
 from .travel.rewind import branch as branch_at
 from .travel.rewind import commands as commands_of
@@ -101,6 +101,7 @@ class Engine:
             raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
+        options = with_stored_seed(meta, options)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
         state = open_state(store, start, options)
         core = state.core
