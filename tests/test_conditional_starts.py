@@ -266,3 +266,190 @@ def test_the_builder_refuses_a_conditional_start_without_a_condition():
     p = watched(condition=None)
     with pytest.raises(bpm.ModelError, match="conditional_start 'hot' has no condition"):
         p.validate()
+
+
+# -- conditional starts of the process --------------------------------------------------------
+
+def started_on(pid, condition, second=None):
+    """A process that starts only by a conditional start ``cs`` (and ``cs2`` on ``second``):
+    a user task, then the end."""
+    p = bpm.Process(pid)
+    p.conditional_start("cs", condition=condition)
+    p.user_task("work")
+    p.end("e")
+    p.flow("cs", "work", "e")
+    if second is not None:
+        p.conditional_start("cs2", condition=second)
+        p.flow("cs2", "work")
+    return p
+
+
+def deployed(eng, *processes):
+    for p in processes:
+        eng.deploy(p)
+    return processes
+
+
+def test_start_on_conditions_starts_one_instance_of_each_process_whose_start_holds():
+    """Each deployed process whose conditional start holds on the data gets one instance,
+    with the data as its data, in the order of the processes' ids (not of deployment)."""
+    eng = bpm.Engine()
+    deployed(eng, started_on("hot", "temp > 30"), started_on("cold", "temp < 10"),
+             started_on("alarm", "temp > 25"))
+    assert eng.start_on_conditions({"temp": 35}) == ["i1", "i2"]
+    assert [eng.instance(i).definition.id for i in ("i1", "i2")] == ["alarm", "hot"]
+    assert eng.instance("i2").data == {"temp": 35}
+    assert eng.start_on_conditions({"temp": 20}) == []
+    eng.run()
+    assert [(t.instance, t.node) for t in eng.tasks()] == [("i1", "work"), ("i2", "work")]
+    started = [f for f in eng.facts if f.kind == "instance_started"]
+    assert [(f.node, f.details["by"]) for f in started] == [("cs", "conditional")] * 2
+
+
+def test_start_on_conditions_takes_the_first_start_that_holds_once_per_process():
+    eng = bpm.Engine()
+    deployed(eng, started_on("two", "temp > 30", second="temp > 20"))
+    assert eng.start_on_conditions({"temp": 35}) == ["i1"]
+    assert eng.start_on_conditions({"temp": 25}) == ["i2"]
+    assert [f.node for f in eng.facts if f.kind == "instance_started"] == ["cs", "cs2"]
+
+
+def test_start_on_conditions_names_one_process_by_id_or_by_process():
+    eng = bpm.Engine()
+    hot, warm = deployed(eng, started_on("hot", "temp > 30"), started_on("warm", "temp > 20"))
+    assert eng.start_on_conditions({"temp": 35}, process="warm") == ["i1"]
+    assert eng.instance("i1").definition.id == "warm"
+    other = started_on("other", "temp > 0")  # not deployed yet: given, it is deployed
+    assert eng.start_on_conditions({"temp": 1}, process=other) == ["i2"]
+    assert eng.start_on_conditions({"temp": 1}, process="hot") == []
+
+
+@pytest.mark.parametrize("process, message", [
+    ("nobody", "process 'nobody' is not deployed"),
+    (7, "process must be a Process or a process id, got int"),
+])
+def test_start_on_conditions_refuses_a_bad_process_and_changes_nothing(process, message):
+    from conftest import snapshot
+    eng = bpm.Engine()
+    deployed(eng, started_on("hot", "temp > 30"))
+    before = snapshot(eng)
+    with pytest.raises(bpm.EngineError, match=message):
+        eng.start_on_conditions({"temp": 35}, process=process)
+    assert snapshot(eng) == before and eng.history()[-1].name == "deploy"
+
+
+def test_start_on_conditions_refuses_a_process_without_a_conditional_start():
+    from conftest import snapshot
+    plain = bpm.Process("plain")
+    plain.start("s")
+    plain.end("e")
+    plain.flow("s", "e")
+    eng = bpm.Engine()
+    before = snapshot(eng)
+    with pytest.raises(bpm.EngineError, match="'plain' has no conditional start event"):
+        eng.start_on_conditions({}, process=plain)
+    assert snapshot(eng) == before
+    with pytest.raises(bpm.EngineError, match="start data"):
+        eng.start_on_conditions(["not", "a", "dict"])
+
+
+def test_a_condition_that_cannot_be_evaluated_counts_as_false_and_says_why():
+    """A missing name (or any error) is false for that process only, and a fact names the
+    process, the start and the kind of error, never a value."""
+    eng = bpm.Engine()
+    deployed(eng, started_on("hot", "temp > 30"), started_on("level", "level > 2"),
+             started_on("typed", "temp > 'high'"))
+    assert eng.start_on_conditions({"temp": 35}) == ["i1"]
+    failed = [(f.node, f.details) for f in eng.facts if f.kind == "start_condition_failed"]
+    assert failed == [("cs", {"process": "level", "cause": "KeyError", "field": "level"}),
+                      ("cs", {"process": "typed", "cause": "TypeError"})]
+    assert "35" not in repr(failed)
+
+
+def test_only_the_newest_version_is_evaluated():
+    eng = bpm.Engine()
+    eng.deploy(started_on("hot", "temp > 30"))
+    eng.deploy(started_on("hot", "temp > 40"))
+    assert eng.start_on_conditions({"temp": 35}) == []
+    (iid,) = eng.start_on_conditions({"temp": 45})
+    assert eng.instance(iid).definition.version == 2
+
+
+def test_start_refuses_a_process_whose_only_start_is_conditional_naming_it():
+    from conftest import snapshot
+    eng = bpm.Engine()
+    p = started_on("hot", "temp > 30")
+    eng.deploy(p)
+    before = snapshot(eng)
+    with pytest.raises(bpm.EngineError, match=r"no plain start event.*conditional start "
+                                              r"'cs' \(temp > 30\): eng.start_on_conditions"):
+        eng.start(p, data={"temp": 35})
+    assert snapshot(eng) == before
+
+
+def test_a_plain_start_beside_a_conditional_one_is_where_start_begins():
+    p = started_on("both", "temp > 30")
+    p.start("s")
+    p.flow("s", "work")
+    eng = bpm.Engine()
+    inst = eng.start(p, data={"temp": 0})
+    eng.run()
+    assert left(eng, inst) == ["s"]
+    assert eng.start_on_conditions({"temp": 31}) == ["i2"]
+    eng.run()
+    assert left(eng, eng.instance("i2")) == ["cs"]
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_instances_started_on_conditions_run_alike_with_dehydration_on_and_off(dehydrate):
+    eng = bpm.Engine(dehydrate=dehydrate)
+    deployed(eng, started_on("hot", "temp > 30"))
+    (iid,) = eng.start_on_conditions({"temp": 35})
+    eng.run()
+    inst = eng.instance(iid)
+    assert inst.residency == ("dehydrated" if dehydrate else "resident")
+    complete(eng, "work", {"done": True})
+    assert inst.state == "completed" and inst.data == {"temp": 35, "done": True}
+
+
+def test_instances_started_on_conditions_survive_a_crash(tmp_path):
+    """On SQLite, instances started by the call are recorded before it returns: after a
+    crash they come back at their start, not run, and run with the next command."""
+    db = tmp_path / "run.db"
+    hot, cold = started_on("hot", "temp > 30"), started_on("alarm", "temp > 0")
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    deployed(eng, hot, cold)
+    assert eng.start_on_conditions({"temp": 35}) == ["i1", "i2"]
+    eng.store.close()
+    eng2 = recover(db, hot, cold)
+    assert [(i.id, i.state) for i in eng2.instances()] == [("i1", "active"), ("i2", "active")]
+    eng2.run()
+    assert sorted((t.instance, t.node) for t in eng2.tasks()) == [("i1", "work"),
+                                                                  ("i2", "work")]
+    assert eng2.start_on_conditions({"temp": 1}) == ["i3"]  # the counter was recorded
+    eng2.store.close()
+
+
+def test_start_on_conditions_rewinds_and_replays_to_the_same_facts():
+    """A command like start: in the history, rewound over and replayed to the same facts,
+    its Python condition answered from the tape (not called again)."""
+    calls = []
+
+    def hot(data):
+        calls.append(1)
+        return data["temp"] > 30
+
+    eng = bpm.Engine()
+    deployed(eng, started_on("hot", hot), started_on("level", "level > 2"))
+    eng.start_on_conditions({"temp": 35})
+    eng.run()
+    eng.start_on_conditions({"temp": 5, "level": 3})
+    eng.run()
+    assert "start_on_conditions" in [c.name for c in eng.history()]
+    before = [f.as_dict() for f in eng.facts]
+    made = len(calls)
+    eng.rewind(0)
+    assert eng.instances() == []
+    eng.replay()
+    assert [f.as_dict() for f in eng.facts] == before and len(calls) == made
+
