@@ -1,9 +1,9 @@
 """``Engine``: the public facade over one ``EngineState`` (``travel.state``): the core, its
 store, its fact log, its command history and its watchers.
 
-Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
-``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``decide``,
-``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
+Every public command (``deploy``, ``start``, ``start_many``, ``start_on_conditions``,
+``step``, ``run``, ``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``,
+``decide``, ``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
 (``travel.history.command``) and ends the same way, whether it returned or raised: the
 store records the clock and counters (durable stores), the history records the command,
 and every watcher added with ``after_each_command`` is called, so live widgets show the
@@ -268,6 +268,18 @@ class Engine:
         if not isinstance(items, list):
             raise EngineError(f"start_many needs a list of start data, got {type(items).__name__}")
         return [Instance(self, iid) for iid in self._state.core.start_many(process, items)]
+
+    @command
+    def start_on_conditions(self, data: dict[str, Any] | None = None,
+                            process: Process | str | None = None) -> list[str]:
+        """Start one instance of each deployed process (its newest version; only
+        ``process``, a Process or a deployed process id, when given) whose conditional start
+        event holds on ``data``, with ``data`` as its data; returns the new instance ids in
+        the order of the processes' ids (none holds: []). A condition that cannot be
+        evaluated on ``data`` counts as false (a ``start_condition_failed`` fact says why).
+        Recorded like ``start``; on a durable store the instances are recorded before this
+        returns, all or none."""
+        return self._state.core.start_on_conditions(data, process)
 
     def instance(self, iid: str) -> Instance:
         self._record(iid)

@@ -28,7 +28,7 @@ from .residency.hydrate import restore
 from .residency.plans import TimerPlans
 from .residency.recovery import recover
 from .residency.router import Residency
-from .residency.starts import Starts, how_it_starts
+from .residency.starts import Starts, conditional_starts, how_it_starts
 from .runtime.finished import Finished
 from .runtime.outside import Outside
 from .runtime.run import Run
@@ -174,10 +174,47 @@ class Core:
             raise EngineError(f"start_many needs a Process, got {type(process).__name__}")
         values = [json_dict(d, f"start data [{n}]") for n, d in enumerate(data)]
         defn = self.startable(process.definition())
+        return self.launch_all([(defn, value, defn.start) for value in values], None)
+
+    def start_on_conditions(self, data: dict[str, Any] | None,
+                            process: Process | str | None = None) -> list[str]:
+        """One new instance of each deployed process (its newest version; only ``process``
+        when given) whose conditional start event holds on ``data``, at the first such
+        start, in the order of the processes' ids; all or none, as ``start_many``."""
+        values = json_dict(data, "start data")
+        chosen = self.starts.on_conditions(self.conditioned(process), values,
+                                           self.tape)
+        return self.launch_all([(defn, json_dict(values, "start data"), sid)
+                                for defn, sid in chosen], "conditional")
+
+    def conditioned(self, process: Process | str | None) -> list[Definition]:
+        """The versions ``start_on_conditions`` looks at: the newest deployed one of each
+        process with a conditional start, or ``process``'s (a Process is deployed)."""
+        if process is None:
+            found = (self.callable(pid, None) for pid in sorted(self.signatures))
+            return [d for d in found if d is not None and conditional_starts(d)]
+        if isinstance(process, Process):
+            graph: Definition | None = process.definition()
+        elif isinstance(process, str):
+            graph = self.callable(process, None)
+            if graph is None:
+                raise EngineError(f"process {process!r} is not deployed")
+        else:
+            raise EngineError(f"process must be a Process or a process id, got "
+                              f"{type(process).__name__}")
+        assert graph is not None
+        if not conditional_starts(graph):
+            raise EngineError(f"process {graph.id!r} has no conditional start event")
+        return [self.deploy(graph)]
+
+    def launch_all(self, starts: list[tuple[Definition, dict[str, Any], str]],
+                   by: str | None) -> list[str]:
+        """New instances, each of a version at a start event with its data, all or none:
+        on a durable store their first checkpoints are one transaction."""
         made: list[tuple[Run, Track]] = []
         before = number = self.next_instance
-        for value in values:
-            run, tr, number = self.make(defn, value, None, defn.start, after=number)
+        for defn, value, at in starts:
+            run, tr, number = self.make(defn, value, None, at, after=number)
             made.append((run, tr))
         self.next_instance = number
         if self.store.durable and made:
@@ -188,7 +225,7 @@ class Core:
                                   f"{len(made)} instances; nothing changed")
         for run, tr in made:
             run.stored = self.store.durable
-            self.enter(run, tr, None)
+            self.enter(run, tr, by)
         return [run.id for run, _ in made]
 
     def startable(self, graph: Definition) -> Definition:

@@ -167,6 +167,15 @@ class Builder:
                      interrupting: bool = True) -> str:
         return self._add(el.SignalStart(id, name, interrupting=interrupting, signal=signal))
 
+    def conditional_start(self, id: str, name: str | None = None, *, condition: Condition,
+                          interrupting: bool = True) -> str:
+        """In an event subprocess: it starts when ``condition`` becomes true after a change
+        of the data while its scope runs (a non-interrupting one once per rise from false
+        to true). In the process itself: ``Engine.start_on_conditions(data)`` starts an
+        instance when ``condition`` holds on ``data``."""
+        return self._add(el.ConditionalStart(id, name, interrupting=interrupting,
+                                             condition=self._expr(id, "condition", condition)))
+
     def error_start(self, id: str, name: str | None = None, *,
                     error: str | None = None) -> str:
         """Catches ``error`` (None: every error) thrown in the enclosing scope."""

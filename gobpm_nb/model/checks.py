@@ -59,7 +59,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
     if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
                       el.SignalEnd)) and not e.signal:
         p.append(f"{e.kind} {e.id!r} names no signal")
-    if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
+    if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)) and \
+            e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
     if isinstance(e, MULTIPLE):
         p.extend(check_multiple(e, timers))

@@ -48,7 +48,8 @@ class Definition:
     signature: str
     version: int = field(default=0, compare=False)
     #: Whether any element waits on a condition over the data (a conditional catch, alone
-    #: or as an event gateway's arm, or a conditional boundary): without one, a change of
+    #: or as an event gateway's arm, a conditional boundary or the conditional start of an
+    #: event subprocess): without one, a change of
     #: the data has nothing to re-check.
     conditional: bool = field(default=False, compare=False)
     #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
@@ -99,6 +100,9 @@ Boundaries = dict[str, list[el.Boundary]]
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
                       "default"})
 
+
+#: The elements that wait on a condition over the data (``Definition.conditional``).
+CONDITIONAL = (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)
 
 #: The gateways whose signature always had a ``default`` (None included).
 DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway)
@@ -174,8 +178,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         plain=freeze({k: tuple(v) for k, v in outgoing.items()  # () for an implicit end
                       if all(f.condition is None for f in v) and nodes[k].default is None}),
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
-        conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
-                        for e in nodes.values()), compensation=freeze(undo.handlers),
+        conditional=any(isinstance(e, CONDITIONAL) for e in nodes.values()),
+        compensation=freeze(undo.handlers),
         compensation_events=freeze(undo.events), compensable=undo.compensable)
 
 
@@ -263,8 +267,8 @@ def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[st
         else:
             if len(found) != 1 or not isinstance(found[0], el.TriggeredStart):
                 p.append(f"event_subprocess {e.id!r} needs exactly one start event, with a "
-                         f"trigger (message, timer, signal, error or escalation); it has "
-                         f"{len(found)}" + ("" if len(found) != 1 else " without a trigger"))
+                         "trigger (message, timer, signal, conditional, error or escalation); "
+                         f"it has {len(found)}" + ("" if len(found) != 1 else " without a trigger"))
             else:
                 inner[e.id] = found[0].id
                 events.setdefault(e.within or "", []).append(found[0].id)

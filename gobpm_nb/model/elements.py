@@ -103,6 +103,16 @@ class SignalStart(TriggeredStart):
 
 
 @dataclass(frozen=True)
+class ConditionalStart(TriggeredStart):
+    """Starts its event subprocess when its condition over the instance's data becomes true
+    while the enclosing scope runs; in the process itself, an instance is started by
+    ``Engine.start_on_conditions`` when it holds on the data given."""
+
+    condition: Expr | None = None
+    kind = "conditional_start"
+
+
+@dataclass(frozen=True)
 class ErrorStart(TriggeredStart):
     """Catches an error thrown inside its scope (``error`` None: every error). Always
     interrupting, as BPMN says."""

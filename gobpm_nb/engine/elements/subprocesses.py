@@ -100,7 +100,8 @@ def open_event(run: Run, hid: str, sid: str, trigger: Trigger) -> None:
     holders = run.core.holders
     if start.interrupting:
         interrupt(run, host)
-    elif host.boundaries[sid].kind != "catch" and not holders.holds_boundary(run.id, hid, sid):
+    elif host.boundaries[sid].kind not in ("catch", "conditional") and \
+            not holders.holds_boundary(run.id, hid, sid):
         del host.boundaries[sid]  # spent: it was not armed again when its trigger came
     scope = hid if hid != ROOT else None
     sub = run.new_track(start.within or "", (hid,) if scope else (), "event", scope=scope)

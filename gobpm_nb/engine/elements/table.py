@@ -58,7 +58,7 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
     elif verb == "event":
         subprocesses.open_event(run, item[1], item[2], item[3])
     elif verb == "data":
-        check_conditions(run)
+        check_conditions(run, subprocesses.open_event)
 
 
 ENTER: dict[str, Callable[..., Result]] = {
@@ -120,7 +120,7 @@ FIRE: dict[str, Callable[..., Result]] = {
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
               "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
               "signal_start", "error_start", "escalation_start", "cancel_boundary",
-              "compensation_start"):
+              "compensation_start", "conditional_start"):
     FIRE[_kind] = events.fire_pass
 
 ENTER["call_activity"] = call_activities.enter_call
@@ -134,7 +134,8 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
     # a script task fires as a body
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
 
-for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
+for _kind in ("message_start", "timer_start", "signal_start",
+              "conditional_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
 
 settle_joins = inclusive.settle_all

@@ -1,4 +1,5 @@
-"""Start events that create instances: a message, timer or signal start in the process itself.
+"""Start events that create instances: a message, timer, signal or conditional start in the
+process itself.
 
 ``deploy`` arms the start events of the newest version of a process as holds that belong to
 no instance (``DEPLOYED``; the hold's track names the process): a timer start's deadline in
@@ -7,11 +8,14 @@ version withdraws the older one's start holds and arms its own. A trigger starts
 instance at that start event with the trigger's payload as its data: a published message
 that no waiting instance takes, each broadcast of a signal, each deadline of a timer (a
 cycle arms its next one). A timer start's next deadline is kept in the store's meta, so a
-restarted engine keeps it (one that has fired for good does not fire again).
+restarted engine keeps it (one that has fired for good does not fire again). A conditional
+start arms nothing: ``on_conditions`` evaluates it on the data ``Engine.start_on_conditions``
+is given.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +26,7 @@ from ...model import Definition
 from ...model import elements as el
 from ..durability.journal import Journal, Store
 from ..runtime.compute import deadline_of
+from ..runtime.outside import Outside
 from ..state.fields import Reader
 from ..state.holders import DEPLOYED, Hold, Holders
 from ..state.records import Trigger
@@ -144,6 +149,51 @@ class Starts:
             return None
 
 
+    def on_conditions(self, defns: list[Definition], data: dict[str, Any], tape: Outside
+                      ) -> list[tuple[Definition, str]]:
+        """Of each version, the first conditional start whose condition holds on ``data``
+        (none: the version is left out); a Python condition answers through ``tape``. A
+        condition that cannot be evaluated on it (a missing name, an error) counts as false,
+        said by a ``start_condition_failed`` fact naming the process, the start and the
+        kind of error, never a value."""
+        chosen = []
+        for defn in defns:
+            for sid in conditional_starts(defn):
+                start = defn.nodes[sid]
+                assert isinstance(start, el.ConditionalStart) and start.condition is not None
+                cond = start.condition
+                holds, cause, field = tape.call(("start_condition", sid), _holds, cond,
+                                                     data) if cond.python else \
+                    _holds(cond, data)
+                if cause is not None:
+                    details = {"process": defn.id, "cause": cause}
+                    if field is not None:
+                        details["field"] = field
+                    self.emit("start_condition_failed", None, None, sid, details)
+                if holds:
+                    chosen.append((defn, sid))
+                    break
+        return chosen
+
+
+def _holds(cond: Any, data: dict[str, Any]) -> tuple[bool, str | None, str | None]:
+    """Whether a condition holds on ``data`` (a copy is given), and what kept it from being
+    evaluated: the error's type name, and the missing name of a KeyError."""
+    try:
+        return bool(cond(copy.deepcopy(data))), None, None
+    except KeyError as exc:
+        name = exc.args[0] if exc.args and isinstance(exc.args[0], str) else None
+        return False, "KeyError", name
+    except Exception as exc:  # a user's callable or expression failed
+        return False, type(exc).__name__, None
+
+
+def conditional_starts(defn: Definition) -> list[str]:
+    """The process's own conditional start events, in the definition's order."""
+    return [sid for sid in defn.instance_starts
+            if isinstance(defn.nodes[sid], el.ConditionalStart)]
+
+
 class _Timing:
     """What ``deadline_of`` reads of an instance, for a start event that has none yet: its
     version, and the kernel as ``core.kernel`` (the start events' own)."""
@@ -157,13 +207,14 @@ def _key(defn: Definition, sid: str) -> str:
     return f"start:{defn.id}:{defn.version}:{sid}"
 
 
-__all__ = ["START", "Starts"]
+__all__ = ["START", "Starts", "conditional_starts"]
 
 
 def how_it_starts(defn: Definition) -> str:
     """What starts instances of ``defn`` when it has no plain start event, one call per start
     event: ``eng.publish_message('invoice-received', payload={...})`` for a message start,
-    ``eng.broadcast_signal(...)`` for a signal start, the clock for a timer start."""
+    ``eng.broadcast_signal(...)`` for a signal start, the clock for a timer start,
+    ``eng.start_on_conditions({...})`` for a conditional start."""
     ways = []
     for sid in defn.instance_starts:
         node = defn.nodes[sid]
@@ -173,6 +224,9 @@ def how_it_starts(defn: Definition) -> str:
         elif isinstance(node, el.SignalStart):
             ways.append(f"signal start {sid!r}: eng.broadcast_signal({node.signal!r}, "
                         "payload={...})")
+        elif isinstance(node, el.ConditionalStart) and node.condition is not None:
+            ways.append(f"conditional start {sid!r} ({node.condition.describe()}): "
+                        "eng.start_on_conditions({...}) starts one when it holds on the data")
         elif isinstance(node, el.TimerStart) and node.timer is not None:
             ways.append(f"timer start {sid!r} ({node.timer.kind} {node.timer.text}): it "
                         "starts one when the clock gets there (eng.advance or eng.run)")

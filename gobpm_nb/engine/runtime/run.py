@@ -249,6 +249,9 @@ class Run:
         """Whether any live track evaluates a condition over the data after each change."""
         if not self.defn.conditional:
             return False
+        root = self.root
+        if root is not None and any(b.conditions() for b in root.boundaries.values()):
+            return True
         for tr in self.live.values():
             if ((tr.wait is not None and tr.wait.conditions())
                     or any(b.conditions() for b in tr.boundaries.values())):
