@@ -283,14 +283,17 @@ def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reas
         model.process()
 
 
-def test_a_conditional_start_of_an_event_subprocess_is_refused_alone():
-    """The model has no conditional start yet: one note on the start event, none on its
-    event subprocess or what follows it."""
-    model = load(event_subprocess('<startEvent id="es"><conditionalEventDefinition>'
+@pytest.mark.parametrize("interrupting, attribute", [(True, ""),
+                                                     (False, ' isInterrupting="false"')])
+def test_a_conditional_start_of_an_event_subprocess_is_read(interrupting, attribute):
+    """Its condition (FEEL) and isInterrupting are read: no note, and the process runs."""
+    model = load(event_subprocess(f'<startEvent id="es"{attribute}><conditionalEventDefinition>'
                                   '<condition xsi:type="tFormalExpression">=late</condition>'
                                   '</conditionalEventDefinition></startEvent>'))
-    assert [(n.element, n.tag) for n in model.report] == [("es", "startEvent")]
-    assert "conditional start events are not supported yet" in model.report[0].message
+    assert model.report == []
+    start = model.process().definition().nodes["es"]
+    assert (start.kind, start.interrupting, start.condition.describe()) == \
+        ("conditional_start", interrupting, "late")
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():

@@ -453,3 +453,99 @@ def test_start_on_conditions_rewinds_and_replays_to_the_same_facts():
     eng.replay()
     assert [f.as_dict() for f in eng.facts] == before and len(calls) == made
 
+
+# -- BPMN ------------------------------------------------------------------------------------
+
+def drawn_both():
+    """A process started by a conditional start, with an event subprocess of each kind."""
+    p = started_on("drawn", "temp > 30")
+    with p.event_subprocess("watch") as ev:
+        ev.conditional_start("hot", condition="risk > 5", interrupting=False)
+        ev.end("noted")
+        ev.flow("hot", "noted")
+    with p.event_subprocess("stop") as ev:
+        ev.conditional_start("halt", condition="halt == True")
+        ev.end("halted")
+        ev.flow("halt", "halted")
+    return p
+
+
+def test_conditional_starts_survive_a_round_trip_with_their_diagram():
+    """Written: a conditionalEventDefinition with its condition (FEEL) on each start,
+    isInterrupting="false" on the non-interrupting one, a shape for each, valid BPMN; read
+    back: the same process, written again byte for byte."""
+    from bpmn_shapes import NS, diagram
+    from lxml import etree
+
+    from gobpm_nb.bpmn.schema import schema
+
+    p = drawn_both()
+    text = p.to_bpmn()
+    root = etree.fromstring(text.encode())
+    assert schema().validate(root.getroottree()), schema().error_log
+    for sid, condition in (("cs", "=temp > 30"), ("hot", "=risk > 5"),
+                           ("halt", "=halt = true")):
+        found = root.find(f".//bpmn:startEvent[@id='{sid}']/bpmn:conditionalEventDefinition/"
+                          "bpmn:condition", NS)
+        assert found is not None and found.text == condition
+    assert root.find(".//bpmn:startEvent[@id='hot']", NS).get("isInterrupting") == "false"
+    shapes, _ = diagram(text)
+    assert {"cs", "hot", "halt"} <= set(shapes)
+    model = bpm.load_bpmn(text)
+    assert model.report == []
+    again = model.process()
+    assert again.definition().signature == p.definition().signature
+    assert again.to_bpmn() == text
+
+
+def test_a_file_with_conditional_starts_runs():
+    """Read from a file (FEEL and JUEL conditions), the process starts on conditions and its
+    event subprocess opens on a data change."""
+    p = bpm.load_bpmn(drawn_both().to_bpmn().replace("=risk &gt; 5", "${risk &gt; 5}")
+                      .replace("=risk > 5", "${risk > 5}")).process()
+    assert p.definition().nodes["hot"].condition.describe() == "risk > 5"
+    eng = bpm.Engine()
+    eng.deploy(p)
+    (iid,) = eng.start_on_conditions({"temp": 31, "risk": 0, "halt": False})
+    eng.run()
+    complete(eng, "work", {"risk": 6})
+    inst = eng.instance(iid)
+    assert inst.state == "completed" and left(eng, inst).count("noted") == 1
+
+
+def test_the_process_view_draws_conditional_starts_as_start_events():
+    """A conditional start is drawn as a start event with its glyph and condition, dashed
+    when it does not interrupt; the token that opened it is drawn where it stands."""
+    from gobpm_nb.observe import projections as proj
+    from gobpm_nb.render import dot as render
+
+    eng = bpm.Engine()
+    inst = eng.start(watched(interrupting=False), data={"risk": 1})
+    eng.run()
+    complete(eng, "work", {"risk": 9})
+    dot = render.process_dot(proj.process_state(eng, inst.id))
+    (hot,) = [line for line in dot.splitlines() if line.strip().startswith('"hot" [')]
+    assert 'shape=circle, label="≡"' in hot and "dashed" in hot
+    assert 'xlabel="hot\\nrisk > 5\\nnon-interrupting"' in hot
+    assert 'tooltip="conditional_start hot"' in hot
+    (calm,) = [line for line in dot.splitlines() if line.strip().startswith('"calm" [')]
+    assert "● t3 waiting" in calm
+
+
+def test_design_review_mode_runs_a_conditional_start_whose_condition_it_cannot_read():
+    """As drawn, a conditional start whose condition does not translate stands in as a plain
+    start (in an event subprocess, a signal start named by its name), with a warning; one
+    it reads stays conditional."""
+    text = drawn_both().to_bpmn().replace("=temp &gt; 30", "${sensor.read()}") \
+        .replace("=temp > 30", "${sensor.read()}")
+    written = bpm.load_bpmn(text)
+    assert [n.element for n in written.report if n.severity == "error"] == ["cs"]
+    drawn = bpm.load_bpmn(text, run_as_drawn=True)
+    assert [n.severity for n in drawn.report if n.element == "cs"] == ["warning", "warning"]
+    d = drawn.process().definition()
+    assert d.start == "cs" and d.nodes["hot"].kind == "conditional_start"
+    eng = bpm.Engine()
+    inst = eng.start(drawn.process(), data={"risk": 0, "halt": False})
+    eng.run()
+    complete(eng, "work", {"halt": True})
+    assert inst.state == "completed" and "halted" in left(eng, inst)

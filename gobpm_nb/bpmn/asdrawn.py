@@ -115,8 +115,9 @@ def _starts_beside(node: etree._Element) -> list[etree._Element]:
             and _definitions(c) - _TRIGGERS == _definitions(c)]
 
 
-#: the start events' definitions that start a process as drawn
-_TRIGGERS = {"message", "timer", "signal"}
+#: the start events' definitions that start a process as drawn (a conditional start whose
+#: condition cannot be read stands in as a plain start all the same)
+_TRIGGERS = {"message", "timer", "signal", "conditional"}
 #: the catch events' definitions an event-based gateway's arm may wait on
 _ARMS = {"message", "timer", "signal", "conditional"}
 

@@ -24,8 +24,8 @@ from .vendor import correlation_key, payload
 from .xmllib import etree
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
-_START = {"", "message", "timer", "signal"}  # in the process itself
-_SCOPE_START = {"", "message", "timer", "signal", "error", "escalation",
+_START = {"", "message", "timer", "signal", "conditional"}  # in the process itself
+_SCOPE_START = {"", "message", "timer", "signal", "conditional", "error", "escalation",
                 "compensate"}  # in a subprocess
 _END = {"", "terminate", "error", "escalation", "message", "signal", "compensate", "cancel"}
 _CATCH = {"timer", "message", "signal", "conditional", "link"}
@@ -81,9 +81,6 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = "several event definitions (or one by reference) are supported only on " \
                  "a catch, a boundary or an event subprocess's start, each a message, a " \
                  "timer or a signal, at most one of each (parallelMultiple: only a catch)"
-    elif found[0] == "conditional" and tag == "startEvent" and ctx.scope is None:
-        reason = "conditional start events are not supported yet: a process starts by " \
-                 "eng.start() or by a message, timer or signal start event"
     elif found[0]:
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
     else:
@@ -126,6 +123,14 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
     elif kind == "message":
         message, key = message_of(ctx, spec, eid)
         p.message_start(eid, name, message=message, key=key, interrupting=interrupting)
+    elif kind == "conditional":
+        condition = _condition(ctx, spec, eid)
+        if condition is None and ctx.as_drawn:
+            ctx.unsupported(eid, name, tag="startEvent", reason="a conditional start with no "
+                            "condition the engine reads", definition=kind)
+            return
+        given: dict[str, Any] = {"condition": condition}  # None: validation names it
+        p.conditional_start(eid, name, **given, interrupting=interrupting)
     elif kind == "timer":
         p.timer_start(eid, name, **timer(ctx, spec, eid), interrupting=interrupting)
     else:  # signal

@@ -52,7 +52,8 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "escalation_throw": "intermediateThrowEvent", "link_throw": "intermediateThrowEvent",
         "message_start": "startEvent", "timer_start": "startEvent",
         "signal_start": "startEvent", "error_start": "startEvent",
-        "escalation_start": "startEvent", "subprocess": "subProcess",
+        "escalation_start": "startEvent", "conditional_start": "startEvent",
+        "subprocess": "subProcess",
         "event_subprocess": "subProcess", "call_activity": "callActivity",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
@@ -341,7 +342,8 @@ class Writer(RootElements):
         if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
                           el.SignalEnd)):
             sub("signal", signalRef=self.global_("signal", e.signal))
-        if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition:
+        if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)) \
+                and e.condition:
             self.formal(sub("conditional"), "condition", *expression(e.condition))
         if isinstance(e, (el.LinkThrow, el.LinkCatch)):
             sub("link", name=e.link)

@@ -265,7 +265,7 @@ def _detail(element: Any) -> str:
     if kind in ("signal_catch", "signal_throw", "signal_boundary", "signal_start",
                 "signal_end"):
         return str(element.signal)
-    if kind in ("conditional_catch", "conditional_boundary"):
+    if kind in ("conditional_catch", "conditional_boundary", "conditional_start"):
         return element.condition.describe() if element.condition is not None else ""
     if kind in ("error_boundary", "error_start"):
         return str(element.error) if element.error else "any error"

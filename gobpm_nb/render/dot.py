@@ -94,7 +94,7 @@ EVENT_GLYPHS = {
     "timer_catch": "◷", "timer_boundary": "◷", "timer_start": "◷",
     "message_catch": "✉", "message_boundary": "✉", "message_throw": "✉", "message_start": "✉",
     "signal_catch": "△", "signal_boundary": "△", "signal_throw": "▲", "signal_start": "△",
-    "conditional_catch": "≡", "conditional_boundary": "≡",
+    "conditional_catch": "≡", "conditional_boundary": "≡", "conditional_start": "≡",
     "error_boundary": "⚡", "error_start": "⚡",
     "escalation_boundary": "⇧", "escalation_start": "⇧", "escalation_throw": "⬆",
     "link_catch": "⇨", "link_throw": "➜",
@@ -109,7 +109,8 @@ END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
-                              "escalation_start", "compensation_start", "multiple_start"})
+                              "escalation_start", "compensation_start", "multiple_start",
+                              "conditional_start"})
 #: The kind line of a subprocess's frame.
 SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»",
                   "transaction": "«transaction»"}
