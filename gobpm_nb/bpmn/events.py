@@ -81,6 +81,10 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = "several event definitions (or one by reference) are supported only on " \
                  "a catch, a boundary or an event subprocess's start, each a message, a " \
                  "timer or a signal, at most one of each (parallelMultiple: only a catch)"
+    elif found[0] in ("error", "escalation") and tag == "intermediateCatchEvent":
+        reason = f"an {found[0]} intermediate catch event is not valid BPMN: an {found[0]} is " \
+                 "caught only by a boundary event on the activity that raises it, or by the " \
+                 "start event of an event subprocess"
     elif found[0] == "conditional" and tag == "startEvent" and ctx.scope is None:
         reason = "conditional start events are not supported yet: a process starts by " \
                  "eng.start() or by a message, timer or signal start event"

@@ -56,6 +56,7 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "event_subprocess": "subProcess", "call_activity": "callActivity",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
+        "complex_gateway": "complexGateway",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
         "cancel_end": "endEvent", "compensation_start": "startEvent",
@@ -278,6 +279,8 @@ class Writer(RootElements):
         for ref in outs:
             etree.SubElement(node, bpmn("outgoing")).text = ref
         self._definition(node, e)
+        if isinstance(e, el.ComplexGateway) and e.activation is not None:
+            self.formal(node, "activationCondition", *expression(e.activation))
         if e.many is not None:
             write_loop(self, node, e.many)
         elif e.loop is not None:

@@ -309,6 +309,16 @@ class Builder:
                           default: str | None = None) -> str:
         return self._add(el.InclusiveGateway(id, name, default=default))
 
+    def complex_gateway(self, id: str, name: str | None = None, *,
+                        activation: Condition | None = None, default: str | None = None
+                        ) -> str:
+        """A complex gateway: splits like the inclusive one; joins when ``activation`` (a
+        condition over the data and ``arrived``, the tokens waiting at it) first holds,
+        then takes in the rest of the expected tokens without firing again; with no
+        ``activation``, joins like the inclusive one."""
+        return self._add(el.ComplexGateway(id, name, default=default,
+                                           activation=self._expr(id, "activation", activation)))
+
     def exclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
         return self._add(el.ExclusiveGateway(id, name, default=default))

@@ -84,7 +84,8 @@ def _check_default(e: el.Element, outs: list[el.Flow]) -> list[str]:
     """A default flow: a gateway's (exclusive or inclusive) or an activity's, one of its own
     flows; an activity's carries no condition (BPMN 2.0: it is the flow taken when no
     condition holds)."""
-    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and not e.activity:
+    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) and \
+            not e.activity:
         return [f"{e.kind} {e.id!r} cannot have a default flow (only an activity or an "
                 "exclusive or inclusive gateway)"]
     flow = next((f for f in outs if f.target == e.default), None)

@@ -367,6 +367,15 @@ class InclusiveGateway(Element):
 
 
 @dataclass(frozen=True)
+class ComplexGateway(Element):
+    """Splits as the inclusive gateway; joins once ``activation`` holds, then resets
+    (``engine.elements.complex``); with no ``activation``, joins as the inclusive one."""
+
+    activation: Expr | None = None
+    kind = "complex_gateway"
+
+
+@dataclass(frozen=True)
 class ExclusiveGateway(Element):
     #: A decision (design-review mode): a person or a rule chooses the flow, not conditions
     decision: Decision | None = None

@@ -87,7 +87,7 @@ TOKEN_COLOUR = "#1864ab"
 
 #: Marker drawn inside a gateway diamond.
 GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇",
-                   "inclusive_gateway": "○"}
+                   "inclusive_gateway": "○", "complex_gateway": "✱"}
 #: Glyph inside an intermediate event, boundary or event subprocess start circle (catching
 #: events hollow, throwing ones filled, as BPMN draws them).
 EVENT_GLYPHS = {

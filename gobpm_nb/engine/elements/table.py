@@ -18,6 +18,7 @@ from ..state.records import Track
 from . import (
     call_activities,
     compensation,
+    complex,
     events,
     gateways,
     inclusive,
@@ -76,6 +77,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "link_throw": subprocesses.enter_link_throw,
     "link_catch": events.enter_start,
     "inclusive_gateway": inclusive.enter,
+    "complex_gateway": complex.enter,
     "script_task": tasks.call_fn,
     "service_task": tasks.enter_service,
     "user_task": tasks.enter_user_task,
@@ -107,6 +109,7 @@ FIRE: dict[str, Callable[..., Result]] = {
     "service_task": tasks.finish_activity(tasks.fire_job),
     "parallel_gateway": gateways.fire_join,
     "inclusive_gateway": inclusive.fire,
+    "complex_gateway": complex.fire,
     "event_gateway": gateways.fire_gateway,
     "subprocess": subprocesses.fire_scope,
     "transaction": subprocesses.fire_scope,
@@ -137,5 +140,5 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
 for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
 
-settle_joins = inclusive.settle_all
+settle_joins = complex.settle_all
 open_root = subprocesses.open_root
