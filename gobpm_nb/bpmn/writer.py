@@ -22,6 +22,7 @@ from collections import Counter
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.multiple import THROWS
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
@@ -60,7 +61,8 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
         "cancel_end": "endEvent", "compensation_start": "startEvent",
-        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent"}
+        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent",
+        "multiple_throw": "intermediateThrowEvent", "multiple_end": "endEvent"}
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
 _NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
                         "dataStoreReference"})
@@ -304,8 +306,8 @@ class Writer(RootElements):
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
-        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd)) \
-                and e.payload:
+        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,
+                          *THROWS)) and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
         if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
             marker = {"tag": e.tag, "reason": e.reason}

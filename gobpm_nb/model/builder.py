@@ -72,15 +72,25 @@ class Builder:
             error: str | None = None, escalation: str | None = None,
             message: str | None = None, key: Condition | None = None,
             signal: str | None = None, payload: tuple[str, ...] | list[str] = (),
-            compensate: bool | str = False, cancel: bool = False) -> str:
+            compensate: bool | str = False, cancel: bool = False,
+            events: list[dict[str, Any]] | None = None) -> str:
         """An end event: plain, ``terminate`` (ends its scope: the instance, or the
         subprocess it is in), ``error`` (throws that error code), ``escalation``, ``message``
         (publishes it with ``key`` and the ``payload`` fields, as ``message_throw`` does),
         ``signal`` (broadcasts it with the ``payload`` fields), ``compensate`` (True: every
         completed activity of its scope, latest first; an id: that activity; then it ends)
-        or ``cancel`` (cancels the transaction it is in); give at most one."""
+        or ``cancel`` (cancels the transaction it is in), or ``events`` (several, as
+        ``throw`` takes them: each thrown in order, then it ends); give at most one."""
         common: dict[str, Any] = {"terminate": terminate, "error": error,
                                   "escalation": escalation}
+        if events is not None:
+            if any(common.values()) or message is not None or signal is not None or \
+                    key is not None or compensate is not False or cancel:
+                self.add_problem(f"end event {id!r}: events= lists everything it throws; "
+                                 "give no other kind beside it")
+            return self._add(mu.MultipleEnd(
+                id, name, events=mu.throw_defs(id, events, self._expr, self.add_problem),
+                payload=tuple(payload)))
         if compensate is not False or cancel:
             return self._compensating_end(id, name, common, compensate, cancel,
                                           message is not None or signal is not None)
@@ -230,9 +240,21 @@ class Builder:
                      payload: tuple[str, ...] | list[str] = ()) -> str:
         return self._add(el.SignalThrow(id, name, signal=signal, payload=tuple(payload)))
 
-    def throw(self, id: str, name: str | None = None) -> str:
-        """An intermediate throw event with no definition: a milestone the track passes."""
-        return self._add(el.NoneThrow(id, name))
+    def throw(self, id: str, name: str | None = None, *,
+              events: list[dict[str, Any]] | None = None,
+              payload: tuple[str, ...] | list[str] = ()) -> str:
+        """An intermediate throw event. With no ``events``: a milestone the track passes.
+        With ``events`` (two or more dicts: ``{"message": "paid", "key": "order"}``,
+        ``{"signal": "stop"}``, ``{"escalation": "late"}``, at most one of each kind): it
+        throws each, in order (messages and signals with the ``payload`` fields), then
+        leaves."""
+        if events is None:
+            if payload:
+                self.add_problem(f"throw {id!r}: payload= needs events=")
+            return self._add(el.NoneThrow(id, name))
+        return self._add(mu.MultipleThrow(
+            id, name, events=mu.throw_defs(id, events, self._expr, self.add_problem),
+            payload=tuple(payload)))
 
     # -- events with several definitions (``multiple``) ----------------------------------
     def _events(self, id: str, any_of: Any, all_of: Any, parallel_ok: bool

@@ -8,14 +8,15 @@ from __future__ import annotations
 from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
-from .multiple import MULTIPLE, check_multiple
+from .multiple import MULTIPLE, THROWS, check_multiple, check_throws
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
 Flows = dict[str, list[el.Flow]]
 Boundaries = dict[str, list[el.Boundary]]
 
-GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway)
+GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway,
+            el.ComplexGateway)
 
 
 def where(e: el.Element) -> str:
@@ -63,6 +64,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"{e.kind} {e.id!r} has no condition")
     if isinstance(e, MULTIPLE):
         p.extend(check_multiple(e, timers))
+    if isinstance(e, THROWS):
+        p.extend(check_throws(e))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):

@@ -14,7 +14,7 @@ from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
-from .multiple import EventDef
+from .multiple import EventDef, ThrowDef
 from .timers import Timer, TimerSpec
 
 
@@ -79,7 +79,7 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return [_describe(v) for v in value]
-    if isinstance(value, EventDef):
+    if isinstance(value, (EventDef, ThrowDef)):
         return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]

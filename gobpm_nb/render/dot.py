@@ -102,11 +102,13 @@ EVENT_GLYPHS = {
     "compensation_boundary": "◀◀", "compensation_start": "◀◀", "compensation_throw": "◀◀",
     "compensation_end": "◀◀", "cancel_boundary": "✕", "cancel_end": "✕",
     "multiple_catch": "⬠", "multiple_boundary": "⬠", "multiple_start": "⬠",
+    "multiple_throw": "⬟", "multiple_end": "⬟",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 #: End events, drawn thick (a message or signal end with its glyph and its detail).
-END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
+END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end",
+                       "multiple_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
                               "escalation_start", "compensation_start", "multiple_start"})
