@@ -214,7 +214,8 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind in ("compensate", "cancel") and drawncomp.gap_at_end(ctx, node, spec):
         p.end(eid, name)
     elif kind == "compensate":
-        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
+        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True,
+              wait=spec.get("waitForCompletion") != "false")
     elif kind == "cancel":
         p.end(eid, name, cancel=True)
     else:
@@ -239,7 +240,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind == "compensate" and drawncomp.gap_at_end(ctx, node, spec):
         p.throw(eid, name)
     elif kind == "compensate":
-        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
+        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec),
+                             wait=spec.get("waitForCompletion") != "false")
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -390,11 +392,7 @@ def _handler(ctx: Context, node: etree._Element, eid: str) -> str:
 
 
 def _activity_ref(ctx: Context, spec: etree._Element) -> str | None:
-    """The activity a compensation throw names (None: every one of its scope); it always
-    waits for its handlers here."""
-    if spec.get("waitForCompletion") == "false":
-        ctx.warning(spec, "waitForCompletion='false' is not supported: the throw waits for "
-                          "its handlers")
+    """The activity a compensation throw names (None: every one of its scope)."""
     ref = spec.get("activityRef")
     return ref.rpartition(":")[2] if ref else None
 

@@ -353,7 +353,8 @@ class Writer(RootElements):
         if isinstance(e, (el.CompensationBoundary, el.CompensationStart)):
             sub("compensate")
         if isinstance(e, (el.CompensationThrow, el.CompensationEnd)):
-            sub("compensate", **({"activityRef": e.ref} if e.ref else {}))
+            sub("compensate", **({"activityRef": e.ref} if e.ref else {}),
+                **({"waitForCompletion": "false"} if e.no_wait else {}))
         if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
             sub("cancel")
         write_multiple(self, node, e)

@@ -97,7 +97,7 @@ Boundaries = dict[str, list[el.Boundary]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default"})
+                      "default", "no_wait"})
 
 
 #: The gateways whose signature always had a ``default`` (None included).

@@ -160,6 +160,7 @@ class CompensationEnd(EndEvent):
     """Compensates (as ``CompensationThrow``), then ends its track."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (ends at once)
     kind = "compensation_end"
     dehydratable = waits  # it waits for its handlers
 
@@ -290,6 +291,7 @@ class CompensationThrow(Element):
     """Compensates ``ref`` (None: its scope's, latest first), waiting for the handlers."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (goes on at once)
     kind = "compensation_throw"
     dehydratable = waits  # it waits for its handlers
 

@@ -89,8 +89,16 @@ def take(run: Run, scope: str, ref: str | None) -> list[Record]:
 # -- throws -------------------------------------------------------------------------------
 def enter_throw(run: Run, tr: Track, node: el.CompensationThrow | el.CompensationEnd
                 ) -> Result:
-    """A compensation throw or end: the handlers run one at a time, then it goes on."""
+    """A compensation throw or end: the handlers run one at a time, then it goes on. One
+    that does not wait (``no_wait``) hands them to a new track at the throw (origin
+    ``compensation``), which runs them as the throw would and then ends, and goes on at
+    once."""
     queue = take(run, tr.scope or ROOT, node.ref)
+    if node.no_wait and queue:
+        host = run.new_track(node.id, (tr.id,), "compensation", scope=tr.scope)
+        host.wait = CompensateWait(node.id, queue)
+        spawn(run, host, Trigger("compensation", node.id, "node", host.id))
+        return done(run, tr, node)
     tr.wait = w = CompensateWait(node.id, queue)
     if next_handler(run, tr, w):
         return PARK
@@ -118,6 +126,14 @@ def thrown(run: Run, tr: Track, node: el.Element) -> Result:
             if isinstance(b, el.CancelBoundary):
                 fork_boundary(run, tr, b, None)
                 return None
+    if getattr(node, "no_wait", None):  # the track that ran them for a throw gone on
+        run.end_track(tr, "completed")
+        return None
+    return done(run, tr, node)
+
+
+def done(run: Run, tr: Track, node: el.Element) -> Result:
+    """A throw goes on by its flows; an end event ends its track."""
     if isinstance(node, el.EndEvent):
         run.emit("node_left", tr.id, node.id, None)
         run.end_track(tr, "completed")
