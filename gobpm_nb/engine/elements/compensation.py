@@ -29,7 +29,7 @@ from ..runtime.compute import outgoing
 from ..runtime.run import Run
 from ..runtime.tracks import PARK, spawn
 from ..state.records import Track, Trigger
-from ..state.waits import CompensateWait
+from ..state.waits import CompensateWait, ManyWait
 from .boundaries import fork_boundary
 
 Result = Any  # list of flows | PARK | None
@@ -122,9 +122,10 @@ def thrown(run: Run, tr: Track, node: el.Element) -> Result:
     """Every handler is done."""
     tr.wait = None
     if isinstance(node, el.Transaction):
+        guarded = body_of(run, tr) or tr
         for b in run.defn.boundaries.get(node.id, ()):
             if isinstance(b, el.CancelBoundary):
-                fork_boundary(run, tr, b, None)
+                fork_boundary(run, guarded, b, None)
                 return None
     if getattr(node, "no_wait", None):  # the track that ran them for a throw gone on
         run.end_track(tr, "completed")
@@ -139,6 +140,17 @@ def done(run: Run, tr: Track, node: el.Element) -> Result:
         run.end_track(tr, "completed")
         return None
     return outgoing(run, node)
+
+
+def body_of(run: Run, tr: Track) -> Track | None:
+    """The body of the multi-instance activity ``tr`` is an inner instance of, or None: a
+    cancelled inner instance of a transaction fires the cancel boundary the body armed."""
+    if tr.locals is None or tr.scope is None:
+        return None
+    body = run.tracks.get(tr.scope)
+    if body is None or body.node != tr.node or not isinstance(body.wait, ManyWait):
+        return None
+    return body
 
 
 def next_handler(run: Run, host: Track, w: CompensateWait) -> bool:
