@@ -9,15 +9,15 @@ module holds the ones made on the whole graph once a process is read:
 - **an element the engine cannot run** (``stand_in``) stands in for itself: an activity
   passes through as a task that does nothing, a boundary event waits for the signal named
   by its name, a start event is a plain start (in an event subprocess, a signal start named
-  by its name), an end event a plain end, a complex gateway an exclusive one, any other
-  node a milestone (a none throw event: the track passes);
+  by its name), an end event a plain end, any other node a milestone (a none throw event:
+  the track passes);
 - **a scope without a start event** (``implicit_starts``: the process, or a subprocess, an
   empty one drawn collapsed too) starts, as BPMN 2.0's implicit start, at every node
   without an incoming flow, together: an added start event, and a parallel split when
   there are several such nodes; an empty scope starts and ends at once;
 - **a gateway whose flows have no condition the engine reads** (``decisions``): an
-  exclusive or inclusive gateway with two or more outgoing flows, one of which (not its
-  default) has no condition, or one that could not be read, is a decision
+  exclusive, inclusive or complex gateway with two or more outgoing flows, one of which
+  (not its default) has no condition, or one that could not be read, is a decision
   (``Process.decide``): the track waits with a ``decision`` hold until a person chooses,
   ``eng.decide(instance, flow)``; an inclusive gateway's person picks one flow;
 - **a gateway without an outgoing flow** ends its track there (an added end event).
@@ -235,13 +235,13 @@ def _listed(ids: list[str]) -> str:
 
 
 def decisions(ctx: Context) -> None:
-    """Each splitting exclusive or inclusive gateway with a flow (not its default) that has
-    no condition the engine reads becomes a decision a person takes."""
+    """Each splitting exclusive, inclusive or complex gateway with a flow (not its default)
+    that has no condition the engine reads becomes a decision a person takes."""
     p = ctx.process
     assert p is not None
     for e in p.elements:
-        if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) or \
-                (isinstance(e, el.ExclusiveGateway) and e.decision is not None):
+        if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) \
+                or (isinstance(e, el.ExclusiveGateway) and e.decision is not None):
             continue
         outs = [f for f in p.flows if f.source == e.id]
         open_ = [f.id for f in outs if f.condition is None and f.target != e.default]
@@ -249,8 +249,8 @@ def decisions(ctx: Context) -> None:
             continue
         p.decide(e.id)
         node = _node(ctx, e.id)
-        one = " one flow (an inclusive gateway's choice of several is not offered)" \
-            if isinstance(e, el.InclusiveGateway) else " the flow"
+        one = f" one flow (an {e.kind.split('_')[0]} gateway's choice of several is not " \
+            "offered)" if not isinstance(e, el.ExclusiveGateway) else " the flow"
         ctx.assume(node, f"{local(node)} {e.id!r}: {_listed(open_)} "
                          f"{'has' if len(open_) == 1 else 'have'} no condition the engine "
                          f"reads; it is a decision: a person chooses{one}, "
@@ -264,7 +264,7 @@ def ways_out(ctx: Context) -> None:
     sources = {f.source for f in p.flows}
     for e in p.elements:
         if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway,
-                              el.EventGateway)) or e.id in sources:
+                              el.EventGateway, el.ComplexGateway)) or e.id in sources:
             continue
         b = _builder(ctx, e.within)
         end = b.end(_fresh(ctx, f"{e.id}_end"), "end (as drawn)")

@@ -18,7 +18,8 @@ from .nested import nested_layout
 from .scopes import SCOPES
 from .xmllib import etree
 
-GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway)
+GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway,
+            el.ComplexGateway)
 
 
 def shape_of(e: el.Element) -> str:

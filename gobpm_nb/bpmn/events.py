@@ -81,6 +81,10 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = "several event definitions (or one by reference) are supported only on " \
                  "a catch, a boundary or an event subprocess's start, each a message, a " \
                  "timer or a signal, at most one of each (parallelMultiple: only a catch)"
+    elif found[0] in ("error", "escalation") and tag == "intermediateCatchEvent":
+        reason = f"an {found[0]} intermediate catch event is not valid BPMN: an {found[0]} is " \
+                 "caught only by a boundary event on the activity that raises it, or by the " \
+                 "start event of an event subprocess"
     elif found[0]:
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
     else:
@@ -215,7 +219,8 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind in ("compensate", "cancel") and drawncomp.gap_at_end(ctx, node, spec):
         p.end(eid, name)
     elif kind == "compensate":
-        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
+        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True,
+              wait=spec.get("waitForCompletion") != "false")
     elif kind == "cancel":
         p.end(eid, name, cancel=True)
     else:
@@ -240,7 +245,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind == "compensate" and drawncomp.gap_at_end(ctx, node, spec):
         p.throw(eid, name)
     elif kind == "compensate":
-        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
+        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec),
+                             wait=spec.get("waitForCompletion") != "false")
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -391,11 +397,7 @@ def _handler(ctx: Context, node: etree._Element, eid: str) -> str:
 
 
 def _activity_ref(ctx: Context, spec: etree._Element) -> str | None:
-    """The activity a compensation throw names (None: every one of its scope); it always
-    waits for its handlers here."""
-    if spec.get("waitForCompletion") == "false":
-        ctx.warning(spec, "waitForCompletion='false' is not supported: the throw waits for "
-                          "its handlers")
+    """The activity a compensation throw names (None: every one of its scope)."""
     ref = spec.get("activityRef")
     return ref.rpartition(":")[2] if ref else None
 

@@ -37,10 +37,10 @@ EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrow
           "boundaryEvent"}
 TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "businessRuleTask",
          "userTask", "receiveTask"}
-GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway"}
+GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway",
+            "complexGateway"}
 NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
     "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
-    "complexGateway": "complex gateways are not supported",
 }
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
 KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
@@ -271,6 +271,9 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
         p.exclusive_gateway(eid, name, default=_default_target(ctx, node))
     elif tag == "inclusiveGateway":
         p.inclusive_gateway(eid, name, default=_default_target(ctx, node))
+    elif tag == "complexGateway":
+        p.complex_gateway(eid, name, default=_default_target(ctx, node),
+                          activation=_activation(ctx, node))
     elif tag == "parallelGateway":
         p.parallel_gateway(eid, name)
     elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
@@ -278,6 +281,25 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
                                 "supported", False)
     elif not ctx.as_drawn or event_arms(ctx, node):
         p.event_gateway(eid, name)
+
+
+def _activation(ctx: Context, node: etree._Element) -> str | None:
+    """A complex gateway's ``activationCondition``, translated; None when it has none (it
+    joins as an inclusive gateway) or, in design-review mode, when it cannot be read."""
+    found = node.find(f"{{{BPMN}}}activationCondition")
+    if found is None:
+        return None
+    text = found.text or ""
+    if not text.strip():
+        ctx.warning(found, "the activation condition is empty: the gateway joins as an "
+                           "inclusive gateway")
+        return None
+    try:
+        return translate(text, found.get("language") or ctx.language)
+    except ModelError as exc:
+        ctx.detail(found, str(exc), "it is not read: the gateway joins as an inclusive "
+                                    "gateway")
+        return None
 
 
 def _default_target(ctx: Context, node: etree._Element) -> str | None:

@@ -22,6 +22,7 @@ from collections import Counter
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.multiple import THROWS
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
@@ -57,10 +58,12 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "event_subprocess": "subProcess", "call_activity": "callActivity",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
+        "complex_gateway": "complexGateway",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
         "cancel_end": "endEvent", "compensation_start": "startEvent",
-        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent"}
+        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent",
+        "multiple_throw": "intermediateThrowEvent", "multiple_end": "endEvent"}
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
 _NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
                         "dataStoreReference"})
@@ -279,6 +282,8 @@ class Writer(RootElements):
         for ref in outs:
             etree.SubElement(node, bpmn("outgoing")).text = ref
         self._definition(node, e)
+        if isinstance(e, el.ComplexGateway) and e.activation is not None:
+            self.formal(node, "activationCondition", *expression(e.activation))
         if e.many is not None:
             write_loop(self, node, e.many)
         elif e.loop is not None:
@@ -302,8 +307,8 @@ class Writer(RootElements):
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
-        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd)) \
-                and e.payload:
+        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,
+                          *THROWS)) and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
         if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
             marker = {"tag": e.tag, "reason": e.reason}
@@ -350,7 +355,8 @@ class Writer(RootElements):
         if isinstance(e, (el.CompensationBoundary, el.CompensationStart)):
             sub("compensate")
         if isinstance(e, (el.CompensationThrow, el.CompensationEnd)):
-            sub("compensate", **({"activityRef": e.ref} if e.ref else {}))
+            sub("compensate", **({"activityRef": e.ref} if e.ref else {}),
+                **({"waitForCompletion": "false"} if e.no_wait else {}))
         if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
             sub("cancel")
         write_multiple(self, node, e)

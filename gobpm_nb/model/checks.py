@@ -8,14 +8,15 @@ from __future__ import annotations
 from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
-from .multiple import MULTIPLE, check_multiple
+from .multiple import MULTIPLE, THROWS, check_multiple, check_throws
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
 Flows = dict[str, list[el.Flow]]
 Boundaries = dict[str, list[el.Boundary]]
 
-GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway)
+GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway,
+            el.ComplexGateway)
 
 
 def where(e: el.Element) -> str:
@@ -64,6 +65,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"{e.kind} {e.id!r} has no condition")
     if isinstance(e, MULTIPLE):
         p.extend(check_multiple(e, timers))
+    if isinstance(e, THROWS):
+        p.extend(check_throws(e))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
@@ -85,7 +88,8 @@ def _check_default(e: el.Element, outs: list[el.Flow]) -> list[str]:
     """A default flow: a gateway's (exclusive or inclusive) or an activity's, one of its own
     flows; an activity's carries no condition (BPMN 2.0: it is the flow taken when no
     condition holds)."""
-    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and not e.activity:
+    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) and \
+            not e.activity:
         return [f"{e.kind} {e.id!r} cannot have a default flow (only an activity or an "
                 "exclusive or inclusive gateway)"]
     flow = next((f for f in outs if f.target == e.default), None)

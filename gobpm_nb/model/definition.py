@@ -14,7 +14,7 @@ from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
-from .multiple import EventDef
+from .multiple import EventDef, ThrowDef
 from .timers import Timer, TimerSpec
 
 
@@ -42,8 +42,8 @@ class Definition:
     event_starts: MappingProxyType[str, tuple[str, ...]]
     #: link throw id -> the link catch it goes to
     links: MappingProxyType[str, str]
-    #: inclusive gateway id -> incoming flow id -> every node of its scope from which a token
-    #: could still reach that flow without passing the gateway (the join's rule)
+    #: inclusive or complex gateway id -> incoming flow id -> every node of its scope from
+    #: which a token could still reach that flow without passing the gateway (the join's rule)
     reach: MappingProxyType[str, MappingProxyType[str, frozenset[str]]]
     signature: str
     version: int = field(default=0, compare=False)
@@ -80,7 +80,7 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return [_describe(v) for v in value]
-    if isinstance(value, EventDef):
+    if isinstance(value, (EventDef, ThrowDef)):
         return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
@@ -98,14 +98,14 @@ Boundaries = dict[str, list[el.Boundary]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default"})
+                      "default", "no_wait"})
 
 
 #: The elements that wait on a condition over the data (``Definition.conditional``).
 CONDITIONAL = (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)
 
 #: The gateways whose signature always had a ``default`` (None included).
-DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway)
+DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -346,7 +346,7 @@ def _unreachable(starts: list[str], nodes: Nodes, outgoing: Flows, boundaries: B
 
 def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[str, str]
            ) -> dict[str, MappingProxyType[str, frozenset[str]]]:
-    """For each inclusive gateway and each of its incoming flows: the nodes of its scope
+    """For each inclusive or complex gateway and each of its incoming flows: the nodes of its scope
     with a path to that flow that does not pass through the gateway (backwards along flows,
     from a boundary to its activity, from a link catch to its throws)."""
     throws: dict[str, list[str]] = {}
@@ -354,7 +354,7 @@ def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[st
         throws.setdefault(c, []).append(t)
     out: dict[str, MappingProxyType[str, frozenset[str]]] = {}
     for g in nodes.values():
-        if not isinstance(g, el.InclusiveGateway):
+        if not isinstance(g, (el.InclusiveGateway, el.ComplexGateway)):
             continue
         per_flow: dict[str, frozenset[str]] = {}
         for f in incoming[g.id]:

@@ -170,6 +170,7 @@ class CompensationEnd(EndEvent):
     """Compensates (as ``CompensationThrow``), then ends its track."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (ends at once)
     kind = "compensation_end"
     dehydratable = waits  # it waits for its handlers
 
@@ -300,6 +301,7 @@ class CompensationThrow(Element):
     """Compensates ``ref`` (None: its scope's, latest first), waiting for the handlers."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (goes on at once)
     kind = "compensation_throw"
     dehydratable = waits  # it waits for its handlers
 
@@ -374,6 +376,15 @@ class InclusiveGateway(Element):
     a token has arrived and no other token of its scope can still reach it."""
 
     kind = "inclusive_gateway"
+
+
+@dataclass(frozen=True)
+class ComplexGateway(Element):
+    """Splits as the inclusive gateway; joins once ``activation`` holds, then resets
+    (``engine.elements.complex``); with no ``activation``, joins as the inclusive one."""
+
+    activation: Expr | None = None
+    kind = "complex_gateway"
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,8 @@ class Process(Builder):
         a person chooses a flow (``Engine.decide``) or, given ``weights`` (flow -> weight, a
         flow named by its id or by the id of the node it leads to; flows not named weigh 0),
         a rule draws one from the engine's seeded generator (``Engine(seed=...)``). An
-        inclusive gateway becomes an exclusive one that decides: one flow is taken."""
+        inclusive or complex gateway becomes an exclusive one that decides: one flow is
+        taken."""
         pairs: tuple[tuple[str, float], ...] = ()
         if weights is not None:
             if not isinstance(weights, dict):
@@ -132,7 +133,7 @@ class Process(Builder):
             pairs = tuple((name, float(w)) for name, w in weights.items())
         for i, e in enumerate(self._elements):
             if e.id == gateway:
-                if isinstance(e, el.InclusiveGateway):  # one flow, chosen: an exclusive one
+                if isinstance(e, (el.InclusiveGateway, el.ComplexGateway)):  # one flow, chosen
                     e = el.ExclusiveGateway(e.id, e.name, within=e.within, default=e.default)
                 if not isinstance(e, el.ExclusiveGateway):
                     raise ModelError(f"decide({gateway!r}): {e.kind} {gateway!r} is not an "

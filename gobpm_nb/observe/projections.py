@@ -277,6 +277,9 @@ def _detail(element: Any) -> str:
         return f"handler {element.handler}"
     if kind in ("compensation_throw", "compensation_end"):
         return f"compensate {element.ref}" if element.ref else "compensate all"
+    if kind in ("multiple_throw", "multiple_end"):
+        return ", ".join(f"{d.kind} {d.message or d.signal or d.escalation}"
+                         for d in element.events)
     if kind == "end" and element.error:
         return f"error {element.error}"
     if kind == "end" and getattr(element, "escalation", None):

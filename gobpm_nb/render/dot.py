@@ -87,7 +87,7 @@ TOKEN_COLOUR = "#1864ab"
 
 #: Marker drawn inside a gateway diamond.
 GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇",
-                   "inclusive_gateway": "○"}
+                   "inclusive_gateway": "○", "complex_gateway": "✱"}
 #: Glyph inside an intermediate event, boundary or event subprocess start circle (catching
 #: events hollow, throwing ones filled, as BPMN draws them).
 EVENT_GLYPHS = {
@@ -102,11 +102,13 @@ EVENT_GLYPHS = {
     "compensation_boundary": "◀◀", "compensation_start": "◀◀", "compensation_throw": "◀◀",
     "compensation_end": "◀◀", "cancel_boundary": "✕", "cancel_end": "✕",
     "multiple_catch": "⬠", "multiple_boundary": "⬠", "multiple_start": "⬠",
+    "multiple_throw": "⬟", "multiple_end": "⬟",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 #: End events, drawn thick (a message or signal end with its glyph and its detail).
-END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
+END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end",
+                       "multiple_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
                               "escalation_start", "compensation_start", "multiple_start",

@@ -18,6 +18,7 @@ from ..state.records import Track
 from . import (
     call_activities,
     compensation,
+    complex,
     events,
     gateways,
     inclusive,
@@ -66,6 +67,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "end": subprocesses.enter_end,
     "message_end": subprocesses.enter_end,
     "signal_end": subprocesses.enter_end,
+    "multiple_end": subprocesses.enter_end,
     "none_throw": events.enter_start,
     "subprocess": subprocesses.enter_subprocess,
     "transaction": subprocesses.enter_subprocess,
@@ -73,9 +75,11 @@ ENTER: dict[str, Callable[..., Result]] = {
     "compensation_end": compensation.enter_throw,
     "cancel_end": compensation.enter_cancel_end,
     "escalation_throw": subprocesses.enter_escalation_throw,
+    "multiple_throw": subprocesses.enter_multiple_throw,
     "link_throw": subprocesses.enter_link_throw,
     "link_catch": events.enter_start,
     "inclusive_gateway": inclusive.enter,
+    "complex_gateway": complex.enter,
     "script_task": tasks.call_fn,
     "service_task": tasks.enter_service,
     "user_task": tasks.enter_user_task,
@@ -107,6 +111,7 @@ FIRE: dict[str, Callable[..., Result]] = {
     "service_task": tasks.finish_activity(tasks.fire_job),
     "parallel_gateway": gateways.fire_join,
     "inclusive_gateway": inclusive.fire,
+    "complex_gateway": complex.fire,
     "event_gateway": gateways.fire_gateway,
     "subprocess": subprocesses.fire_scope,
     "transaction": subprocesses.fire_scope,
@@ -138,5 +143,5 @@ for _kind in ("message_start", "timer_start", "signal_start",
               "conditional_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
 
-settle_joins = inclusive.settle_all
+settle_joins = complex.settle_all
 open_root = subprocesses.open_root

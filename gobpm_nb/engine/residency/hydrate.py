@@ -40,6 +40,8 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     core.runs[rec.id] = run
     run.seq = dict(image.seq)
     run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}
+    if image.resets:
+        run.resets = {g: list(fl) for g, fl in image.resets.items()}
     run.state = image.state
     for view in rec.history or ():
         run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,

@@ -62,7 +62,8 @@ class Run:
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade", "steps", "looping", "opening_events", "compensable")
+                 "cascade", "steps", "looping", "opening_events", "compensable",
+                 "resets")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -75,6 +76,9 @@ class Run:
         self.tracks: dict[str, Track] = {}
         self.seq = {"track": 0, "task": 0, "job": 0}
         self.joins: dict[str, dict[str, list[str]]] = {}
+        #: Complex gateways waiting for their reset: join key -> the incoming flows whose
+        #: token is still expected (``complex``).
+        self.resets: dict[str, list[str]] = {}
         self.mailbox: deque[tuple[Any, ...]] = deque()
         self.opening_events = 0  # event subprocess starts in the mailbox (``opening``)
         self.loop: Any = None
@@ -334,6 +338,8 @@ class Run:
                     waiting.remove(tid)
             if join_parts(key)[1] == tid or not any(flows.values()):
                 del self.joins[key]
+        for key in [k for k in self.resets if join_parts(k)[1] == tid]:
+            del self.resets[key]
 
     def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
         """Stop ``tracks`` in order, and through them all inside them; the holds of all are
@@ -395,6 +401,7 @@ class Run:
             self.steps = tr.steps  # what its caller goes on from (``call_activities.returned``)
         self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
+        self.resets = {}
         if self.root is not None:  # the process's event subprocesses can start no more
             self.core.holders.release_waits(self.id, ROOT, "withdrawn")
             self.root.boundaries = {}
