@@ -16,6 +16,7 @@ import re
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .context import Context
 from .names import FLOW_ELEMENTS, label, local
 from .xmllib import etree
@@ -63,7 +64,7 @@ def _note_problems(ctx: Context, proc: etree._Element, p: Process, problems: lis
     # scopes (the process: its id) whose start event is a placeholder: its own note
     # explains the missing start
     placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
-                         if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
+                         if isinstance(e, Unsupported) and e.tag == "startEvent"}
     kinds = {e.id: e.kind for e in p.elements}
     already = list(ctx.reported)
     for problem in dict.fromkeys(problems):  # the same problem twice: one note
@@ -99,7 +100,7 @@ def _reached_past_placeholders(p: Process) -> set[str]:
     targets = {f.target for f in p.flows}
     todo = [e.id for e in p.elements
             if (isinstance(e, (el.StartEvent, el.EventSubProcess)) and e.within is None) or
-            (isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and e.id not in targets)]
+            (isinstance(e, (Unsupported, UnsupportedBoundary)) and e.id not in targets)]
     reached = set(todo)
     while todo:
         for nxt in outgoing.get(todo.pop(), []):

@@ -23,6 +23,7 @@ from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
 from ..model.multiple import THROWS
+from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
@@ -294,7 +295,7 @@ class Writer(RootElements):
     def _tag(e: el.Element) -> str:
         if isinstance(e, el.Boundary):
             return "boundaryEvent"
-        if isinstance(e, el.Unsupported):  # its tag is in gobpm:unsupported too
+        if isinstance(e, Unsupported):  # its tag is in gobpm:unsupported too
             return e.tag if e.tag in FLOW_ELEMENTS and e.tag not in _NOT_NODES else "task"
         return TAGS[e.kind]
 
@@ -310,9 +311,9 @@ class Writer(RootElements):
         if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,
                           *THROWS)) and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
-        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
+        if isinstance(e, (Unsupported, UnsupportedBoundary)):  # read back as it is
             marker = {"tag": e.tag, "reason": e.reason}
-            if isinstance(e, el.Unsupported) and e.activity:
+            if isinstance(e, Unsupported) and e.activity:
                 marker["activity"] = "true"
             found.append((GOBPM, "unsupported", marker))
         if not found:
@@ -360,7 +361,7 @@ class Writer(RootElements):
         if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
             sub("cancel")
         write_multiple(self, node, e)
-        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and \
+        if isinstance(e, (Unsupported, UnsupportedBoundary)) and \
                 e.definition.isalpha():  # the one it had in the file, as the schema allows
             found = sub(e.definition, **({"name": ""} if e.definition == "link" else {}))
             if e.definition == "conditional":

@@ -11,6 +11,7 @@ from ..errors import ModelError
 from . import elements as el
 from . import multiple as mu
 from .expr import Expr
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import TimerSpec, timer_spec
 
 Condition = str | Callable[[dict[str, Any]], Any]
@@ -414,10 +415,10 @@ class Builder:
         With ``attached_to`` it is a boundary event of that activity; ``definition`` names an
         event's definition (``compensate``), written back with it."""
         if attached_to is not None:
-            return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
+            return self._add(UnsupportedBoundary(id, name, attached_to=attached_to,
                                                     interrupting=interrupting, tag=tag,
                                                     reason=reason, definition=definition))
-        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity,
+        return self._add(Unsupported(id, name, tag=tag, reason=reason, activity=activity,
                                         definition=definition))
 
 class Scope(str, Builder):

@@ -9,6 +9,7 @@ from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
 from .multiple import MULTIPLE, THROWS, check_multiple, check_throws
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
@@ -36,7 +37,7 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         if target is not None and target.within != e.within:
             p.append(f"flow {f.id!r} crosses the border of a subprocess ({e.id!r} is "
                      f"{where(e)}, {f.target!r} is {where(target)})")
-    if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
+    if isinstance(e, (Unsupported, UnsupportedBoundary)):
         p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
     if isinstance(e, el.EndEvent):
         if outs:

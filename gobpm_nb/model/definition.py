@@ -15,6 +15,7 @@ from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
 from .multiple import EventDef, ThrowDef
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import Timer, TimerSpec
 
 
@@ -197,8 +198,8 @@ def _implicit_end(e: el.Element) -> bool:
     """Whether ``e`` without an outgoing flow ends its track there (BPMN's implicit end):
     any activity or event but an end, a link throw, a gateway (refused) or a placeholder."""
     return not e.for_compensation and not isinstance(
-        e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
-            el.UnsupportedBoundary, el.CompensationBoundary) + GATEWAYS)
+        e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, Unsupported,
+            UnsupportedBoundary, el.CompensationBoundary) + GATEWAYS)
 
 
 def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tuple[str, ...]]:

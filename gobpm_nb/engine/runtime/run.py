@@ -62,8 +62,7 @@ class Run:
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade", "steps", "looping", "opening_events", "compensable",
-                 "resets")
+                 "cascade", "steps", "looping", "opening_events", "compensable", "resets")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -76,8 +75,7 @@ class Run:
         self.tracks: dict[str, Track] = {}
         self.seq = {"track": 0, "task": 0, "job": 0}
         self.joins: dict[str, dict[str, list[str]]] = {}
-        #: Complex gateways waiting for their reset: join key -> the incoming flows whose
-        #: token is still expected (``complex``).
+        #: Complex gateways waiting for their reset: join key -> incoming flows still expected
         self.resets: dict[str, list[str]] = {}
         self.mailbox: deque[tuple[Any, ...]] = deque()
         self.opening_events = 0  # event subprocess starts in the mailbox (``opening``)
