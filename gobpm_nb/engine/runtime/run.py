@@ -8,7 +8,6 @@ needs of the engine it gets through ``RunHost``; it never imports the engine.
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,6 +19,7 @@ from ..state.incident import Incident, clean
 from ..state.records import Job, Task, Track, Trigger, join_parts
 from .calls import Calls
 from .outside import Outside
+from .reading import Reading
 
 if TYPE_CHECKING:
     from ...kernel import Kernel
@@ -55,7 +55,7 @@ class RunHost(Calls, Protocol):
     def hub(self) -> Messages: ...  # messages and signals (``hub.Hub``)
 
 
-class Run:
+class Run(Reading):
     """A resident instance: live tracks, data, joins, mailbox and loop (and, for a moment,
     a finished one: the engine keeps its summary, ``Finished``, once it has ended)."""
 
@@ -445,46 +445,6 @@ class Run:
         self.emit("data_changed", None, node, {"fields": sorted(values)})
         if self.has_conditions():
             self.post(("data",))
-
-    def data_copy(self) -> dict[str, Any]:
-        """A copy of the instance data."""
-        return copy.deepcopy(self.data) if self.data is not None else {}
-
-    def seen_copy(self) -> dict[str, Any]:
-        """A copy of what the running track sees (``seen``): what a script is given."""
-        return copy.deepcopy(self.seen())
-
-    def seen(self) -> dict[str, Any]:
-        """The data the running track reads: the instance data, with the locals of each
-        multi-instance inner instance it runs in over it (innermost last)."""
-        data = self.data if self.data is not None else {}
-        tr = self.at
-        if tr is None or (tr.scope is None and tr.locals is None):
-            return data
-        layers = []
-        while tr is not None:
-            if tr.locals is not None:
-                layers.append(tr.locals)
-            tr = self.tracks.get(tr.scope) if tr.scope is not None else None
-        if not layers:
-            return data
-        view = dict(data)
-        for layer in reversed(layers):
-            view.update(layer)
-        return view
-
-    def written(self) -> dict[str, Any]:
-        """Where the running track's writes go: the locals of the innermost inner instance
-        whose outputs are collected, else the instance data."""
-        tr = self.at
-        while tr is not None and tr.scope is not None:
-            if tr.locals is not None:
-                many = self.defn.nodes[tr.node].many
-                if many is not None and many.output_collection is not None:
-                    return tr.locals
-            tr = self.tracks.get(tr.scope)
-        assert self.data is not None
-        return self.data
 
     # -- mailbox --------------------------------------------------------------------------
     def post(self, item: tuple[Any, ...]) -> None:
