@@ -308,3 +308,58 @@ def test_the_process_view_draws_the_gateway_with_its_waiting_token():
     assert "complexGateway" in picture.bpmn
     (mark,) = [m for m in picture.marks["elements"] if m["id"] == "cg"]
     assert "gobpm-token" in mark["classes"]
+
+
+def in_subprocess():
+    """s -> sp [ss -> fork -> a, b (user tasks) -> cg (activation arrived >= 1) -> tally ->
+    se] with an interrupting signal boundary ``stop`` -> after (user task) -> stopped;
+    sp -> done."""
+    p = bpm.Process("scoped_complex")
+    p.start("s")
+    with p.subprocess("sp") as sp:
+        sp.start("ss")
+        sp.parallel_gateway("fork")
+        sp.user_task("a", assignee="x")
+        sp.user_task("b", assignee="x")
+        sp.complex_gateway("cg", activation="arrived >= 1")
+        sp.script_task("tally", fn=lambda d: {"n": d.get("n", 0) + 1})
+        sp.end("se")
+        sp.flow("ss", "fork")
+        sp.flow("fork", "a", "cg")
+        sp.flow("fork", "b", "cg")
+        sp.flow("cg", "tally", "se")
+    p.signal_boundary("stop", attached_to="sp", signal="stop")
+    p.end("done")
+    p.user_task("after", assignee="x")
+    p.end("stopped")
+    p.flow("s", "sp", "done")
+    p.flow("stop", "after", "stopped")
+    return p
+
+
+def test_inside_a_subprocess_the_reset_is_kept_per_scope_and_the_scope_waits_for_it():
+    eng = bpm.Engine()
+    inst = eng.start(in_subprocess())
+    eng.run()
+    complete(eng, "a")
+    host = next(t for t in inst.tracks if t.node == "sp" and t.state != "completed")
+    assert inst.data == {"n": 1}
+    assert eng.checkpoint(inst.id)["resets"] == {f"cg@{host.id}": ["b->cg"]}
+    complete(eng, "b")
+    assert inst.state == "completed" and sorted(ended_at(inst)) == ["done", "se"]
+    assert inst.data == {"n": 1}
+
+
+def test_a_scope_stopped_during_the_reset_forgets_it():
+    eng = bpm.Engine()
+    inst = eng.start(in_subprocess())
+    eng.run()
+    complete(eng, "a")
+    assert "resets" in eng.checkpoint(inst.id)
+    eng.broadcast_signal("stop")
+    eng.run()
+    assert [t.node for t in eng.tasks()] == ["after"]
+    doc = eng.checkpoint(inst.id)
+    assert "resets" not in doc and doc["joins"] == {}
+    complete(eng, "after")
+    assert inst.state == "completed" and ended_at(inst)[-1] == "stopped"
