@@ -263,3 +263,17 @@ def test_an_event_subprocess_without_an_id_runs_as_written():
     eng.publish_message("Cancel")
     eng.run()
     assert inst.state == "completed" and not eng.tasks()
+
+
+def test_an_event_subprocess_marked_for_compensation_starts_on_its_trigger():
+    """bpmn-js lets a modeller mark an event subprocess isForCompensation; it starts on its
+    own trigger, so as drawn the mark is not read."""
+    body = ('<startEvent id="s"/><task id="t"/><endEvent id="e"/>' + line("s", "t", "e") +
+            '<subProcess id="esp" triggeredByEvent="true" isForCompensation="true">'
+            '<startEvent id="es"><signalEventDefinition signalRef="sig"/></startEvent>'
+            '<endEvent id="ee"/>' + line("es", "ee") + '</subProcess>')
+    extra = '<signal id="sig" name="Audit"/>'
+    assert "cannot be a compensation handler" in refused(body, extra)
+    model = drawn(body, extra)
+    assert any("the mark is not read" in n for n in assumed(model, "esp"))
+    assert run(model)[1].state == "completed"
