@@ -138,7 +138,7 @@ def finish(ctx: Context) -> None:
     ways_out(ctx)
 
 
-def _fresh(ctx: Context, base: str) -> str:
+def fresh(ctx: Context, base: str) -> str:
     """An id for an added element: in neither the file nor the process."""
     assert ctx.process is not None
     taken = set(ctx.by_id) | {e.id for e in ctx.process.elements} | \
@@ -188,24 +188,24 @@ def _start_at(ctx: Context, scope: str | None, entries: list[str], triggered: bo
     node = _node(ctx, owner)
     if triggered:
         signal = drawn_name(node)
-        start = b.signal_start(_fresh(ctx, f"{owner}_start"), "start (as drawn)",
+        start = b.signal_start(fresh(ctx, f"{owner}_start"), "start (as drawn)",
                                signal=signal)
         ctx.assume(node, f"event subprocess {owner!r} has no start event: it starts on the "
                          f"signal {signal!r} (its name)")
     else:
-        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
+        start = b.start(fresh(ctx, f"{owner}_start"), "start (as drawn)")
     if not entries:
-        end = b.end(_fresh(ctx, f"{owner}_end"), "end (as drawn)")
-        b.flow(start, end, id=_fresh(ctx, f"{start}_flow"))
+        end = b.end(fresh(ctx, f"{owner}_end"), "end (as drawn)")
+        b.flow(start, end, id=fresh(ctx, f"{start}_flow"))
         ctx.assume(node, f"{local(node)} {owner!r} has no start event and nothing to run "
                          "(drawn collapsed, or empty): it starts and ends at once")
         return
     first = start
     if len(entries) > 1:
-        first = b.parallel_gateway(_fresh(ctx, f"{owner}_split"), "start (as drawn)")
-        b.flow(start, first, id=_fresh(ctx, f"{start}_flow"))
+        first = b.parallel_gateway(fresh(ctx, f"{owner}_split"), "start (as drawn)")
+        b.flow(start, first, id=fresh(ctx, f"{start}_flow"))
     for entry in entries:
-        b.flow(first, entry, id=_fresh(ctx, f"{first}_{entry}"))
+        b.flow(first, entry, id=fresh(ctx, f"{first}_{entry}"))
     ctx.assume(node, f"{local(node)} {owner!r} has no start event: it starts at "
                      f"{_listed(entries)}, every node without an incoming flow"
                      f"{', together' if len(entries) > 1 else ''} (BPMN 2.0's implicit start)")
@@ -217,12 +217,15 @@ def alternative_starts(ctx: Context) -> None:
     for scope, starts in ctx.alternatives.items():
         b = _builder(ctx, scope)
         owner = scope if scope is not None else ctx.pid
-        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
-        choice = b.exclusive_gateway(_fresh(ctx, f"{owner}_choice"), "where it starts")
-        b.flow(start, choice, id=_fresh(ctx, f"{start}_flow"))
+        trigger = ctx.triggers.get(scope)  # an event subprocess's (drawnflows.several_starts)
+        start = trigger or b.start(fresh(ctx, f"{owner}_start"), "start (as drawn)")
+        choice = b.exclusive_gateway(fresh(ctx, f"{owner}_choice"), "where it starts")
+        b.flow(start, choice, id=fresh(ctx, f"{start}_flow"))
         for entry in starts:
-            b.flow(choice, entry, id=_fresh(ctx, f"{choice}_{entry}"))
+            b.flow(choice, entry, id=fresh(ctx, f"{choice}_{entry}"))
         b.decide(choice)
+        if trigger is not None:
+            continue  # its note is said where it was read
         node = _node(ctx, owner)
         ctx.assume(node, f"{local(node)} {owner!r} has {len(starts)} plain start events: an "
                          "instance starts at a decision, where a person chooses one "
@@ -243,7 +246,8 @@ def decisions(ctx: Context) -> None:
         if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) \
                 or (isinstance(e, el.ExclusiveGateway) and e.decision is not None):
             continue
-        outs = [f for f in p.flows if f.source == e.id]
+        known = {n.id for n in p.elements}
+        outs = [f for f in p.flows if f.source == e.id and f.target in known]  # not dangling
         open_ = [f.id for f in outs if f.condition is None and f.target != e.default]
         if len(outs) < 2 or not open_:
             continue
@@ -267,8 +271,8 @@ def ways_out(ctx: Context) -> None:
                               el.EventGateway, el.ComplexGateway)) or e.id in sources:
             continue
         b = _builder(ctx, e.within)
-        end = b.end(_fresh(ctx, f"{e.id}_end"), "end (as drawn)")
-        b.flow(e.id, end, id=_fresh(ctx, f"{e.id}_{end}"))
+        end = b.end(fresh(ctx, f"{e.id}_end"), "end (as drawn)")
+        b.flow(e.id, end, id=fresh(ctx, f"{e.id}_{end}"))
         ctx.assume(_node(ctx, e.id), f"{local(_node(ctx, e.id))} {e.id!r} has no outgoing "
                                      "flow: its track ends there, as at an end event")
 
@@ -282,12 +286,13 @@ def event_arms(ctx: Context, node: etree._Element, built: bool = True) -> bool:
             if f.get("sourceRef") == eid]
     wrong = [a.get("id", "") for a in arms if a is not None and local(a) != "receiveTask"
              and (local(a) != "intermediateCatchEvent" or len(_definitions(a) & _ARMS) != 1)]
-    if not wrong:
+    if arms and not wrong:
         return True
     if built:
         ctx.p.exclusive_gateway(eid, node.get("name"))
-    ctx.assume(node, f"eventBasedGateway {eid!r} leads to {_listed(wrong)}, not a catch "
-                     "event: it is an exclusive gateway (a decision)")
+    what = f"leads to {_listed(wrong)}, not a catch event: it is an exclusive gateway (a " \
+        "decision)" if arms else "has no outgoing flow: it is an exclusive gateway"
+    ctx.assume(node, f"eventBasedGateway {eid!r} {what}")
     return False
 
 

@@ -18,6 +18,7 @@ from ..model.timers import timer_spec
 from . import drawncomp
 from .asdrawn import plain_start
 from .context import Context, drawn_name
+from .drawnflows import paired_link
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
@@ -406,10 +407,13 @@ def _link(ctx: Context, node: etree._Element, spec: etree._Element) -> str:
     """A link event's name (validation refuses one without; design-review mode takes the
     event's name)."""
     link = (spec.get("name") or "").strip()
-    if not link and ctx.as_drawn and node.get("name", "").strip():
+    if ctx.as_drawn:
+        link = " ".join(link.split())  # as drawn: a name on one line
+    if not link and ctx.as_drawn:
         link = drawn_name(node)
-        ctx.assume(spec, f"the link has no name: it is the link {link!r} (the event's name)")
-    return link
+        what = "the event's name" if node.get("name", "").strip() else "the event's id"
+        ctx.assume(spec, f"the link has no name: it is the link {link!r} ({what})")
+    return paired_link(ctx, node, link) if local(node) == "intermediateThrowEvent" else link
 
 
 def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:

@@ -18,10 +18,17 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import Process
-from .asdrawn import event_arms, finish, is_flow_of_gateway, stand_in
+from .asdrawn import event_arms, finish, fresh, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
+from .drawnflows import (
+    boundary_home,
+    keep_defaults,
+    on_event_subprocess,
+    several_starts,
+    twin_flow,
+)
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
@@ -91,6 +98,7 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
         if is_bpmn(node):
             read_element(ctx, node)
     _check_flow_scopes(ctx, p)
+    keep_defaults(ctx)
     if ctx.as_drawn:
         finish(ctx)
     check_process(ctx, proc)
@@ -98,9 +106,10 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     return p
 
 
-def read_scope(ctx: Context, node: etree._Element) -> None:
-    """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds."""
-    eid, name = node.get("id", ""), node.get("name")
+def read_scope(ctx: Context, node: etree._Element, eid: str | None = None) -> None:
+    """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds;
+    ``eid``: the id it is read under when the file gives it none."""
+    eid, name = eid or node.get("id", ""), node.get("name")
     if node.get("triggeredByEvent") == "true":
         scope = ctx.p.event_subprocess(eid, name)
     elif local(node) == "transaction":
@@ -126,8 +135,9 @@ def _check_flow_scopes(ctx: Context, p: Process) -> None:
         scope, held = within[f.source], ctx.flow_scope[f.id]
         node = ctx.flows.get(f.id)
         if scope == within[f.target] and held != scope and node is not None:
-            ctx.error(node, f"sequence flow {f.id!r} is written in {_scope_name(held)} but "
-                            f"joins elements of {_scope_name(scope)}")
+            ctx.detail(node, f"sequence flow {f.id!r} is written in {_scope_name(held)} but "
+                             f"joins elements of {_scope_name(scope)}",
+                       f"it is read as a flow of {_scope_name(scope)}")
 
 
 def _scope_name(scope: str | None) -> str:
@@ -146,6 +156,11 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if tag == "sequenceFlow":
         read_flow(ctx, node)
         return
+    if not node.get("id") and tag == "subProcess" and node.get("triggeredByEvent") == "true":
+        made = fresh(ctx, f"{ctx.pid}_eventSubProcess")  # no flow names an event subprocess
+        ctx.warning(node, f"an event subprocess without an id: it is read as {made!r}")
+        read_scope(ctx, node, made)
+        return
     if not node.get("id"):
         ctx.detail(node, f"a {tag} without an id cannot be read",
                    "no flow can name it, so it is left out")
@@ -158,8 +173,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity",
                                                           "transaction")
     if tag in EVENTS:
-        if not read_multiple(ctx, node):
-            read_event(ctx, node)
+        _read_event(ctx, node)
     elif tag in ("subProcess", "transaction"):
         read_scope(ctx, node)
     elif tag == "callActivity":
@@ -176,9 +190,37 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if activity:
         read_loop(ctx, node)  # on the element just built
         _activity_default(ctx, node)
-        if node.get("isForCompensation") == "true" and ctx.process is not None and \
-                any(e.id == node.get("id") for e in ctx.process.elements):
-            ctx.p.for_compensation(node.get("id", ""))
+        _for_compensation(ctx, node)
+
+
+def _for_compensation(ctx: Context, node: etree._Element) -> None:
+    """An activity marked ``isForCompensation`` (the element just built); in design-review
+    mode an event subprocess's mark is not read (it starts on its trigger)."""
+    if node.get("isForCompensation") != "true" or ctx.process is None or \
+            not any(e.id == node.get("id") for e in ctx.process.elements):
+        return
+    if ctx.as_drawn and node.get("triggeredByEvent") == "true":
+        ctx.assume(node, f"event subprocess {node.get('id')!r} is marked isForCompensation, "
+                         "but it starts on its own trigger, not as a handler: the mark is not "
+                         "read")
+        return
+    ctx.p.for_compensation(node.get("id", ""))
+
+
+def _read_event(ctx: Context, node: etree._Element) -> None:
+    """An event; in design-review mode a boundary event written outside its host's scope
+    is read in that scope (``drawnflows.boundary_home``)."""
+    if several_starts(ctx, node, _read_event) or on_event_subprocess(ctx, node):
+        return
+    moved, home = boundary_home(ctx, node) if local(node) == "boundaryEvent" else (False, None)
+    outer = ctx.scope
+    if moved:
+        ctx.scope = home
+    try:
+        if not read_multiple(ctx, node):
+            read_event(ctx, node)
+    finally:
+        ctx.scope = outer
 
 
 def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:
@@ -231,10 +273,12 @@ def read_task(ctx: Context, node: etree._Element) -> None:
                           f"or camunda:type='external'){implementation(node)}: it passes the "
                           f"data through unchanged until p.set_function({eid!r}, fn)")
         p.service_task(eid, name, fn=pass_through)
-    elif tag == "sendTask" and ctx.as_drawn and _hosts(ctx, eid):
-        ctx.assume(node, f"send task {eid!r} carries boundary events, which a message throw "
-                         "cannot: it passes through as a task that does nothing (its message "
-                         "is not sent)")
+    elif tag == "sendTask" and ctx.as_drawn and (_hosts(ctx, eid) or
+                                                 node.get("isForCompensation") == "true"):
+        what = "carries boundary events" if _hosts(ctx, eid) else "is a compensation handler"
+        ctx.assume(node, f"send task {eid!r} {what}, which a message throw cannot be: it "
+                         "passes through as a task that does nothing (its message is not "
+                         "sent)")
         p.script_task(eid, name, fn=pass_through)
     elif tag == "sendTask":
         message, key = message_of(ctx, node, eid)
@@ -333,7 +377,16 @@ def read_flow(ctx: Context, node: etree._Element) -> None:
                 ctx.detail(found, str(exc), "it is not read: its gateway decides"
                            if is_flow_of_gateway(ctx, node) else
                            "it is not read: the flow is taken as if it had none")
-    ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
-               condition=condition)
-    if node.get("id"):
+    source = ctx.by_id.get(node.get("sourceRef") or "")
+    if condition is not None and ctx.as_drawn and source is not None and \
+            local(source) == "parallelGateway":
+        ctx.assume(node, f"sequence flow {node.get('id')!r} leaves a parallel gateway, which "
+                         "takes every flow: its condition is not read (Camunda 7 ignores it "
+                         "too)")
+        condition = None
+    twin = twin_flow(ctx, node, condition)
+    if twin is None:
+        ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
+                   condition=condition)
+    if node.get("id") and twin != "again":
         ctx.flow_scope[node.get("id", "")] = str(ctx.scope) if ctx.scope is not None else None
