@@ -97,7 +97,7 @@ Boundaries = dict[str, list[el.Boundary]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default"})
+                      "default", "instantiate", "parallel"})
 
 
 #: The gateways whose signature always had a ``default`` (None included).
@@ -204,7 +204,8 @@ def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tu
               if isinstance(e, el.StartEvent) and e.within is None
               and not isinstance(e, el.TriggeredStart)]
     triggered = tuple(e.id for e in nodes.values()
-                      if isinstance(e, el.TriggeredStart) and e.within is None)
+                      if (isinstance(e, el.TriggeredStart) or isinstance(e, el.EventGateway)
+                          and e.instantiate) and e.within is None)
     if not starts and not triggered:
         found.append(f"process {pid!r} has no start event")
     elif len(starts) > 1:

@@ -139,3 +139,4 @@ for _kind in ("message_start", "timer_start", "signal_start"):  # starting an in
 
 settle_joins = inclusive.settle_all
 open_root = subprocesses.open_root
+open_arms = gateways.open_arms
