@@ -33,7 +33,8 @@ class Definition:
     #: element id -> its outgoing flows, when none has a condition
     plain: MappingProxyType[str, tuple[el.Flow, ...]]
     start: str  # the plain start event ("" when the process starts only by a trigger)
-    #: the start events that create instances by a trigger (message, timer, signal)
+    #: the start events that create instances by a trigger (message, timer, signal), and
+    #: the event-based gateways that do (each arm a start event)
     instance_starts: tuple[str, ...]
     #: subprocess id -> the start event inside it
     inner_start: MappingProxyType[str, str]
