@@ -165,7 +165,8 @@ def implicit_starts(ctx: Context) -> None:
     targets = {f.target for f in p.flows}
     for scope in scopes:
         members = [e for e in p.elements if e.within == scope]
-        if any(isinstance(e, el.StartEvent) for e in members):
+        if any(isinstance(e, el.StartEvent) or isinstance(e, el.EventGateway) and
+               e.instantiate for e in members):  # a gateway that creates instances starts it
             continue
         entries = [e.id for e in members if e.id not in targets and _may_start(ctx, e)]
         _start_at(ctx, scope, entries, scope in triggered)

@@ -294,6 +294,7 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
     """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
     when not ``keyed``: a message start of the process correlates to no instance)."""
     node = ctx.by_id.get(eid, owner)
+    keyed = keyed and not starts_only(ctx, eid)
     waits = keyed and not _throws(node)  # a throw needs no correlation key
     if owner.get("messageRef") is None:
         return _unreferenced(ctx, owner, node, eid, keyed)
@@ -307,6 +308,17 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
             owner, f"message {ctx.name_of(message)!r} has no correlation key{_BY_NAME}")
         key = NO_KEY
     return ctx.name_of(message), key
+
+
+def starts_only(ctx: Context, eid: str) -> bool:
+    """Whether ``eid`` is an arm of an exclusive event-based gateway that creates instances:
+    its message only ever begins a new instance, so it has no key to correlate with."""
+    for flow in ctx.flows.values():
+        if flow.get("targetRef") == eid:
+            gate = ctx.by_id.get(flow.get("sourceRef") or "")
+            return gate is not None and local(gate) == "eventBasedGateway" and \
+                gate.get("instantiate") == "true" and gate.get("eventGatewayType") != "Parallel"
+    return False
 
 
 def _unreferenced(ctx: Context, owner: etree._Element, node: etree._Element, eid: str,

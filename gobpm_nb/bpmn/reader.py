@@ -320,11 +320,15 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
                           activation=_activation(ctx, node))
     elif tag == "parallelGateway":
         p.parallel_gateway(eid, name)
-    elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
-        _placeholder(ctx, node, "parallel or instantiating event-based gateways are not "
-                                "supported", False)
     elif not ctx.as_drawn or event_arms(ctx, node):
-        p.event_gateway(eid, name)
+        instantiate = node.get("instantiate") == "true"
+        parallel = node.get("eventGatewayType") == "Parallel"
+        if parallel and not instantiate and ctx.as_drawn:
+            ctx.assume(node, f"eventBasedGateway {eid!r} is parallel but does not instantiate, "
+                             "which BPMN does not allow: it is an exclusive event-based "
+                             "gateway")
+            parallel = False
+        p.event_gateway(eid, name, instantiate=instantiate, parallel=parallel)
 
 
 def _activation(ctx: Context, node: etree._Element) -> str | None:

@@ -271,6 +271,10 @@ class Writer(RootElements):
             node.set("isInterrupting", "false")
         if isinstance(e, el.EventSubProcess):
             node.set("triggeredByEvent", "true")
+        if isinstance(e, el.EventGateway) and e.instantiate:
+            node.set("instantiate", "true")
+        if isinstance(e, el.EventGateway) and e.parallel:
+            node.set("eventGatewayType", "Parallel")
         if e.for_compensation:
             node.set("isForCompensation", "true")
         if default is not None:

@@ -238,15 +238,19 @@ class Core:
         return defn
 
     def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
-               at: str, by: str | None = None, parent: tuple[str, str] | None = None) -> str:
+               at: str, by: str | None = None, parent: tuple[str, str] | None = None,
+               via: str | None = None) -> str:
         """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
         start event that creates instances, or ``call`` for one called by ``parent``, the
-        caller's instance and track), checkpointed first on a durable store. If the store
+        caller's instance and track; ``via``: at an event-based gateway that creates
+        instances, the flow to the arm whose event created it), checkpointed first on a
+        durable store. If the store
         refuses that checkpoint, the start is refused (EngineError, nothing changed); but a
         called instance starts all the same, resident, as any instance whose checkpoint the
         store refused (recovery calls again if its caller is recorded waiting for it and
         it is not in the store)."""
         run, tr, number = self.make(defn, values, key, at, parent)
+        tr.via = via
         if self.store.durable:
             before, self.next_instance = self.next_instance, number
             if self.journal.put(run.id, capture(run, self.kernel.now)):
@@ -290,6 +294,8 @@ class Core:
         if defn.event_starts.get("") and not self.behaviour.open_root(run, tr):
             return  # an incident at a start of an event subprocess ended it
         run.announce(tr)
+        if tr.via is not None and not self.behaviour.open_arms(run, tr):
+            return  # an incident arming a parallel gateway's other arms ended it
         spawn(run, tr)
 
     def run_of(self, iid: str) -> Run | Dehydrated | Finished:

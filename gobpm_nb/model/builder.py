@@ -369,8 +369,14 @@ class Builder:
     def parallel_gateway(self, id: str, name: str | None = None) -> str:
         return self._add(el.ParallelGateway(id, name))
 
-    def event_gateway(self, id: str, name: str | None = None) -> str:
-        return self._add(el.EventGateway(id, name))
+    def event_gateway(self, id: str, name: str | None = None, *, instantiate: bool = False,
+                      parallel: bool = False) -> str:
+        """The first of its arms (catch events or receive tasks after it) to fire wins.
+        ``instantiate=True``: it starts the process (no incoming flow), and the first arm's
+        event creates an instance that goes on by that arm; ``parallel=True`` too: each
+        other arm then waits in that instance for its own event."""
+        return self._add(el.EventGateway(id, name, instantiate=True if instantiate else None,
+                                         parallel=True if parallel else None))
 
     def timer_boundary(self, id: str, name: str | None = None, *, attached_to: str,
                        duration: Any = None, date: Any = None, cycle: Any = None,

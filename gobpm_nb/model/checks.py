@@ -54,7 +54,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
                       el.MessageStart, el.MessageEnd)):
         if not e.message:
             p.append(f"{e.kind} {e.id!r} names no message")
-        starts_instances = isinstance(e, el.MessageStart) and e.within is None
+        starts_instances = (isinstance(e, el.MessageStart) and e.within is None) or \
+            _only_starts(e, nodes, incoming)
         thrown = isinstance(e, (el.MessageThrow, el.MessageEnd))
         if e.key is None and not thrown and not starts_instances:
             p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
@@ -183,6 +184,7 @@ def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flo
                          "not a catch event or receive task")
             elif target is not None and len(incoming[f.target]) > 1:
                 p.append(f"event_gateway {e.id!r}: arm {f.target!r} has other incoming flows")
+        p.extend(_check_instantiating(e, nodes, outs, incoming))
     if isinstance(e, el.Boundary):
         host = nodes.get(e.attached_to)
         if host is None:
@@ -201,3 +203,39 @@ def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flo
         if incoming[e.id]:
             p.append(f"{e.kind} {e.id!r} has incoming flows")
     return p
+
+
+def _check_instantiating(e: el.EventGateway, nodes: Nodes, outs: list[el.Flow],
+                         incoming: Flows) -> list[str]:
+    """An event-based gateway that creates instances: at the start of the process itself,
+    nothing flowing in, each arm an event a new instance can begin with. A parallel one must
+    instantiate (BPMN 2.0, 10.6.6: the parallel type is only for instantiation)."""
+    p: list[str] = []
+    if e.parallel and not e.instantiate:
+        p.append(f"event_gateway {e.id!r} is parallel but does not instantiate: BPMN allows "
+                 "the parallel type only on a gateway that starts the process (instantiate)")
+    if not e.instantiate:
+        return p
+    if e.within is not None:
+        p.append(f"event_gateway {e.id!r} instantiates: it belongs in the process itself, not "
+                 f"in {e.within!r}")
+    if incoming[e.id]:
+        p.append(f"event_gateway {e.id!r} instantiates: it may have no incoming flow")
+    for f in outs:
+        target = nodes.get(f.target)
+        if isinstance(target, el.ConditionalCatch):
+            p.append(f"event_gateway {e.id!r} instantiates: arm {f.target!r} is a condition, "
+                     "which no instance's data can make true before there is an instance")
+        elif isinstance(target, el.Element) and target.repeats:
+            p.append(f"event_gateway {e.id!r} instantiates: arm {f.target!r} repeats "
+                     "(multi-instance or a loop)")
+    return p
+
+
+def _only_starts(e: el.Element, nodes: Nodes, incoming: Flows) -> bool:
+    """Whether ``e`` is an arm of an exclusive gateway that creates instances: its event
+    only ever begins a new instance, so a correlation key has nothing to match."""
+    flows = incoming[e.id]
+    gateway = nodes.get(flows[0].source) if len(flows) == 1 else None
+    return isinstance(gateway, el.EventGateway) and bool(gateway.instantiate) and \
+        not gateway.parallel

@@ -34,7 +34,8 @@ class Definition:
     #: element id -> its outgoing flows, when none has a condition
     plain: MappingProxyType[str, tuple[el.Flow, ...]]
     start: str  # the plain start event ("" when the process starts only by a trigger)
-    #: the start events that create instances by a trigger (message, timer, signal)
+    #: the start events that create instances by a trigger (message, timer, signal), and
+    #: the event-based gateways that do (each arm a start event)
     instance_starts: tuple[str, ...]
     #: subprocess id -> the start event inside it
     inner_start: MappingProxyType[str, str]
@@ -99,7 +100,7 @@ Boundaries = dict[str, list[el.Boundary]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default", "no_wait"})
+                      "default", "no_wait", "instantiate", "parallel"})
 
 
 #: The elements that wait on a condition over the data (``Definition.conditional``).
@@ -209,7 +210,8 @@ def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tu
               if isinstance(e, el.StartEvent) and e.within is None
               and not isinstance(e, el.TriggeredStart)]
     triggered = tuple(e.id for e in nodes.values()
-                      if isinstance(e, el.TriggeredStart) and e.within is None)
+                      if (isinstance(e, el.TriggeredStart) or isinstance(e, el.EventGateway)
+                          and e.instantiate) and e.within is None)
     if not starts and not triggered:
         found.append(f"process {pid!r} has no start event")
     elif len(starts) > 1:

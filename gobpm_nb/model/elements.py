@@ -404,6 +404,13 @@ class ParallelGateway(Element):
 
 @dataclass(frozen=True)
 class EventGateway(Element):
+    """The first of its arms' events wins. ``instantiate``: it stands at the start of the
+    process, and the first arm's event creates an instance (True; None: it does not);
+    ``parallel`` (BPMN's ``eventGatewayType="Parallel"``, only with ``instantiate``): the
+    instance then waits on each other arm for its own event too."""
+
+    instantiate: bool | None = None
+    parallel: bool | None = None
     kind = "event_gateway"
 
     def dehydratable(self, ctx: WaitContext) -> bool:

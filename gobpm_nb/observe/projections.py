@@ -249,6 +249,8 @@ def _detail(element: Any) -> str:
     timer = getattr(element, "timer", None)
     if timer is not None:
         return f"{timer.kind} {timer.text}" if timer.kind != "duration" else str(timer.text)
+    if kind == "event_gateway" and element.instantiate:
+        return "parallel · instantiates" if element.parallel else "instantiates"
     if kind == "user_task":
         return f"user · {element.assignee}" if element.assignee else "user"
     if kind == "service_task":

@@ -88,6 +88,9 @@ TOKEN_COLOUR = "#1864ab"
 #: Marker drawn inside a gateway diamond.
 GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇",
                    "inclusive_gateway": "○", "complex_gateway": "✱"}
+#: Marker of an event-based gateway that creates instances (by its detail), as BPMN draws
+#: them: a pentagon, or a cross, in a circle.
+STARTING_MARKERS = {"instantiates": "⬠", "parallel · instantiates": "⊕"}
 #: Glyph inside an intermediate event, boundary or event subprocess start circle (catching
 #: events hollow, throwing ones filled, as BPMN draws them).
 EVENT_GLYPHS = {
@@ -353,9 +356,10 @@ def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
         return [("shape", "box"), ("label", lines(SCOPE_CAPTIONS[n.kind], n.many, *extra)),
                 ("fontsize", "10")], penwidth
     if n.kind in GATEWAY_MARKERS:
-        return [("shape", "diamond"), ("label", q(GATEWAY_MARKERS[n.kind])),
+        marker = STARTING_MARKERS.get(n.detail, GATEWAY_MARKERS[n.kind])
+        return [("shape", "diamond"), ("label", q(marker)),
                 ("fontsize", "14"), ("width", "0.5"), ("height", "0.5"),
-                ("fixedsize", "true"), ("xlabel", lines(caption, *extra))], penwidth
+                ("fixedsize", "true"), ("xlabel", lines(caption, n.detail, *extra))], penwidth
     if n.attached_to is not None or n.kind in TRIGGERED_STARTS:
         boundary = n.attached_to is not None
         if not n.interrupting and "dashed" not in style:

@@ -10,7 +10,7 @@ from ...model import elements as el
 from ...vocabulary import WAITING
 from ..runtime.compute import check, drawn, key_of, outgoing, timer_wait
 from ..runtime.run import Run
-from ..runtime.tracks import PARK, spawn
+from ..runtime.tracks import PARK, adopt_parked, behaviour_of, spawn
 from ..state.incident import Incident
 from ..state.records import Track, Trigger, join_key
 from ..state.waits import (
@@ -95,6 +95,10 @@ def fire_join(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result
 
 
 def enter_event_gateway(run: Run, tr: Track, node: el.EventGateway) -> Result:
+    if node.instantiate and tr.via is not None:  # the event of ``via``'s arm created it
+        catch = next(run.defn.nodes[f.target] for f in run.defn.outgoing[node.id]
+                     if f.id == tr.via)
+        return fire_gateway(run, tr, node, Trigger(_kind_of(catch), catch.id, "node", tr.id))
     tr.wait = gw = GatewayWait(node.id)
     for f in run.defn.outgoing[node.id]:
         won = arm(run, tr, run.defn.nodes[f.target], gw.arms)
@@ -139,3 +143,56 @@ def fire_gateway(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Res
     if isinstance(catch, el.ConditionalCatch):
         return outgoing(run, catch)
     return fire_pass(run, tr, catch, trigger)
+
+
+def _kind_of(catch: el.Element) -> str:
+    """The trigger kind of a gateway arm."""
+    if isinstance(catch, el.TimerCatch):
+        return "timer"
+    return "signal" if isinstance(catch, el.SignalCatch) else "message"
+
+
+def open_arms(run: Run, tr: Track) -> bool:
+    """A new instance that a parallel event-based gateway created (``tr``: its first track,
+    at the gateway, ``via`` the arm whose event created it): each other arm is a track of
+    its own, forked from ``tr`` and parked on its catch event at once, before anything
+    else can come for it (a second message published at the same instant correlates with
+    it). A wait that cannot be armed (a key that fails) is an incident that fails the
+    instance: False. Any other gateway: nothing to do."""
+    node = run.defn.nodes[tr.node]
+    if not (isinstance(node, el.EventGateway) and node.parallel and tr.via is not None):
+        return True
+    enter = behaviour_of(run).ENTER
+    for f in run.defn.outgoing[node.id]:
+        if f.id == tr.via:
+            continue
+        catch = run.defn.nodes[f.target]
+        child = run.new_track(catch.id, (tr.id,), "fork", f.id, scope=tr.scope)
+        run.at = child
+        try:
+            run.entering(child)
+            got = _buffered(run, child, catch)
+            if got is not None:
+                spawn(run, child, got)  # it fires in an event of its own
+                continue
+            assert enter[catch.kind](run, child, catch) is PARK
+        except Incident as exc:
+            run.fail(child, exc)
+            return False
+        finally:
+            run.at = None
+        adopt_parked(run, child)
+        run._move(child, WAITING)  # no fact, as for any track that parks: its holds say so
+    return True
+
+
+def _buffered(run: Run, tr: Track, catch: el.Element) -> Trigger | None:
+    """A buffered message for a message arm, taken: the arm's trigger, in hand."""
+    if not isinstance(catch, (el.MessageCatch, el.ReceiveTask)):
+        return None
+    payload = run.core.hub.take_buffered(catch.message, key_of(run, catch), run.id, run.stored)
+    if payload is None:
+        return None
+    run.emit("message_correlated", tr.id, catch.id,
+             {"message": catch.message, "fields": len(payload), "buffered": True})
+    return Trigger("message", catch.id, "node", tr.id, payload)

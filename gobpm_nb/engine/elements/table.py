@@ -145,3 +145,4 @@ for _kind in ("message_start", "timer_start", "signal_start",
 
 settle_joins = complex.settle_all
 open_root = subprocesses.open_root
+open_arms = gateways.open_arms

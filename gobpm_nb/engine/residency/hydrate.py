@@ -73,6 +73,9 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     run.reindex()
     if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
         core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
+    first = image.tracks[0] if len(image.tracks) == 1 else None
+    if first is not None and first.via is not None and first.wait is None:  # as of its
+        core.behaviour.open_arms(run, first)  # start: a parallel gateway's arms, armed again
     if conditions:
         run.post(("data",))
     return run

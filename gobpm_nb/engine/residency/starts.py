@@ -62,17 +62,25 @@ class Starts:
         self.armed[defn.id] = defn.version
         recorded = self.store.meta()
         for sid in defn.instance_starts:
-            start = defn.nodes[sid]
-            if isinstance(start, el.TimerStart):
-                at, left = self.first_deadline(defn, sid, recorded)
-                if at is not None:
-                    holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
-            elif isinstance(start, el.MessageStart):
-                holders.hold_subscription(DEPLOYED, defn.id, sid, "message", start.message,
-                                          None, START)
-            elif isinstance(start, el.SignalStart):
-                holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
-                                          None, START)
+            if isinstance(defn.nodes[sid], el.EventGateway):  # each arm, as a start event
+                for f in defn.outgoing[sid]:
+                    self._arm_one(defn, f.target, recorded)
+            else:
+                self._arm_one(defn, sid, recorded)
+
+    def _arm_one(self, defn: Definition, sid: str, recorded: dict[str, str]) -> None:
+        """Arm start event ``sid`` (or an arm of a gateway that creates instances)."""
+        start, holders = defn.nodes[sid], self.holders
+        if isinstance(start, (el.TimerStart, el.TimerCatch)):
+            at, left = self.first_deadline(defn, sid, recorded)
+            if at is not None:
+                holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
+        elif isinstance(start, (el.MessageStart, el.MessageCatch, el.ReceiveTask)):
+            holders.hold_subscription(DEPLOYED, defn.id, sid, "message", start.message,
+                                      None, START)
+        elif isinstance(start, (el.SignalStart, el.SignalCatch)):
+            holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
+                                      None, START)
 
     def first_deadline(self, defn: Definition, sid: str, recorded: dict[str, str]
                        ) -> tuple[int | None, int | None]:
@@ -114,9 +122,12 @@ class Starts:
                 return hold
         return None
 
-    def fire(self, hold: Hold, trigger: Trigger | None) -> str | None:
+    def fire(self, hold: Hold, trigger: Trigger | None, key: Any = None) -> str | None:
         """A start event's trigger: a new instance of the armed version, its data the
-        payload. A timer's next deadline (a cycle) is armed first."""
+        payload. A timer's next deadline (a cycle) is armed first. A message published with
+        ``key`` that creates an instance at a parallel event-based gateway initializes the
+        instance's correlation value with it: the arm's key field, unless the payload gives
+        it, holds the key."""
         holders = self.holders
         pid = hold.track
         defn = self.definition(pid, self.armed.get(pid, 0))
@@ -134,8 +145,15 @@ class Starts:
                     holders.hold_timer(DEPLOYED, pid, hold.node, at, START, left)
             else:
                 self._record(defn, hold.node, None, None)
+        begin, via = entry(defn, hold.node)
+        data = dict(payload or {})
+        gate, catch = defn.nodes[begin], defn.nodes[hold.node]
+        if key is not None and isinstance(gate, el.EventGateway) and gate.parallel and \
+                isinstance(catch, (el.MessageCatch, el.ReceiveTask)) and catch.key is not None \
+                and catch.key.field is not None:
+            data.setdefault(catch.key.field, key)
         try:
-            return self.launch(defn, dict(payload or {}), None, hold.node, hold.kind)
+            return self.launch(defn, data, None, begin, hold.kind, via=via)
         except EngineError as exc:
             if hold.kind == "message":
                 raise  # the publisher hears it: the message was not taken
@@ -203,6 +221,16 @@ class _Timing:
         self.defn = defn
 
 
+def entry(defn: Definition, sid: str) -> tuple[str, str | None]:
+    """Where an instance that start event ``sid`` creates begins, and by which flow its first
+    track leaves: the start event itself (None), or, for an arm of a gateway that creates
+    instances, the gateway and the flow to that arm."""
+    if isinstance(defn.nodes[sid], el.StartEvent):
+        return sid, None
+    (flow,) = defn.incoming[sid]
+    return flow.source, flow.id
+
+
 def _key(defn: Definition, sid: str) -> str:
     return f"start:{defn.id}:{defn.version}:{sid}"
 
@@ -218,7 +246,12 @@ def how_it_starts(defn: Definition) -> str:
     ways = []
     for sid in defn.instance_starts:
         node = defn.nodes[sid]
-        if isinstance(node, el.MessageStart):
+        if isinstance(node, el.EventGateway):
+            kind = "parallel" if node.parallel else "exclusive"
+            arms = ", ".join(repr(f.target) for f in defn.outgoing[sid])
+            ways.append(f"{kind} event-based gateway {sid!r}: the first event of its arms "
+                        f"({arms}) creates one")
+        elif isinstance(node, el.MessageStart):
             ways.append(f"message start {sid!r}: eng.publish_message({node.message!r}, "
                         "payload={...})")
         elif isinstance(node, el.SignalStart):
