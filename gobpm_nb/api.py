@@ -369,12 +369,15 @@ class Engine:
         return self._state.core.decisions(instance)
 
     @command
-    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+    def decide(self, instance: str, flow: str | list[str], track: str | None = None
+               ) -> None:
         """Choose the flow a track waiting at a decision takes: ``flow`` by its id or by the
-        id of the node it leads to; ``track`` only when two decisions of the instance could
-        take it. Journalled, rewindable and durable like every command; an unknown instance,
-        no decision waiting or a flow that is not one of its own is an EngineError that
-        changes nothing."""
+        id of the node it leads to; at an inclusive gateway's decision (``several`` in its
+        ``DecisionView``) one flow or a list of one or more, each taken. ``track`` only when
+        two decisions of the instance could take it. Journalled, rewindable and durable like
+        every command; an unknown instance, no decision waiting, a flow that is not one of
+        its own, a list at an exclusive gateway's decision, an empty list or a flow given
+        twice is an EngineError that changes nothing."""
         self._state.core.decide(instance, flow, track)
 
     @command

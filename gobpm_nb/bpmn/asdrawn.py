@@ -19,7 +19,8 @@ module holds the ones made on the whole graph once a process is read:
   exclusive, inclusive or complex gateway with two or more outgoing flows, one of which
   (not its default) has no condition, or one that could not be read, is a decision
   (``Process.decide``): the track waits with a ``decision`` hold until a person chooses,
-  ``eng.decide(instance, flow)``; an inclusive gateway's person picks one flow;
+  ``eng.decide(instance, flow)``; an inclusive gateway's person picks one or more flows
+  (``eng.decide(instance, [flow, ...])``), and it still joins as an inclusive gateway;
 - **a gateway without an outgoing flow** ends its track there (an added end event).
 
 Elements added here are not in the file and are never written back: ``to_bpmn`` writes what
@@ -245,7 +246,7 @@ def decisions(ctx: Context) -> None:
     assert p is not None
     for e in p.elements:
         if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) \
-                or (isinstance(e, el.ExclusiveGateway) and e.decision is not None):
+                or (not isinstance(e, el.ComplexGateway) and e.decision is not None):
             continue
         known = {n.id for n in p.elements}
         outs = [f for f in p.flows if f.source == e.id and f.target in known]  # not dangling
@@ -254,8 +255,8 @@ def decisions(ctx: Context) -> None:
             continue
         p.decide(e.id)
         node = _node(ctx, e.id)
-        one = f" one flow (an {e.kind.split('_')[0]} gateway's choice of several is not " \
-            "offered)" if not isinstance(e, el.ExclusiveGateway) else " the flow"
+        one = " one or more flows, each taken (it joins as an inclusive gateway)" \
+            if not isinstance(e, el.ExclusiveGateway) else " the flow"
         ctx.assume(node, f"{local(node)} {e.id!r}: {_listed(open_)} "
                          f"{'has' if len(open_) == 1 else 'have'} no condition the engine "
                          f"reads; it is a decision: a person chooses{one}, "

@@ -33,6 +33,7 @@ from .runtime.finished import Finished
 from .runtime.outside import Outside
 from .runtime.run import Run
 from .runtime.tracks import spawn, start_loop
+from .state.chosen import chosen
 from .state.dehydrated import Dehydrated
 from .state.holders import CycleHold, Hold, Holders, TimerHold, expectation
 from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Trigger
@@ -396,32 +397,27 @@ class Core:
         for h in holds:
             defn = self.runs[h.instance].defn
             flows = defn.outgoing[h.node] if defn is not None else ()
+            several = defn is not None and defn.nodes[h.node].kind == "inclusive_gateway"
             out.append(DecisionView(h.instance, h.track, h.node,
-                                    tuple((f.id, f.target) for f in flows)))
+                                    tuple((f.id, f.target) for f in flows), several))
         return out
 
-    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+    def decide(self, instance: str, flow: str | list[str], track: str | None = None) -> None:
         """A person's choice at a decision of ``instance``: ``flow`` (its id, or the id of
-        the node it leads to); ``track`` when tracks wait at two decisions it could mean."""
+        the node it leads to; at an inclusive gateway, a list of them); ``track`` when
+        tracks wait at two decisions it could mean."""
         views = self.decisions(instance)
         if track is not None:
             views = [v for v in views if v.track == track]
         if not views:
             raise EngineError(f"instance {instance!r} waits at no decision"
                               + (f" on track {track!r}" if track is not None else ""))
-        chosen = [(v, f) for v in views for f, target in v.flows
-                  if f == flow or (target == flow and [t for _, t in v.flows].count(flow) == 1)]
-        if not chosen:
-            offered = list(dict.fromkeys(f for v in views for f, _ in v.flows))
-            raise EngineError(f"{flow!r} is not a flow of the decision(s) instance "
-                              f"{instance!r} waits at; its flows: {', '.join(offered)}")
-        if len(chosen) > 1:
-            raise EngineError(f"{flow!r} leaves decisions on tracks "
-                              f"{', '.join(v.track for v, _ in chosen)} of instance "
-                              f"{instance!r}: give track=")
-        view, flow_id = chosen[0]
+        view, flows = chosen(views, flow, instance)
         hold = self.holders.decisions[(view.instance, view.track)]
-        trigger = Trigger("decision", hold.node, "node", hold.track, None, flow_id)
+        if view.several:  # the flows taken, in the gateway's order
+            trigger = Trigger("decision", hold.node, "node", hold.track, {"flows": flows})
+        else:
+            trigger = Trigger("decision", hold.node, "node", hold.track, None, flows[0])
         self.journal.record([(hold.instance, trigger)])
         self.deliver(hold, trigger)
 

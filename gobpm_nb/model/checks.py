@@ -75,7 +75,7 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
     if e.default is not None:
         p.extend(_check_default(e, outs))
-    if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
+    if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.decision is not None:
         p.extend(check_decision(e, e.decision, outs))
     p.extend(_check_names(e))
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))

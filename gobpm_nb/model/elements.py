@@ -375,7 +375,9 @@ class InclusiveGateway(Element):
     """Split: every flow whose condition holds (the default when none does). Join: fires when
     a token has arrived and no other token of its scope can still reach it."""
 
+    decision: Decision | None = None  # a person or a rule chooses its flows (design review)
     kind = "inclusive_gateway"
+    dehydratable = waits  # a decision waits for a person (a join's wait asks no permission)
 
 
 @dataclass(frozen=True)
@@ -392,9 +394,7 @@ class ExclusiveGateway(Element):
     #: A decision (design-review mode): a person or a rule chooses the flow, not conditions
     decision: Decision | None = None
     kind = "exclusive_gateway"
-
-    def dehydratable(self, ctx: WaitContext) -> bool:
-        return True  # a decision waits for a person, in no coroutine of its own
+    dehydratable = waits  # a decision waits for a person, in no coroutine of its own
 
 
 @dataclass(frozen=True)

@@ -324,7 +324,7 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
                          el.SubProcess, el.CallActivity),
-                "call": el.CallActivity, "decision": el.ExclusiveGateway,
+                "call": el.CallActivity, "decision": (el.ExclusiveGateway, el.InclusiveGateway),
                 "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction),
                 "multiple": MultipleCatch}
 

@@ -1,6 +1,7 @@
 """Gateways: exclusive (the first condition that holds, else the default flow), parallel
 (fork, and join by counting tokens per incoming flow), and event-based (the first of its
-catch events to fire wins). The inclusive gateway is ``inclusive``."""
+catch events to fire wins); decisions, where a person or a rule chooses the flows of an
+exclusive or inclusive gateway. The inclusive gateway is ``inclusive``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from ...model import elements as el
 from ...vocabulary import WAITING
 from ..runtime.compute import check, drawn, key_of, outgoing, timer_wait
+from ..runtime.draws import drawn_flows
 from ..runtime.run import Run
 from ..runtime.tracks import PARK, adopt_parked, behaviour_of, spawn
 from ..state.incident import Incident
@@ -22,6 +24,7 @@ from ..state.waits import (
     SignalWait,
     Wait,
 )
+from . import inclusive
 from .events import fire_pass
 
 Result = Any  # list of flows | PARK | None
@@ -41,25 +44,65 @@ def enter_exclusive(run: Run, tr: Track, node: el.ExclusiveGateway) -> Result:
     raise Incident(node.id, "no condition holds and there is no default flow")
 
 
-def decide(run: Run, tr: Track, node: el.ExclusiveGateway, decision: el.Decision) -> Result:
-    """A decision: its rule draws the flow at once; without one, the track waits with a
-    ``decision`` hold until a person chooses (``Engine.decide``)."""
+def decide(run: Run, tr: Track, node: el.ExclusiveGateway | el.InclusiveGateway,
+           decision: el.Decision) -> Result:
+    """A decision: its rule draws the flow (an inclusive gateway: the flows) at once;
+    without one, the track waits with a ``decision`` hold until a person chooses
+    (``Engine.decide``)."""
     if decision.weights:
-        flow = drawn(run, node, decision)
-        run.emit("decision_made", tr.id, node.id, {"flow": flow.id, "by": "rule"})
-        return [flow]
+        if isinstance(node, el.InclusiveGateway):
+            flows = drawn_flows(run, node, decision)
+        else:
+            flows = [drawn(run, node, decision)]
+        run.emit("decision_made", tr.id, node.id, made(node, flows, "rule"))
+        return flows
     tr.wait = w = DecisionWait(node.id)
     w.hold(run.core.holders, run.id, tr.id)
     return PARK
 
 
+def made(node: el.Element, flows: list[el.Flow], by: str) -> dict[str, Any]:
+    """A ``decision_made`` fact's details: ``flow`` (at an inclusive gateway the first of
+    ``flows``, every flow taken in the gateway's order) and ``by`` (person or rule)."""
+    if isinstance(node, el.InclusiveGateway):
+        return {"flow": flows[0].id, "flows": [f.id for f in flows], "by": by}
+    return {"flow": flows[0].id, "by": by}
+
+
 def fire_decision(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
-    """A person chose: the track leaves by the flow the trigger names."""
-    for f in run.defn.outgoing[node.id]:
+    """A person chose: the track leaves by the flow the trigger names (at an inclusive
+    gateway, by each of the flows its payload lists: ``flows``)."""
+    outs = run.defn.outgoing[node.id]
+    if isinstance(node, el.InclusiveGateway):
+        names = (trigger.payload or {}).get("flows")
+        flows = [f for f in outs if isinstance(names, list) and f.id in names]
+        if not flows or len(flows) != len(names or ()):
+            raise Incident(node.id, f"decision names flows {names!r}, not of its own")
+        run.emit("decision_made", tr.id, node.id, made(node, flows, "person"))
+        return flows
+    for f in outs:
         if f.id == trigger.ref:
             run.emit("decision_made", tr.id, node.id, {"flow": f.id, "by": "person"})
             return [f]
     raise Incident(node.id, f"decision names flow {trigger.ref!r}, not one of its own")
+
+
+def enter_inclusive(run: Run, tr: Track, node: el.InclusiveGateway) -> Result:
+    """An inclusive gateway that is a decision and does not join decides at once; one that
+    joins decides when its join fires (``fire_inclusive``)."""
+    if node.decision is None or len(run.defn.incoming[node.id]) > 1:
+        return inclusive.enter(run, tr, node)
+    return decide(run, tr, node, node.decision)
+
+
+def fire_inclusive(run: Run, tr: Track, node: el.Element, trigger: Trigger) -> Result:
+    """The track leaving an inclusive join (or, at a decision, a person's choice)."""
+    assert isinstance(node, el.InclusiveGateway)
+    if node.decision is None:
+        return inclusive.fire(run, tr, node, trigger)
+    if trigger.kind == "decision":
+        return fire_decision(run, tr, node, trigger)
+    return decide(run, tr, node, node.decision)
 
 
 def enter_parallel(run: Run, tr: Track, node: el.ParallelGateway) -> Result:

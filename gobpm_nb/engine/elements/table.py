@@ -130,6 +130,9 @@ for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_bo
 
 ENTER["call_activity"] = call_activities.enter_call
 FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
+# an inclusive gateway may be a decision (a person or a rule chooses its flows)
+ENTER["inclusive_gateway"] = gateways.enter_inclusive
+FIRE["inclusive_gateway"] = gateways.fire_inclusive
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
               "transaction", "call_activity"):  # multi-instance or a loop: a body over its runs
     # completed, a compensable activity leaves its record (``compensation``)
