@@ -277,6 +277,29 @@ def test_several_plain_start_events_let_the_person_choose_where_an_instance_star
     assert "phone" in {f.node for f in eng.facts} and "web" not in {f.node for f in eng.facts}
 
 
+def test_a_conditional_start_the_engine_cannot_read_is_one_of_the_starts_to_choose():
+    """A conditional start whose condition is not read stands for a plain start: beside
+    another plain start, the person chooses between the two (MIWG B.2.0 draws this); a
+    readable one stays a conditional start, and the other start is the only plain one."""
+    unread = ('<startEvent id="hot"><conditionalEventDefinition><condition>'
+              'temperature is rising</condition></conditionalEventDefinition></startEvent>')
+    model = drawn('<startEvent id="web"/>' + unread + '<userTask id="take"/><endEvent id="e"/>'
+                  + line("web", "take", "e") + line("hot", "take"))
+    assert any("2 plain start events" in n for n in assumed(model, "p"))
+    eng = bpm.Engine()
+    inst = eng.start(model.process())
+    eng.run()
+    eng.decide(inst.id, "hot")
+    drive(eng, inst)
+    assert inst.state == "completed"
+    read = drawn('<startEvent id="web"/><startEvent id="hot"><conditionalEventDefinition>'
+                 '<condition>temperature &gt; 30</condition></conditionalEventDefinition>'
+                 '</startEvent><userTask id="take"/><endEvent id="e"/>'
+                 + line("web", "take", "e") + line("hot", "take"))
+    assert not any("plain start events" in n for n in assumed(read, "p"))
+    assert eng.start_on_conditions({"temperature": 31}, read.process()) != []
+
+
 def test_model_process_as_drawn_reads_the_file_in_design_review_mode():
     """``model.process(id, as_drawn=True)`` on a model read as written gives the process as
     drawn; the drawn model's report holds the assumptions."""

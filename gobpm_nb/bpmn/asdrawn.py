@@ -29,9 +29,11 @@ was read (the origin's baseline lists them as read).
 
 from __future__ import annotations
 
+from ..errors import ModelError
 from ..model import elements as el
 from ..model.builder import Builder
 from .context import Context, drawn_name, pass_through
+from .expressions import translate
 from .names import BPMN, local
 from .xmllib import etree
 
@@ -98,22 +100,35 @@ def plain_start(ctx: Context, node: etree._Element) -> bool:
         ctx.assume(node, f"an event subprocess starts by a trigger: it starts on the signal "
                          f"{signal!r} (its name)")
         return True
-    if len(_starts_beside(node)) < 2:
+    if len(_starts_beside(ctx, node)) < 2:
         return False
     ctx.p.throw(eid, name)
     ctx.alternatives.setdefault(None if ctx.scope is None else str(ctx.scope), []).append(eid)
     return True
 
 
-def _starts_beside(node: etree._Element) -> list[etree._Element]:
+def _starts_beside(ctx: Context, node: etree._Element) -> list[etree._Element]:
     """The start events of ``node``'s scope that a plain start stands for: those with no
-    event definition, and those whose definition the engine does not run there (their
-    stand-ins are plain starts)."""
+    event definition, those whose definition the engine does not run there, and conditional
+    ones whose condition the engine cannot read (their stand-ins are plain starts)."""
     parent = node.getparent()
     if parent is None:
         return [node]
     return [c for c in parent if isinstance(c.tag, str) and c.tag == node.tag
-            and _definitions(c) - _TRIGGERS == _definitions(c)]
+            and (_definitions(c) - _TRIGGERS == _definitions(c)
+                 or (_definitions(c) == {"conditional"} and not _readable(ctx, c)))]
+
+
+def _readable(ctx: Context, node: etree._Element) -> bool:
+    """Whether a conditional event's condition is one the engine reads."""
+    found = node.find(f"{{{BPMN}}}conditionalEventDefinition/{{{BPMN}}}condition")
+    if found is None or not (found.text or "").strip():
+        return False
+    try:
+        translate(found.text or "", found.get("language") or ctx.language)
+    except ModelError:
+        return False
+    return True
 
 
 #: the start events' definitions that start a process as drawn (a conditional start whose
