@@ -200,3 +200,38 @@ def test_next_due_is_the_engine_s_next_deadline():
     eng.start(escalating())
     eng.run(until="2026-01-01T00:00:00Z")
     assert eng.next_due.isoformat() == "2026-01-01T02:00:00+00:00"
+
+
+def test_the_plots_draw_cycle_times_pools_and_a_comparison():
+    """The cycle-time histogram, the pools over time and the side-by-side figure draw from
+    the run's data (matplotlib, no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sc = bpm.Scenario(one_task(), horizon="P1D", seed=5, sla="PT1H",
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"exponential": {"mean": "PT25M"}}},
+                      pools={"clerks": {"size": 1}}, assign={"check": "clerks"})
+    a, b = sc.run(progress=False), sc.replace(pools={"clerks": {"size": 2}}).run(
+        progress=False)
+    ax = a.plot_cycle_times()
+    assert ax.get_xlabel() == "cycle time (hours)"
+    assert sum(p.get_height() for p in ax.patches) == a.cases()["ended"].sum()
+    top, bottom = a.plot_pools()
+    assert top.get_ylabel() == "utilisation" and bottom.get_ylabel() == "queue"
+    fig = bpm.compare(a, b, labels=("one clerk", "two clerks"))
+    titles = [x.get_title() for x in fig.axes]
+    assert "one clerk" in titles and "two clerks" in titles
+    assert b.summary()["waiting_h"] < a.summary()["waiting_h"]
+
+
+def test_a_weekly_schedule_brings_cases_only_in_its_hours():
+    """Arrivals by weekday and hour: cases arrive only in the hours listed, about as many
+    as the rates say."""
+    sc = bpm.Scenario(one_task(), start="2026-01-05T00:00:00", horizon="P14D", seed=2,
+                      arrivals={"schedule": {"mon": {"09": 20, "10": 10},
+                                             "fri": {"15": 30}}})
+    arrivals = sc.run(progress=False).cases()["arrival"]
+    assert set(zip(arrivals.dt.dayofweek, arrivals.dt.hour, strict=True)) == \
+        {(0, 9), (0, 10), (4, 15)}
+    assert 90 < len(arrivals) < 150  # 2 weeks x 60 a week
