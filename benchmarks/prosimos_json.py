@@ -23,7 +23,8 @@ distributions of ``pix_framework.statistics.distribution``; every time in second
 - ``pools``: one resource profile per pool, one resource of ``amount`` = size (Prosimos makes
   ``pool_0`` ... ``pool_{size-1}``), its calendar and cost per hour; a pool without a calendar
   gets ``ALWAYS`` (every day, all day). ``assign`` names the pool of each task; a task it does
-  not name goes to the pool its lane names (by the lane's name, then its id). Both sides
+  not name goes to the pool its lane names (its innermost lane's name, or id when unnamed,
+  as here). Both sides
   pause a task's work outside its pool's calendar and resume it at the next opening.
 - ``calendars``: each weekday's ranges become time periods; ``holidays`` are refused
   (Prosimos' calendars are weekly).
@@ -310,15 +311,13 @@ def _profiles(pools: Any, calendars: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _lanes(process: etree._Element) -> dict[str, list[str]]:
-    """Task id -> the names and ids of the lanes that hold it, innermost lane first."""
-    found: dict[str, list[tuple[int, list[str]]]] = {}
-    for lane in process.iter(f"{{{BPMN}}}lane"):
-        depth = sum(1 for _ in lane.iterancestors(f"{{{BPMN}}}lane"))
-        names = [n for n in (lane.get("name"), lane.get("id")) if n]
+def _lanes(process: etree._Element) -> dict[str, str]:
+    """Task id -> the name of the innermost lane that holds it (its id when unnamed)."""
+    out = {}
+    for lane in process.iter(f"{{{BPMN}}}lane"):  # document order: an inner lane comes later
         for ref in lane.findall(f"{{{BPMN}}}flowNodeRef"):
-            found.setdefault((ref.text or "").strip(), []).append((-depth, names))
-    return {k: [n for _, names in sorted(v) for n in names] for k, v in found.items()}
+            out[(ref.text or "").strip()] = lane.get("name") or lane.get("id", "")
+    return out
 
 
 def _task_distributions(scenario: dict[str, Any], tasks: list[str], process: etree._Element,
@@ -332,10 +331,10 @@ def _task_distributions(scenario: dict[str, Any], tasks: list[str], process: etr
                 raise ProsimosUnsupported(f"{field}.{key}", f"no task {key!r} in the process")
     lanes, out = _lanes(process), []
     for task in tasks:
-        pool = assign.get(task) or next((n for n in lanes.get(task, []) if n in pools), None)
+        pool = assign.get(task) or lanes.get(task)
         if pool is None:
             raise ProsimosUnsupported(f"assign.{task}", "missing: no pool named, and no lane "
-                                                        "of the task names a pool")
+                                                        "holds the task")
         if pool not in pools:
             raise ProsimosUnsupported(f"assign.{task}", f"no pool {pool!r}")
         if task not in durations:

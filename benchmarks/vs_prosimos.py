@@ -20,14 +20,15 @@ draws from them). Prosimos simulates a number of cases, not a span of time: it i
 arrivals the span holds, plus a margin, and the cases arriving after the span are left out of
 its KPIs (they are counted in its speed: it simulated them).
 
-The KPIs of both sides are computed the same way, from each run's record of cases and task
-executions: cases arriving in the warm-up, or after it plus the horizon, are left out.
-Mean cycle time (arrival to end); mean waiting per task (creation to start of work); pool
-utilisation (working time the pool's resources spent on tasks within the warm-up's end and
-the horizon's, over the time the pool's calendar was open in that span, times its size).
-Each figure is the mean over the replications with its 95 % confidence interval (Student's
-t over the replications' values); ``agree`` says whether the two intervals overlap
-(``overlap``), and ``inside`` whether one side's mean lies inside the other's interval.
+The KPIs are ``Population.summary()``'s here, and computed from Prosimos' log the same way
+there (``kpis``): cases arriving in the warm-up, or (Prosimos' margin) after the horizon, are
+left out. Mean cycle time (arrival to end); mean waiting per task (creation to start of
+work); pool utilisation (the working time the pool's resources spent on tasks from the
+warm-up's end to the run's end, over the time the pool's calendar was open in that window,
+times its size). Each figure is the mean over the replications with its 95 % confidence
+interval (Student's t over the replications' values). ``agree``: ``inside`` when one side's
+mean lies inside the other's interval, ``overlap`` when only the two intervals overlap,
+``NO`` when they are apart.
 
 Speed: simulated cases per second of wall time, each side's cases over the wall time of its
 replications, in the same run, and the ratio (target: this engine at least 3x Prosimos).
@@ -132,7 +133,11 @@ def open_seconds(calendar: dict[str, list[str]] | None, a: datetime, b: datetime
 
 
 def kpis(sc: dict[str, Any], rec: Record) -> dict[str, float]:
-    """Mean cycle time, mean waiting per task (seconds) and utilisation per pool."""
+    """Prosimos' run measured as ``Population.summary()`` measures one here: mean cycle time
+    and mean waiting per task (seconds) of the cases arriving in the span; each pool's
+    utilisation from the warm-up's end to the last end of a case that arrived before the
+    horizon's end (or that end, if later): the working time its resources spent on tasks in
+    that window over the time its calendar was open in it, times its size."""
     w0, w1 = window(sc)
     counted = {c for c, (arrived, _) in rec.cases.items() if w0 <= arrived < w1}
     cycles = [(end - arrived).total_seconds() for c, (arrived, end) in rec.cases.items()
@@ -144,11 +149,13 @@ def kpis(sc: dict[str, Any], rec: Record) -> dict[str, float]:
             waits.setdefault(task, []).append((started - enabled).total_seconds())
     for task in sorted(waits):
         out[f"waiting {task}"] = sum(waits[task]) / len(waits[task])
+    inside = {c for c, (arrived, _) in rec.cases.items() if arrived < w1}  # the margin: out
+    w2 = max([w1, *(end for c, (_, end) in rec.cases.items() if c in inside and end)])
     for name, pool in sorted(sc["pools"].items()):
         calendar = sc.get("calendars", {}).get(pool.get("calendar"))
-        worked = sum(open_seconds(calendar, max(s, w0), min(e, w1))
-                     for _, _, p, _, s, e in rec.works if p == name)
-        out[f"utilisation {name}"] = worked / (pool["size"] * open_seconds(calendar, w0, w1))
+        worked = sum(open_seconds(calendar, max(s, w0), min(e, w2))
+                     for c, _, p, _, s, e in rec.works if p == name and c in inside)
+        out[f"utilisation {name}"] = worked / (pool["size"] * open_seconds(calendar, w0, w2))
     return out
 
 
@@ -180,20 +187,28 @@ def run_prosimos(inp: ProsimosInput, folder: Path, seed: int) -> Record:
     return rec
 
 
-def run_ours(sc: dict[str, Any], model_path: Path, seed: int) -> Record:
-    """One replication here: ``Scenario.run()`` on the real engine."""
+def run_ours(sc: dict[str, Any], model_path: Path, seed: int) -> tuple[dict[str, float],
+                                                                      int, float]:
+    """One replication here, ``Scenario.run()`` on the real engine: its KPIs (from
+    ``Population.summary()``, in seconds), the cases it simulated and its wall seconds."""
     import gobpm_nb as bpm
 
     t0 = time.perf_counter()
-    model = bpm.load_bpmn(model_path.read_bytes())
-    pop = bpm.Scenario.load({**sc, "seed": seed}, model=model).run()
+    pop = bpm.Scenario.load({**sc, "seed": seed},
+                            model=bpm.load_bpmn(model_path)).run(progress=False)
     wall = time.perf_counter() - t0
-    return record_of(pop, wall)
-
-
-def record_of(pop: Any, wall: float) -> Record:
-    """A population's record, from its event log and its cases."""
-    raise NotImplementedError  # filled in once the population run exists
+    summary = pop.summary()
+    out = {"cycle time": summary["cycle_time_h"] * 3600}
+    for key, value in sorted(summary.items()):
+        kind, _, name = key.partition(":")
+        if kind == "waiting_h" and name:
+            out[f"waiting {name}"] = value * 3600
+        elif kind == "utilisation":
+            out[f"utilisation {name}"] = value
+    cases = len(pop._cases)  # every case it ran, warm-up included (summary counts the rest)
+    if not pop.cases()["ended"].all():
+        fail(f"gobpm_nb left a case of {sc['process']} without an end (seed {seed})")
+    return out, cases, wall
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -235,29 +250,32 @@ def erlang_c_wait(sc: dict[str, Any]) -> float:
     return waiting / (c * mu - lam)
 
 
-def compare(name: str, reps: int, horizon: str | None,
-            ours: bool) -> dict[str, Any]:
+Run = tuple[dict[str, float], int, float]  # one replication's KPIs, cases simulated, wall s
+
+
+def compare(name: str, reps: int, horizon: str | None, ours: bool) -> dict[str, Any]:
     """Both sides' replications of one scenario; prints its table and returns its figures."""
     file, sc = SCENARIOS[name]
     sc = {**sc, **({"horizon": horizon} if horizon else {})}
     inp = to_prosimos(sc, DATA / file)
-    sides: dict[str, list[Record]] = {"prosimos": []}
+    sides: dict[str, list[Run]] = {"prosimos": []}
     with tempfile.TemporaryDirectory() as folder:
         for seed in range(1, reps + 1):
-            sides["prosimos"].append(run_prosimos(inp, Path(folder), seed))
+            rec = run_prosimos(inp, Path(folder), seed)
+            sides["prosimos"].append((kpis(sc, rec), rec.simulated, rec.wall))
     if ours:
         sides["gobpm_nb"] = [run_ours(sc, DATA / file, seed) for seed in range(1, reps + 1)]
-    figures = {side: summary(sc, recs) for side, recs in sides.items()}
+    figures = {side: summary(runs) for side, runs in sides.items()}
     print_table(name, sc, reps, figures)
     return figures
 
 
-def summary(sc: dict[str, Any], recs: list[Record]) -> dict[str, Any]:
-    per_rep = [kpis(sc, r) for r in recs]
-    names = sorted({k for rep in per_rep for k in rep}, key=lambda k: (k.split()[0] != "cycle",
-                                                                       k))
-    cases, wall = sum(r.simulated for r in recs), sum(r.wall for r in recs)
-    return {"kpis": {k: interval([rep[k] for rep in per_rep if k in rep]) for k in names},
+def summary(runs: list[Run]) -> dict[str, Any]:
+    """Each KPI's mean and 95 % half-width over the replications; cases per wall second."""
+    names = sorted({k for kpi, _, _ in runs for k in kpi},
+                   key=lambda k: (k.split()[0] != "cycle", k))
+    cases, wall = sum(r[1] for r in runs), sum(r[2] for r in runs)
+    return {"kpis": {k: interval([kpi[k] for kpi, _, _ in runs if k in kpi]) for k in names},
             "cases": cases, "wall_s": wall, "cases_per_s": cases / wall}
 
 
