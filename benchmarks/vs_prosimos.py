@@ -313,11 +313,16 @@ def main(argv: Iterable[str] | None = None) -> None:
                     help="run Prosimos' side only")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args(None if argv is None else list(argv))
+    import gobpm_nb as bpm
+
+    ours = not args.prosimos_only and hasattr(bpm, "Scenario")
+    if not args.prosimos_only and not ours:
+        print("gobpm_nb: this build has no Scenario (the population run): Prosimos' side only")
     doc = {}
     for name in args.models.split(","):
         if name not in SCENARIOS:
             fail(f"no model {name!r}: {', '.join(SCENARIOS)}")
-        doc[name] = compare(name, args.reps, args.horizon, not args.prosimos_only)
+        doc[name] = compare(name, args.reps, args.horizon, ours)
     if args.json:
         write_json(args.json, {"reps": args.reps, "models": doc})
 

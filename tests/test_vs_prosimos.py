@@ -214,18 +214,32 @@ def test_prosimos_runs_what_the_conversion_writes(tmp_path):
 
 @pytest.mark.slow
 def test_the_benchmark_prints_every_figure_of_both_models(tmp_path):
-    """Two replications of a week: each KPI row, the closed form and the speed lines."""
+    """Two replications of a week on each side: each KPI row with both sides' figures and
+    their verdict, the closed form, both speeds and their ratio (Prosimos' side alone, and
+    saying so, in a build without the population run)."""
+    import gobpm_nb as bpm
+
+    sides = ("prosimos", "gobpm_nb") if hasattr(bpm, "Scenario") else ("prosimos",)
     out = tmp_path / "figures.json"
     proc = subprocess.run([sys.executable, str(BENCH / "vs_prosimos.py"), "--reps", "2",
-                           "--horizon", "P7D", "--prosimos-only", "--json", str(out)],
-                          capture_output=True, text=True, timeout=600)
+                           "--horizon", "P7D", "--json", str(out)],
+                          capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = proc.stdout
+    figure = r"[\d.]+ ± +[\d.]+"
+    row = " +".join([figure] * len(sides)) + (" +(inside|overlap|NO)" if len(sides) == 2
+                                              else "")
     for kpi in ("cycle time", "waiting check", "waiting pack", "waiting notify",
                 "utilisation clerks", "utilisation warehouse", "waiting serve",
                 "utilisation servers"):
-        assert re.search(rf"^{kpi} +[\d.]+ ± +[\d.]+$", text, re.MULTILINE), (kpi, text)
+        assert re.search(rf"^{kpi} +{row}$", text, re.MULTILINE), (kpi, text)
     assert "closed form (Erlang C)  waiting 28.1" in text
-    assert len(re.findall(r"^speed prosimos: \d+ cases in [\d.]+ s = \d+ cases/s$",
-                          text, re.MULTILINE)) == 2
-    assert set(json.loads(out.read_text())["models"]) == {"order", "mmc"}
+    for side in sides:
+        assert len(re.findall(rf"^speed {side}: \d+ cases in [\d.]+ s = \d+ cases/s$", text,
+                              re.MULTILINE)) == 2, text
+    ratios = re.findall(r"^ratio=\d+\.\d\d target>=3\.00$", text, re.MULTILINE)
+    assert len(ratios) == (2 if len(sides) == 2 else 0)
+    assert ("has no Scenario" in text) == (len(sides) == 1)
+    models = json.loads(out.read_text())["models"]
+    assert set(models) == {"order", "mmc"}
+    assert set(models["mmc"]) == set(sides)
