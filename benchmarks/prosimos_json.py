@@ -64,6 +64,8 @@ from typing import Any
 import isodate
 from lxml import etree
 
+from gobpm_nb.errors import ScenarioError
+
 BPMN = "http://www.omg.org/spec/BPMN/20100524/MODEL"
 #: Task kinds Prosimos runs once written as ``bpmn:task``.
 TASKS = {"task", "userTask", "manualTask", "serviceTask", "scriptTask", "businessRuleTask"}
@@ -85,12 +87,13 @@ SCENARIO_KEYS = {"process", "start", "warmup", "horizon", "drain", "seed", "arri
                  "outside", "sla"}
 
 
-class ProsimosUnsupported(ValueError):
+class ProsimosUnsupported(ScenarioError):
     """The scenario or its model holds what Prosimos cannot express (or is not a scenario);
-    ``field`` is the scenario field or model element at fault, the message starts with it."""
+    ``field`` (and ``path``, as for every ``ScenarioError``) is the scenario field or model
+    element at fault, the message starts with it."""
 
     def __init__(self, field: str, why: str) -> None:
-        super().__init__(f"{field}: {why}")
+        super().__init__(field, why)
         self.field = field
 
 

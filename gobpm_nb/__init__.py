@@ -5,13 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .api import Engine
-from .errors import CheckpointError, EngineError, GobpmError, ModelError, StoreError
+from .errors import (
+    CheckpointError,
+    EngineError,
+    GobpmError,
+    ModelError,
+    ScenarioError,
+    StoreError,
+)
 from .instance import Instance, Views, register_views
 from .model import Process
 from .model.expr import NO_KEY
 from .model.interchange import register
 from .observe import Fact
 from .persist import MemoryStore, SQLiteStore
+from .population import Population, Scenario, compare
 
 if TYPE_CHECKING:
     from .bpmn import BpmnModel
@@ -56,6 +64,6 @@ def _views() -> Views:
 register_views(_views)
 
 __all__ = ["CheckpointError", "Engine", "EngineError", "Fact", "GobpmError", "Instance",
-           "MemoryStore", "ModelError", "NO_KEY", "Process", "SQLiteStore", "StoreError",
-           "load_bpmn"]
+           "MemoryStore", "ModelError", "NO_KEY", "Population", "Process", "SQLiteStore",
+           "Scenario", "ScenarioError", "StoreError", "compare", "load_bpmn"]
 __version__ = "0.1.0"

@@ -61,7 +61,7 @@ class Engine:
                  min_dehydrate_wait: str | timedelta = "PT1H",
                  wake_retry_backoff: str | timedelta = "PT15S", dehydrate: bool = True,
                  keep_facts: int | None = 100_000, max_steps_without_wait: int = 10_000,
-                 max_call_depth: int = 100, seed: int = 0):
+                 max_call_depth: int = 100, seed: int = 0, keep_history: bool = True):
         store = store if store is not None else MemoryStore()
         check_store(store)
         ids, meta = read_store(store)
@@ -72,7 +72,7 @@ class Engine:
             "min_dehydrate_wait": min_dehydrate_wait, "wake_retry_backoff": wake_retry_backoff,
             "dehydrate": dehydrate, "keep_facts": keep_facts,
             "max_steps_without_wait": max_steps_without_wait, "max_call_depth": max_call_depth,
-            "seed": seed})
+            "seed": seed, "keep_history": keep_history})
         self._state.history.start(self._state)
 
     @classmethod
@@ -142,6 +142,15 @@ class Engine:
     def now(self) -> datetime:
         """The virtual clock, a timezone-aware datetime."""
         return to_datetime(self._state.core.kernel.now)
+
+    @property
+    def next_due(self) -> datetime | None:
+        """When the earliest scheduled deadline (a timer, a wake retry) falls due; None when
+        none is scheduled. Work ready now is not a deadline: it runs at the clock's time.
+        A driver that feeds the engine from outside runs it up to the earlier of this and
+        its own next instant (``Scenario.run`` does)."""
+        at = self._state.core.kernel.next_at()
+        return to_datetime(at) if at is not None else None
 
     @command
     def step(self) -> EventView | None:

@@ -31,3 +31,13 @@ class CheckpointError(GobpmError):
 class StoreError(GobpmError):
     """A store cannot be opened, or failed after a command had run (the command's work is
     done; only its record is missing): the message names the store and why."""
+
+
+class ScenarioError(GobpmError):
+    """A population scenario is invalid: the message begins with the path of the field at
+    fault (``durations.check.exponential.mean: 'PT8X' is not an ISO 8601 duration``),
+    kept as ``path``."""
+
+    def __init__(self, path: str, why: str):
+        self.path = path
+        super().__init__(f"{path}: {why}" if path else why)

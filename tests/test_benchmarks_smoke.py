@@ -215,3 +215,17 @@ def test_corpus_script_counts_a_small_corpus(tmp_path):
         (3, 2, 5, 3)
     assert [f["file"] for f in doc["files"]] == ["broken/cut.bpmn", "miwg/Reference/A.1.0.bpmn",
                                                  "miwg/Reference/B.1.0.bpmn"]
+
+
+POPULATION_SCRIPT = SCRIPT.parent / "population_speed.py"
+
+
+def test_population_speed_benchmark_runs(tmp_path):
+    """The population benchmark runs a short scenario, checks itself and prints its rate."""
+    out = tmp_path / "figures.json"
+    proc = subprocess.run([sys.executable, str(POPULATION_SCRIPT), "--days", "1", "--rounds",
+                           "1", "--json", str(out)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^cases_per_second=\d+$", proc.stdout, re.MULTILINE), proc.stdout
+    assert json.loads(out.read_text())["cases"] > 100

@@ -31,6 +31,8 @@ api         travel, instance, engine, kernel, model, observe, persist, vocabular
             found through ``instance.views()``, which the package root registers)
 ui          api, instance, travel, engine, bpmn, render, observe, model, vocabulary, errors
 cli         bpmn, errors
+population  api, kernel, model, observe, when, errors (a scenario's run drives the public
+            ``Engine``; its draws are the kernel's ``unit``)
 =========== ===============================================================================
 
 ``test_no_part_imports_above_its_layer`` fails naming each offending module, line and
@@ -67,6 +69,7 @@ LAYERS: dict[str, set[str]] = {
     "ui": {"api", "instance", "travel", "engine", "bpmn", "render", "observe", "model",
            "vocabulary", "errors"},
     "cli": {"bpmn", "errors"},
+    "population": {"api", "kernel", "model", "observe", "when", "errors"},
 }
 #: The package root and ``python -m gobpm_nb``: on top, they may import anything.
 TOP = {"", "__main__"}

@@ -65,13 +65,15 @@ def test_every_error_is_a_gobpm_error():
     assert issubclass(bpm.ModelError, bpm.GobpmError)
     assert issubclass(bpm.EngineError, bpm.GobpmError)
     assert issubclass(bpm.CheckpointError, bpm.GobpmError)
+    assert issubclass(bpm.ScenarioError, bpm.GobpmError)
 
 
 def test_the_public_surface():
     """The package exports exactly its public names."""
     assert sorted(bpm.__all__) == ["CheckpointError", "Engine", "EngineError", "Fact",
                                    "GobpmError", "Instance", "MemoryStore", "ModelError",
-                                   "NO_KEY", "Process", "SQLiteStore", "StoreError", "load_bpmn"]
+                                   "NO_KEY", "Population", "Process", "SQLiteStore", "Scenario",
+                                   "ScenarioError", "StoreError", "compare", "load_bpmn"]
 
 
 def cell(ns, src, name, source=True):

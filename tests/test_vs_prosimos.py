@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gobpm_nb.errors import ScenarioError
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCH))
 from prosimos_json import ProsimosUnsupported, to_prosimos  # noqa: E402
@@ -163,7 +165,8 @@ def without(key):
 ])
 def test_what_prosimos_cannot_express_is_refused_naming_the_field(sc, field):
     err = refused(sc)
-    assert err.field == field
+    assert err.field == err.path == field
+    assert isinstance(err, ScenarioError)
     assert str(err).startswith(f"{field}: ")
 
 

@@ -162,6 +162,9 @@ class History:
         self.rewound = False  # whether a rewind ever moved this engine
         self.live = False  # whether snapshots are taken as commands end (a memory store)
         self.kept = True  # whether commands are recorded at all (not on a durable store)
+        #: Whether the engine was asked to keep a history (``Engine(keep_history=False)``:
+        #: no entries, no tape, no snapshots; a long population run needs none)
+        self.wanted = True
         self.pacer: Pacer | None = None  # when the next live snapshot is due
 
     @property
@@ -186,7 +189,7 @@ class History:
         self.snapshots, self.pacer = [], None
         #: A durable store is the engine's history: no entries, no tape (their memory would
         #: grow with every command of a long run); it branches where it stands only.
-        self.kept = tape_of(core).keeping = not store.durable
+        self.kept = tape_of(core).keeping = self.wanted and not store.durable
         if not self.kept:
             return
         try:

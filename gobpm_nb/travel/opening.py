@@ -31,12 +31,14 @@ class Options(TypedDict, total=False):
     max_steps_without_wait: int
     max_call_depth: int
     seed: int
+    keep_history: bool
 
 
 #: The engine's options, and what ``Engine.recover`` takes when one is not given.
 DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
                      "dehydrate": True, "keep_facts": 100_000,
-                     "max_steps_without_wait": 10_000, "max_call_depth": 100, "seed": 0}
+                     "max_steps_without_wait": 10_000, "max_call_depth": 100, "seed": 0,
+                     "keep_history": True}
 
 
 def open_state(store: Store, start: str | datetime, given: Options) -> EngineState:
@@ -60,4 +62,6 @@ def open_state(store: Store, start: str | datetime, given: Options) -> EngineSta
                 store=TapedStore(store, tape), tape=tape, codec=codec,
                 max_steps_without_wait=options["max_steps_without_wait"],
                 max_call_depth=options["max_call_depth"], seed=options["seed"])
-    return EngineState(core, facts, store, keep_facts)
+    state = EngineState(core, facts, store, keep_facts)
+    state.history.wanted = bool(options["keep_history"])
+    return state

@@ -212,9 +212,9 @@ def resolve(state: EngineState, to: object, wrap: Wrap[object]) -> int:
     """A rewind point as a fact count; EngineError naming what is wrong with it."""
     history = state.history
     if not history.kept:
-        raise EngineError("an engine on a durable store keeps no command history (the store "
-                          "is its history): it can only branch where it stands, with "
-                          "branch()")
+        raise EngineError("an engine on a durable store (the store is its history), or made "
+                          "with keep_history=False, keeps no command history: it can only "
+                          "branch where it stands, with branch()")
     if not history.started:
         raise EngineError("this engine's command history has no start (it was recovered "
                           "from a store too big to copy, or one that could not be read): it "

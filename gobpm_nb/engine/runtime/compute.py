@@ -4,11 +4,10 @@ that fails is an incident."""
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
-from ...kernel import to_datetime, to_us
+from ...kernel import to_datetime, to_us, unit
 from ...model import elements as el
 from ...model.decisions import flow_named
 from ...model.timers import Cycle, add
@@ -57,8 +56,7 @@ def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:
         flow = flow_named(list(outs), name)
         if flow is not None:
             weights[flow.id] += weight
-    text = f"{run.core.seed}/{run.defn.id}/{node.id}/{run.id}/{n}".encode()
-    point = int.from_bytes(hashlib.sha256(text).digest()[:8]) / 2**64 * sum(weights.values())
+    point = unit(run.core.seed, run.defn.id, node.id, run.id, n) * sum(weights.values())
     chosen = outs[-1]
     for f in outs:
         if weights[f.id] > 0:

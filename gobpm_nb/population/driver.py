@@ -1,0 +1,273 @@
+"""The run of a scenario: a driver event queue (arrivals, finished work, messages and
+signals from outside, calendars opening) interleaved with the engine's own events. The
+driver runs the engine (its public API only) up to the earlier of its own next instant
+and the engine's next deadline, reads the facts that came (tasks and jobs created, tracks
+withdrawn, cases ended), hands queued work to free resources, and at its own instants
+starts cases and completes work. At a tie the engine's events run first."""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from ..api import Engine
+from ..errors import EngineError
+from ..kernel import iso, to_datetime, to_us
+from ..model import elements as el
+from ..observe import Fact
+from .calendars import HOUR
+from .draws import Stream
+from .pools import PoolRun, Work
+from .results import Case, Population
+from .spec import UNASSIGNED, Outside, Plan, is_work
+
+#: Track states that end a track: its open work is withdrawn.
+ENDED = frozenset({"cancelled", "withdrawn", "failed", "completed", "merged"})
+WANTED = frozenset({"task_created", "job_created", "track_state", "wait_released",
+                    "node_entered", "instance_completed", "instance_failed"})
+WORKER = "population"
+
+
+class Driver:
+    """One run of a scenario on a fresh engine."""
+
+    def __init__(self, sc: Plan):
+        self.sc = sc
+        self.eng = Engine(start=iso(sc.start), seed=sc.seed, keep_history=False,
+                          keep_facts=0, dehydrate=False)
+        self.process = sc.runnable()
+        self.eng.deploy(self.process)
+        defn = self.process.definition()
+        self.ends = frozenset(n for n, e in defn.nodes.items() if isinstance(e, el.EndEvent))
+        self.work_nodes = frozenset(n for n, e in defn.nodes.items() if is_work(e))
+        self.heap: list[tuple[int, int, str, Any]] = []
+        self.seq = 0
+        self.streams: dict[str, Stream] = {}
+        self.cases: dict[str, Case] = {}
+        self.works: list[Work] = []
+        self.open: dict[tuple[str, str], list[Work]] = {}
+        self.pools = {name: PoolRun(spec, sc.priority.get(name))
+                      for name, spec in sc.pools.items()}
+        self.pools[UNASSIGNED.name] = PoolRun(UNASSIGNED, None)
+        self.dirty: dict[str, PoolRun] = {}
+        self.facts: list[Fact] = []
+        self.eng.subscribe(self._keep)
+        self.arrival_end = sc.start + sc.warmup + sc.horizon
+        self.limit = self.arrival_end + sc.drain
+        self.coming = sc.arrivals.times(self.stream("arrivals"), sc.start, self.arrival_end)
+
+    def _keep(self, f: Fact) -> None:
+        if f.kind in WANTED:
+            self.facts.append(f)
+
+    def stream(self, source: str) -> Stream:
+        s = self.streams.get(source)
+        if s is None:
+            s = self.streams[source] = Stream(self.sc.seed, source)
+        return s
+
+    def push(self, at: int, kind: str, payload: Any) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (at, self.seq, kind, payload))
+
+    # -- the loop -----------------------------------------------------------------------------
+    def go(self, progress: bool | None) -> int:
+        """Run to the end; returns the virtual time it ended at."""
+        self._next_arrival()
+        bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
+        eng, heap, loops, now = self.eng, self.heap, 0, self.sc.start
+        while True:
+            due = eng.next_due
+            nxt = min(heap[0][0] if heap else self.limit + 1,
+                      to_us(due) if due is not None else self.limit + 1)
+            if nxt > self.limit:
+                break
+            now = nxt
+            eng.run(until=to_datetime(now))
+            self._absorb()
+            if heap and heap[0][0] == now:
+                while heap and heap[0][0] == now:
+                    _, _, kind, payload = heapq.heappop(heap)
+                    self._apply(now, kind, payload)
+                eng.run(until=to_datetime(now))
+                self._absorb()
+            self._dispatch(now)
+            loops += 1
+            if bar is not None and loops % 512 == 0:
+                bar.update((now - self.sc.start) / HOUR - bar.n)
+        if bar is not None:
+            bar.update((now - self.sc.start) / HOUR - bar.n)
+            bar.close()
+        return now
+
+    def _apply(self, now: int, kind: str, payload: Any) -> None:
+        if kind == "arrive":
+            self._arrive(now, payload)
+        elif kind == "finish":
+            self._finish(now, payload)
+        elif kind == "outside":
+            self._send(payload[0], payload[1])
+        else:  # "open": a calendar opened; the pool is dispatched below
+            payload.waking = False
+            self.dirty[payload.spec.name] = payload
+
+    def _next_arrival(self) -> None:
+        nxt = next(self.coming, None)
+        if nxt is not None:
+            self.push(nxt[0], "arrive", nxt[1])
+
+    def _arrive(self, now: int, given: dict[str, Any] | None) -> None:
+        data = {name: gen.sample(self.stream(f"data:{name}").next())
+                for name, gen in self.sc.data.items()}
+        if given:
+            data.update(given)
+        iid = self.eng.start(self.process, data=data).id
+        self.cases[iid] = Case(iid, now, data, now < self.sc.start + self.sc.warmup)
+        for i, o in enumerate(self.sc.outside):
+            if o.share >= 1 or self.stream(f"outside:{i}:share").next() < o.share:
+                after = round(o.after.sample(self.stream(f"outside:{i}").next()))
+                self.push(now + after, "outside", (o, iid))
+        self._next_arrival()
+
+    def _send(self, o: Outside, iid: str) -> None:
+        if o.kind == "signal":
+            self.eng.broadcast_signal(o.name, o.payload)
+            return
+        key = self.cases[iid].data.get(o.key) if o.key is not None else None
+        self.eng.publish_message(o.name, key=key, payload=o.payload)
+
+    # -- facts ----------------------------------------------------------------------------------
+    def _absorb(self) -> None:
+        facts, topics = self.facts, []
+        if not facts:
+            return
+        self.facts = []
+        for f in facts:
+            kind = f.kind
+            if kind == "task_created" or kind == "job_created":
+                self._created(f, kind)
+                if kind == "job_created" and f.details["topic"] not in topics:
+                    topics.append(f.details["topic"])
+            elif kind == "track_state":
+                if f.details["state"] in ENDED:
+                    self._withdraw((f.instance, f.track), f.t)
+            elif kind == "wait_released":
+                if f.details["kind"] == "task" and f.details.get("reason") != "fired":
+                    self._withdraw((f.instance, f.track), f.t)
+            elif kind == "node_entered":
+                if f.node in self.ends and f.instance in self.cases:
+                    self.cases[f.instance].end_event = f.node
+            elif f.instance in self.cases:  # the case ended
+                self._ended(f)
+        for topic in topics:
+            self.eng.fetch_jobs(topic, worker=WORKER)
+
+    def _created(self, f: Fact, kind: str) -> None:
+        node = f.node or ""
+        if node not in self.work_nodes or f.instance not in self.cases:
+            return
+        pool = self.pools[self.sc.pool_of(node).name]
+        ref = f.details["task" if kind == "task_created" else "job"]
+        w = Work(f.instance or "", node, ref, kind[:4], pool, f.track or "", f.t)
+        self.works.append(w)
+        self.open.setdefault((w.case, w.track), []).append(w)
+        self.cases[w.case].tracks.append(w.track)
+        pool.push(w, self.cases[w.case].data)
+        pool.note(f.t)
+        self.dirty[pool.spec.name] = pool
+
+    def _ended(self, f: Fact) -> None:
+        case = self.cases[f.instance or ""]
+        case.end = f.t
+        case.state = "failed" if f.kind == "instance_failed" else f.details.get("state",
+                                                                                "completed")
+        for track in case.tracks:
+            self._withdraw((case.id, track), f.t)
+        case.tracks = []
+
+    def _withdraw(self, key: tuple[Any, Any], at: int) -> None:
+        works = self.open.pop(key, None)
+        for w in works or ():
+            w.withdrawn = True
+            pool = w.pool
+            if w.started is None:
+                pool.waiting -= 1
+            else:
+                w.ended = at
+                pool.give_back(w.resource)
+                self.dirty[pool.spec.name] = pool
+            pool.note(at)
+
+    # -- work -----------------------------------------------------------------------------------
+    def _dispatch(self, now: int) -> None:
+        if not self.dirty:
+            return
+        pools, self.dirty = self.dirty, {}
+        for name in sorted(pools):
+            pool = pools[name]
+            if not pool.waiting or not pool.has_free():
+                continue
+            cal = pool.spec.calendar
+            opens = now if cal.name == "24/7" else cal.next_open(now)
+            if opens is None:
+                continue
+            if opens > now:
+                if not pool.waking:
+                    pool.waking = True
+                    self.push(opens, "open", pool)
+                continue
+            while pool.has_free():
+                w = pool.take()
+                if w is None:
+                    break
+                self._start(now, w, pool)
+            pool.note(now)
+
+    def _start(self, now: int, w: Work, pool: PoolRun) -> None:
+        resource = pool.resource()
+        assert resource is not None
+        dist = self.sc.durations.get(w.node)
+        w.work = round(dist.sample(self.stream(f"duration:{w.node}").next())) if dist else 0
+        w.resource, w.started = resource, now
+        pool.busy += 1
+        cal = pool.spec.calendar
+        self.push(now + w.work if cal.name == "24/7" else cal.finish(now, w.work), "finish", w)
+
+    def _finish(self, now: int, w: Work) -> None:
+        if w.withdrawn:
+            return
+        works = self.open.get((w.case, w.track))
+        if works is not None and w in works:
+            works.remove(w)
+            if not works:
+                del self.open[(w.case, w.track)]
+        w.ended = now
+        try:
+            if w.kind == "task":
+                self.eng.complete_task(w.ref)
+            else:
+                self.eng.complete_job(w.ref)
+        except EngineError:  # gone meanwhile (its track was withdrawn at this instant)
+            w.withdrawn = True
+        w.pool.give_back(w.resource)
+        w.pool.note(now)
+        self.dirty[w.pool.spec.name] = w.pool
+
+
+def _bar(progress: bool | None, total: float) -> Any:
+    if progress is False:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, delay=0 if progress else 1.0, unit="h", leave=False,
+                desc="virtual hours")
+
+
+def drive(sc: Plan, progress: bool | None = None) -> Population:
+    """Run ``sc`` once; its Population."""
+    d = Driver(sc)
+    ended = d.go(progress)
+    return Population(sc, list(d.cases.values()), d.works,
+                      {n: p.changes for n, p in d.pools.items() if p.changes}, ended)

@@ -1,0 +1,202 @@
+"""A population run drives the real engine: work waits for its pool's resources and
+calendar, boundary timers escalate as for one instance, and the event log is XES-shaped."""
+
+import warnings
+
+import pandas as pd
+import pytest
+
+import gobpm_nb as bpm
+from gobpm_nb.population.results import XES as COLUMNS
+
+
+def one_task():
+    p = bpm.Process("desk")
+    p.start("s")
+    p.user_task("check", name="Check order")
+    p.end("e")
+    p.flow("s", "check", "e")
+    return p
+
+
+def test_cases_queue_for_a_busy_clerk_first_in_first_out():
+    """Three cases arriving at once to one clerk with a fixed 1 h task: they are served one
+    after the other, in arrival order; waiting and processing add up to the cycle time."""
+    sc = bpm.Scenario(
+        one_task(), start="2026-01-05T09:00:00", horizon="PT1H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 3},
+        durations={"check": {"fixed": "PT1H"}},
+        pools={"clerk": {"size": 1, "cost_per_hour": 30}}, assign={"check": "clerk"})
+    c = sc.run(progress=False).cases()
+    assert list(c["case"]) == ["i1", "i2", "i3"]
+    assert [t.hour for t in c["end"]] == [10, 11, 12]
+    assert list(c["waiting"] / pd.Timedelta(hours=1)) == [0, 1, 2]
+    assert (c["waiting"] + c["processing"] == c["cycle_time"]).all()
+    assert list(c["cost"]) == [30.0, 30.0, 30.0]
+    assert list(c["end_event"]) == ["e", "e", "e"]
+
+
+def test_priority_takes_the_highest_first():
+    """With a priority expression, of three cases arriving at once the one with the highest
+    amount is taken first, then the next highest."""
+    sc = bpm.Scenario(
+        one_task(), start="2026-01-05T09:00:00", horizon="PT1H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00", "data": {"amount": a}}
+                             for a in (5, 1, 9)]},
+        durations={"check": {"fixed": "PT1H"}}, pools={"clerk": {"size": 1}},
+        assign={"check": "clerk"}, priority={"clerk": "amount"})
+    c = sc.run(progress=False).cases().set_index("case")
+    assert [c.loc[i, "end"].hour for i in ("i3", "i1", "i2")] == [10, 11, 12]
+
+
+def test_no_work_at_night_or_on_a_holiday():
+    """A clerk working 09:00-17:00 on weekdays, with a holiday: a case arriving in the
+    evening is started the next working morning; work that does not fit the day pauses
+    overnight; nothing is worked on the holiday or the weekend."""
+    sc = bpm.Scenario(
+        one_task(), start="2026-12-23T00:00:00", horizon="P3D",
+        arrivals={"replay": [{"at": "2026-12-23T20:00:00"}, {"at": "2026-12-24T16:00:00"}]},
+        durations={"check": {"fixed": "PT2H"}},
+        pools={"clerk": {"size": 1, "calendar": "office"}},
+        calendars={"office": {d: ["09:00-17:00"] for d in ("mon", "tue", "wed", "thu", "fri")}
+                   | {"holidays": ["2026-12-25"]}},
+        assign={"check": "clerk"})
+    pop = sc.run(progress=False)
+    log = pop.event_log()
+    times = [t.isoformat() for t in log["time:timestamp"]]
+    assert times == ["2026-12-24T09:00:00+00:00", "2026-12-24T11:00:00+00:00",
+                     "2026-12-24T16:00:00+00:00", "2026-12-28T10:00:00+00:00"]
+    util = pop.utilisation("PT1H")["clerk"]
+    night = util[(util.index.hour < 9) | (util.index.hour >= 17)]
+    assert (night == 0).all()
+    assert (util[util.index.normalize() == pd.Timestamp("2026-12-25", tz="UTC")] == 0).all()
+
+
+def escalating():
+    p = bpm.Process("claim")
+    p.start("s")
+    p.user_task("review")
+    p.timer_boundary("late", attached_to="review", duration="PT2H")
+    p.user_task("escalate")
+    p.end("done")
+    p.end("escalated")
+    p.flow("s", "review", "done")
+    p.flow("late", "escalate", "escalated")
+    return p
+
+
+def test_a_boundary_timer_escalates_cases_that_wait_too_long():
+    """One reviewer, 90 min reviews, four cases at once: the first two are reviewed in
+    time; the two still queued after 2 h are withdrawn from the queue by the interrupting
+    boundary timer (the engine's), and the escalation task is done by the managers."""
+    sc = bpm.Scenario(
+        escalating(), start="2026-01-05T09:00:00", horizon="PT1H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 4},
+        durations={"review": {"fixed": "PT90M"}, "escalate": {"fixed": "PT10M"}},
+        pools={"reviewer": {"size": 1}, "managers": {"size": 3}},
+        assign={"review": "reviewer", "escalate": "managers"})
+    pop = sc.run(progress=False)
+    c = pop.cases()
+    assert list(c["end_event"]) == ["done", "escalated", "escalated", "escalated"]
+    t = pop.tasks()
+    assert t.loc["review", "count"] == 4
+    assert t.loc["review", "done"] == 1
+    assert t.loc["review", "withdrawn"] == 3
+    assert t.loc["escalate", "done"] == 3
+    ends = [e.strftime("%H:%M") for e in c["end"]]
+    assert ends == ["10:30", "11:10", "11:10", "11:10"]
+
+
+def test_the_event_log_has_xes_columns_in_time_order():
+    """The event log's columns are the XES ones; each work item has a start then a
+    complete, rows are in time order, and resources name their pool."""
+    sc = bpm.Scenario(one_task(), horizon="P1D", seed=3,
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"exponential": {"mean": "PT20M"}}},
+                      pools={"clerks": {"size": 2}}, assign={"check": "clerks"})
+    log = sc.run(progress=False).event_log()
+    assert list(log.columns) == COLUMNS
+    assert log["time:timestamp"].is_monotonic_increasing
+    assert set(log["lifecycle:transition"]) == {"start", "complete"}
+    assert set(log["concept:name"]) == {"Check order"}
+    assert set(log["org:resource"]) <= {"clerks-1", "clerks-2"}
+    for _, rows in log.groupby("case:concept:name"):
+        assert list(rows["lifecycle:transition"]) == ["start", "complete"]
+
+
+def test_the_xes_export_reads_back_through_pm4py(tmp_path):
+    """to_xes writes a file pm4py reads back with the same events."""
+    pm4py = pytest.importorskip("pm4py")
+    sc = bpm.Scenario(one_task(), horizon="PT12H", seed=2,
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"exponential": {"mean": "PT20M"}}},
+                      pools={"clerks": {"size": 1}}, assign={"check": "clerks"})
+    pop = sc.run(progress=False)
+    path = tmp_path / "run.xes"
+    pop.to_xes(str(path))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Install the optional requirement", UserWarning)
+        back = pm4py.read_xes(str(path))
+    log = pop.event_log()
+    assert len(back) == len(log)
+    assert list(back["case:concept:name"]) == list(log["case:concept:name"])
+    assert list(back["lifecycle:transition"]) == list(log["lifecycle:transition"])
+    assert list(pd.to_datetime(back["time:timestamp"], utc=True)) == \
+        list(log["time:timestamp"])
+
+
+def test_warm_up_cases_are_left_out():
+    """Cases arriving in the warm-up run but are in no KPI and not in the event log."""
+    sc = bpm.Scenario(one_task(), start="2026-01-05T00:00:00", warmup="PT1H",
+                      horizon="PT1H",
+                      arrivals={"replay": [{"at": "2026-01-05T00:30:00"},
+                                           {"at": "2026-01-05T01:30:00"}]})
+    pop = sc.run(progress=False)
+    assert list(pop.cases()["case"]) == ["i2"]
+    assert set(pop.event_log()["case:concept:name"]) == {"i2"}
+
+
+def test_branches_and_outside_messages_use_the_engine():
+    """A gateway's branch weights are the engine's decision draws; a message sent from
+    outside for a share of the cases reaches the ones waiting for it."""
+    p = bpm.Process("pay")
+    p.start("s")
+    p.exclusive_gateway("route")
+    p.message_catch("paid", message="paid", key="order")
+    p.end("settled")
+    p.end("free")
+    p.flow("s", "route")
+    p.flow("route", "paid", "settled")
+    p.flow("route", "free")
+    sc = bpm.Scenario(p, horizon="P2D", seed=4, arrivals={"poisson": {"mean": "PT30M"}},
+                      data={"order": {"integer": {"low": 1, "high": 10**9}}},
+                      branches={"route": {"paid": 0.75, "free": 0.25}},
+                      outside=[{"message": "paid", "key": "order", "share": 0.8,
+                                "after": {"exponential": {"mean": "PT1H"}}}])
+    c = sc.run(progress=False).cases()
+    share = (c["end_event"] == "free").mean()
+    assert 0.15 < share < 0.35
+    paid = c[c["end_event"] != "free"]
+    assert 0.65 < paid["ended"].mean() < 0.95
+
+
+def test_an_engine_without_a_history_refuses_a_rewind_and_still_branches():
+    """keep_history=False records no command: a rewind is refused, saying so; branch()
+    copies the engine where it stands."""
+    eng = bpm.Engine(keep_history=False, dehydrate=False)
+    eng.start(one_task())
+    eng.run()
+    assert eng.history() == []
+    with pytest.raises(bpm.EngineError, match="keep_history=False"):
+        eng.rewind(0)
+    b = eng.branch()
+    assert [t.node for t in b.tasks()] == ["check"]
+
+
+def test_next_due_is_the_engine_s_next_deadline():
+    """next_due is when the earliest armed timer falls due, None when none is armed."""
+    eng = bpm.Engine(start="2026-01-01T00:00:00Z", dehydrate=False)
+    assert eng.next_due is None
+    eng.start(escalating())
+    eng.run(until="2026-01-01T00:00:00Z")
+    assert eng.next_due.isoformat() == "2026-01-01T02:00:00+00:00"
