@@ -12,8 +12,7 @@ others' numbers.
 
 from __future__ import annotations
 
-import hashlib
-
+from ...kernel import unit
 from ...model import elements as el
 from ...model.decisions import flow_named
 from .run import Run
@@ -31,10 +30,10 @@ def drawn_flows(run: Run, node: el.Element, decision: el.Decision) -> list[el.Fl
         if flow is not None:
             weights[flow.id] += weight
     base = f"{run.core.seed}/{run.defn.id}/{node.id}/{run.id}/{n}"
-    taken = [f for f in outs if unit(f"{base}/take/{f.id}") < weights[f.id]]
+    taken = [f for f in outs if unit(base, "take", f.id) < weights[f.id]]
     if taken:
         return taken
-    point = unit(f"{base}/one") * sum(weights.values())
+    point = unit(base, "one") * sum(weights.values())
     chosen = outs[-1]
     for f in outs:  # the walk of ``compute.drawn``
         if weights[f.id] > 0:
@@ -45,9 +44,4 @@ def drawn_flows(run: Run, node: el.Element, decision: el.Decision) -> list[el.Fl
     return [chosen]
 
 
-def unit(text: str) -> float:
-    """A number in [0, 1) made from ``text``: the same on every platform."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8]) / 2**64
-
-
-__all__ = ["drawn_flows", "unit"]
+__all__ = ["drawn_flows"]
