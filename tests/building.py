@@ -15,6 +15,14 @@ def defs(drawn) -> list[dict[str, str]]:
             if kind == "message" else {"signal": what} for kind, what in drawn]
 
 
+def throws(drawn) -> list[dict[str, str]]:
+    """The definitions of a throw or end drawn with several: ``(message, signal, signal
+    first)``."""
+    message, signal, signal_first = drawn
+    both = [{"message": message, "key": "k"}, {"signal": signal}]
+    return both[::-1] if signal_first else both
+
+
 def adder(field: str, amount: int):
     def script(data):
         return {field: data.get(field, 0) + amount}
@@ -97,7 +105,7 @@ class Builder:
             return node, node
         if kind == "call":
             return self.call(sc, *b[1:])
-        if kind in ("parallel", "or", "xor"):
+        if kind in ("parallel", "or", "xor", "complex"):
             return self.split(sc, b)
         if kind == "fallback":
             return self.fallback(sc, *b[1:])
@@ -144,10 +152,12 @@ class Builder:
                 sc.script_task(undo, fn=adder("undone", 1), for_compensation=True)
             sc.compensation_boundary(self.name("comp"), attached_to=node, handler=undo)
             return node
-        if kind == "compensate":
-            return sc.compensation_throw(self.name("compensate"))
+        if kind == "compensate":  # ("compensate", "no wait"): it goes on at once
+            return sc.compensation_throw(self.name("compensate"), wait=len(b) == 1)
         if kind == "escalate":
             return sc.escalation_throw(self.name("escalate"), escalation=b[1])
+        if kind == "send" and b[1] == "multiple":
+            return sc.throw(self.name("throws"), events=throws(b[2]), payload=["total"])
         if kind == "send" and b[1] == "signal":
             return sc.signal_throw(self.name("throw"), signal=b[2])
         if kind == "send":
@@ -160,21 +170,29 @@ class Builder:
         return None
 
     def split(self, sc, b):
-        """A parallel, inclusive or exclusive split of branches and its join."""
+        """A parallel, inclusive, exclusive or complex split of branches and its join. The
+        complex split's first branch has no condition: with ``default`` it is the default
+        flow (taken when no other condition holds), else it is always taken."""
         kind = b[0]
-        make = {"parallel": sc.parallel_gateway, "or": sc.inclusive_gateway,
-                "xor": sc.exclusive_gateway}[kind]
-        split, join = make(self.name(kind)), make(self.name(kind + "join"))
+        if kind == "complex":
+            split = sc.complex_gateway(self.name(kind))
+            join = sc.complex_gateway(self.name(kind + "join"), activation=b[1])
+        else:
+            make = {"parallel": sc.parallel_gateway, "or": sc.inclusive_gateway,
+                    "xor": sc.exclusive_gateway}[kind]
+            split, join = make(self.name(kind)), make(self.name(kind + "join"))
         if kind == "parallel":
             arms = [(None, br) for br in b[1]]
-        elif kind == "or":
-            arms = [(f"total >= {t}" if n else None, br) for n, (t, br) in enumerate(b[1])]
+        elif kind in ("or", "complex"):
+            arms = [(f"total >= {t}" if n else None, br) for n, (t, br) in enumerate(b[-1])]
         else:
             arms = [(f"total >= {b[1]}", b[2][0]), (None, b[2][1])]
-        for condition, br in arms:
+        for n, (condition, br) in enumerate(arms):
             first, last = self.chain(sc, br)
             sc.flow(split, first, condition=condition)
             sc.flow(last, join)
+            if kind == "complex" and b[2] and n == 0:
+                sc.default_flow(split, first)
         return split, join
 
     def fallback(self, sc, threshold, branches):
@@ -192,12 +210,14 @@ class Builder:
 
     def raiser(self, sc, what, code, threshold):
         """An exclusive split that ends the path by an error, escalation, terminate, message
-        (sending ``total``), signal or plain end when ``total >= threshold``, and goes on
-        otherwise."""
+        (sending ``total``), signal, message-and-signal (``multiple``) or plain end when
+        ``total >= threshold``, and goes on otherwise."""
         split, on = sc.exclusive_gateway(self.name("if")), sc.exclusive_gateway(
             self.name("else"))
-        sends = {"message": {"message": code, "key": "k", "payload": ["total"]},
-                 "signal": {"signal": code}}.get(what, {})
+        sends: dict = {"message": {"message": code, "key": "k", "payload": ["total"]},
+                       "signal": {"signal": code}}.get(what, {})
+        if what == "multiple":  # code: (message, signal, signal first)
+            sends = {"events": throws(code), "payload": ["total"]}
         end = sc.end(self.name(what), terminate=what == "terminate",
                      error=code if what == "error" else None,
                      escalation=code if what == "escalation" else None, **sends)

@@ -10,11 +10,16 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 - waits: timer, message and signal catches, receive tasks, user tasks (with a timer, cycle,
   message or signal boundary, interrupting or not), conditional catches;
 - work and throws: script tasks (adding to ``total``; some with a compensation handler, a
-  script or a user task), none throws (milestones), escalation, compensation, signal and
-  message throws, link throw/catch pairs, an exclusive split that ends the path by an error
-  end, an escalation end, a terminate end, a message end (sending ``total``) or a signal end
+  script or a user task), none throws (milestones), escalation, compensation (waiting for
+  the handlers or not), signal and message throws, a throw of a message and a signal
+  (several definitions, in either order, sending ``total``), link throw/catch pairs, an
+  exclusive split that ends the path by an error end, an escalation end, a terminate end, a
+  message end (sending ``total``), a signal end or an end throwing a message and a signal
   when ``total`` is high enough;
-- gateways: parallel, exclusive, inclusive (conditions over ``total``), event-based races;
+- gateways: parallel, exclusive, inclusive (conditions over ``total``), event-based races,
+  complex (split on conditions over ``total``, its first branch always taken or the
+  default; join on an activation condition over ``arrived`` and ``total``, so the tokens
+  arriving after it fired are taken in by its reset);
 - subprocesses, nested (up to ``DEPTH`` scopes), with boundaries (timer, cycle, message,
   signal, error, escalation; the boundary's path may wait before it ends) and event
   subprocesses (timer, message, signal, conditional (over ``total``), error or escalation
@@ -36,7 +41,8 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 Never drawn: a loop of flows (every flow goes forward; a link goes forward), a call of a
 process by itself, and a throw or a throwing end inside an event subprocess or on a
 boundary's path (a non-interrupting handler of signal ``sa`` that throws ``sa`` would start
-itself forever): those run only quiet blocks. Conditional start events do not exist.
+itself forever): those run only quiet blocks. A process's own conditional start is not
+drawn (event subprocesses' are).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ MESSAGES = ["ma", "mb"]
 SIGNALS = ["sa", "sb"]
 ERRORS = ["ea", "eb"]
 ESCALATIONS = ["xa", "xb"]
+ACTIVATIONS = ["arrived >= 1", "arrived >= 2", "arrived >= 1 and total >= 2"]
 DEPTH = int(os.environ.get("TRANSPARENCY_DEPTH", "2"))  # scopes below the process
 
 timer = st.tuples(st.just("timer"), st.sampled_from(DURATIONS))
@@ -85,6 +92,8 @@ quiet = st.one_of(
     st.tuples(st.just("any"), several), st.tuples(st.just("all"), several),
     st.tuples(st.just("undoable"), st.integers(1, 3), st.booleans()),
     st.tuples(st.just("user"), st.one_of(st.none(), task_guard)))
+# a throw or end with several definitions: (message, signal, the signal thrown first)
+both = st.tuples(st.sampled_from(MESSAGES), st.sampled_from(SIGNALS), st.booleans())
 loud = st.one_of(
     st.tuples(st.just("escalate"), st.sampled_from(ESCALATIONS)),
     st.tuples(st.just("send"), st.sampled_from(["signal"]), st.sampled_from(SIGNALS)),
@@ -98,7 +107,11 @@ loud = st.one_of(
     st.tuples(st.just("raise"), st.just("message"), st.sampled_from(MESSAGES),
               st.integers(0, 4)),
     st.tuples(st.just("raise"), st.just("signal"), st.sampled_from(SIGNALS),
-              st.integers(0, 4)))
+              st.integers(0, 4)),
+    # drawn after the others, so that the earlier draws keep their shapes
+    st.tuples(st.just("send"), st.just("multiple"), both),
+    st.tuples(st.just("raise"), st.just("multiple"), both, st.integers(0, 4)),
+    st.tuples(st.just("compensate"), st.just("no wait")))
 simple = st.one_of(quiet, loud)
 path = st.lists(quiet, max_size=2)  # a boundary's path, before its end
 event = st.one_of(  # an event subprocess: (start, interrupting, what it runs)
@@ -158,6 +171,9 @@ def block(depth: int):
         st.tuples(st.just("fallback"), st.integers(0, 4), st.tuples(branch, branch)),
         st.tuples(st.just("race"), st.lists(st.one_of(timer, message, signal), min_size=2,
                                             max_size=3, unique_by=lambda a: a[1])),
+        # (activation of the join, the first branch is the split's default, branches)
+        st.tuples(st.just("complex"), st.sampled_from(ACTIVATIONS), st.booleans(),
+                  st.lists(st.tuples(st.integers(0, 4), branch), min_size=2, max_size=3)),
     )
 
 
@@ -168,7 +184,8 @@ processes = st.tuples(blocks(DEPTH, max_size=4), events)
 def apart(tree):
     """``tree`` with instances that never touch each other: each call activity becomes a
     subprocess running what it called (with its boundaries and event subprocesses), each
-    message or signal throw a script, each message or signal end a plain end. For a failing
+    message or signal throw (or both) a script, each message or signal end (or both) a plain
+    end. For a failing
     store, whose retried wakes delay one
     instance by seconds: another instance's timer at the same instant may then go first."""
     if isinstance(tree, list):
@@ -180,6 +197,6 @@ def apart(tree):
         return ("sub", apart(inside), apart(guards), apart(handlers))
     if tree[0] == "send":
         return ("script", 1)
-    if tree[0] == "raise" and tree[1] in ("message", "signal"):
+    if tree[0] == "raise" and tree[1] in ("message", "signal", "multiple"):
         return ("raise", "plain", None, tree[3])
     return tuple(apart(t) for t in tree)
