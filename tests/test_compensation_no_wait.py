@@ -78,16 +78,25 @@ def test_an_end_that_does_not_wait_ends_its_track_at_once(dehydrate):
     assert inst.state == "completed"
 
 
-def test_nothing_to_compensate_goes_on_without_a_track():
+@pytest.mark.parametrize("dehydrate", [True, False])
+def test_nothing_to_compensate_goes_on_without_a_track(dehydrate):
+    """Nothing completed to compensate: the throw goes on by its flow (the script after it
+    runs) and the end leaves as an end does; the track ended at the throw before."""
     p = bpm.Process("none")
     p.start("s")
     p.compensation_throw("undo", wait=False)
-    p.end("e")
-    p.flow("s", "undo", "e")
-    eng = bpm.Engine()
+    p.script_task("after", fn=lambda d: {"after": True})
+    p.user_task("check")
+    p.end("e", compensate=True, wait=False)
+    p.flow("s", "undo", "after", "check", "e")
+    eng = bpm.Engine(dehydrate=dehydrate)
     inst = eng.start(p)
     eng.run()
-    assert inst.state == "completed" and len(inst.tracks) == 1
+    assert inst.data == {"after": True} and nodes_of_tasks(eng) == ["check"]
+    finish(eng, "check")
+    assert inst.state == "completed"
+    assert not [t for t in inst.tracks if t.origin == "compensation"]
+    assert left(eng, inst) == ["s", "undo", "after", "check", "e"]
 
 
 def test_a_wait_that_is_not_a_bool_is_refused():

@@ -92,12 +92,13 @@ def enter_throw(run: Run, tr: Track, node: el.CompensationThrow | el.Compensatio
     """A compensation throw or end: the handlers run one at a time, then it goes on. One
     that does not wait (``no_wait``) hands them to a new track at the throw (origin
     ``compensation``), which runs them as the throw would and then ends, and goes on at
-    once."""
+    once (with nothing to compensate, it just goes on)."""
     queue = take(run, tr.scope or ROOT, node.ref)
-    if node.no_wait and queue:
-        host = run.new_track(node.id, (tr.id,), "compensation", scope=tr.scope)
-        host.wait = CompensateWait(node.id, queue)
-        spawn(run, host, Trigger("compensation", node.id, "node", host.id))
+    if node.no_wait:
+        if queue:
+            host = run.new_track(node.id, (tr.id,), "compensation", scope=tr.scope)
+            host.wait = CompensateWait(node.id, queue)
+            spawn(run, host, Trigger("compensation", node.id, "node", host.id))
         return done(run, tr, node)
     tr.wait = w = CompensateWait(node.id, queue)
     if next_handler(run, tr, w):
