@@ -2,7 +2,7 @@
 store, its fact log, its command history and its watchers.
 
 Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
-``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``decide``,
+``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``decide``, ``activate``,
 ``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
 (``travel.history.command``) and ends the same way, whether it returned or raised: the
 store records the clock and counters (durable stores), the history records the command,
@@ -24,6 +24,7 @@ from .engine.runtime.finished import Finished
 from .engine.runtime.run import Run
 from .engine.state.dehydrated import Dehydrated
 from .engine.state.records import (
+    AdHocView,
     DecisionView,
     EventView,
     HoldView,
@@ -363,6 +364,22 @@ class Engine:
         no decision waiting or a flow that is not one of its own is an EngineError that
         changes nothing."""
         self._state.core.decide(instance, flow, track)
+
+    def adhocs(self, instance: str | None = None) -> list[AdHocView]:
+        """The ad-hoc subprocesses waiting for a person to activate an element (or one
+        instance's): ``AdHocView(instance, track, adhoc, elements)``."""
+        return self._state.core.adhocs(instance)
+
+    @command
+    def activate(self, instance: str, adhoc: str, element: str,
+                 track: str | None = None) -> None:
+        """Activate ``element`` of ad-hoc subprocess ``adhoc`` of ``instance`` (a person's
+        choice): it runs in a new track inside the subprocess. ``track`` only when several
+        tracks run that subprocess. Journalled, rewindable and durable like every command;
+        an unknown instance or subprocess, one that waits for no activation now or an
+        element that is not one of its activatable ones is an EngineError that changes
+        nothing."""
+        self._state.core.activate(instance, adhoc, element, track)
 
     @command
     def fetch_jobs(self, topic: str, worker: str = "worker", max_jobs: int | None = None

@@ -22,6 +22,7 @@ from .durability.checkpoint import capture
 from .durability.journal import Codec, Journal, Store
 from .elements import call_activities
 from .elements import table as behaviour
+from .residency import activation
 from .residency.dehydration import Dehydration
 from .residency.hub import Hub
 from .residency.hydrate import restore
@@ -351,6 +352,8 @@ class Core:
             holds = [h for h in listed if waiting.get((h.instance, h.track)) == h]
         out = []
         for h in holds:
+            if activation.is_adhoc(self, h):
+                continue  # an ad-hoc subprocess's: ``adhocs``
             defn = self.runs[h.instance].defn
             flows = defn.outgoing[h.node] if defn is not None else ()
             out.append(DecisionView(h.instance, h.track, h.node,
@@ -381,6 +384,9 @@ class Core:
         trigger = Trigger("decision", hold.node, "node", hold.track, None, flow_id)
         self.journal.record([(hold.instance, trigger)])
         self.deliver(hold, trigger)
+
+    adhocs = activation.adhocs
+    activate = activation.activate
 
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None

@@ -330,6 +330,18 @@ class Transaction(SubProcess):
 
 
 @dataclass(frozen=True)
+class AdHocSubProcess(SubProcess):
+    """No start event: its inner elements with no incoming flow run when ``collection`` (on
+    entry) or a person (``Engine.activate``) activates them; docs/semantics.md."""
+
+    collection: Expr | None = None
+    completion: Expr | None = None
+    cancel_remaining: bool = True
+    sequential: bool = False
+    kind = "adhoc_subprocess"
+
+
+@dataclass(frozen=True)
 class EventSubProcess(Element):
     """An event subprocess (``triggeredByEvent``): started by its start event's trigger while
     its enclosing scope is active; no flow enters or leaves it."""
@@ -456,9 +468,8 @@ class ConditionalBoundary(Boundary):
 
 @dataclass(frozen=True)
 class Unsupported(Element):
-    """A placeholder for an element read from a file that the engine cannot run yet (a
-    subprocess, an inclusive gateway, ...): it keeps the graph whole, and validation refuses
-    it, naming ``tag`` and ``reason``. ``activity`` says whether boundaries may attach to it."""
+    """A placeholder for an element read from a file that the engine cannot run: it keeps
+    the graph whole; validation refuses it, naming ``tag`` and ``reason``."""
 
     tag: str = ""
     reason: str = ""
@@ -469,8 +480,7 @@ class Unsupported(Element):
 
 @dataclass(frozen=True)
 class UnsupportedBoundary(Boundary):
-    """A boundary event of a kind the engine cannot run yet (escalation, compensation, ...);
-    validation refuses it, naming ``tag`` and ``reason``."""
+    """A boundary event of a kind the engine cannot run: validation refuses it (``tag``)."""
 
     tag: str = ""
     reason: str = ""
