@@ -255,8 +255,6 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
 
 
 @pytest.mark.parametrize("xml, tag, reason", [
-    ('<adHocSubProcess id="x"><task id="in"/></adHocSubProcess>', "adHocSubProcess",
-     "ad-hoc subprocesses are not supported yet; its 1 inner elements are kept"),
     ('<complexGateway id="x"/>', "complexGateway", "complex gateways are not supported"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
@@ -268,7 +266,7 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      "startEvent", "are supported only on a catch, a boundary or an event subprocess's"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Ad-hoc subprocesses, complex gateways, a standard loop that would run
+    """Complex gateways, a standard loop that would run
     for ever (a loop marker with no condition and no maximum) and a start event with a
     message and a condition stay refused: one error note each, on the element (a subprocess
     whose start is such a placeholder gets no note of its own)."""
@@ -294,9 +292,9 @@ def test_a_conditional_start_of_an_event_subprocess_is_refused_alone():
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():
-    """What cannot run yet inside a subprocess (an ad-hoc subprocess, a complex gateway) is
-    a placeholder in that scope: refused with its own reason, nothing else reported."""
-    body = ('<subProcess id="sp"><startEvent id="ss"/><adHocSubProcess id="tx"/>'
+    """What cannot run yet inside a subprocess (a complex gateway) is a placeholder in that
+    scope: refused with its own reason, nothing else reported."""
+    body = ('<subProcess id="sp"><startEvent id="ss"/><task id="tx"/>'
             '<complexGateway id="undo"/><endEvent id="se"/>'
             '<sequenceFlow id="a" sourceRef="ss" targetRef="tx"/>'
             '<sequenceFlow id="c" sourceRef="tx" targetRef="undo"/>'
@@ -304,10 +302,8 @@ def test_a_placeholder_inside_a_subprocess_is_within_it():
             '<sequenceFlow id="f0" sourceRef="t" targetRef="sp"/>'
             '<sequenceFlow id="f9" sourceRef="sp" targetRef="e"/>')
     model = load(body)
-    assert [(n.element, n.tag) for n in model.report] == [("tx", "adHocSubProcess"),
-                                                         ("undo", "complexGateway")]
+    assert [(n.element, n.tag) for n in model.report] == [("undo", "complexGateway")]
     kinds = {e.id: (e.kind, e.within) for e in model.processes["p"].elements}
-    assert kinds["tx"] == ("unsupported", "sp")
     assert kinds["undo"] == ("unsupported", "sp")
 
 

@@ -159,7 +159,8 @@ def implicit_starts(ctx: Context) -> None:
     p = ctx.process
     assert p is not None
     scopes: list[str | None] = [None]
-    scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))]
+    scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))
+               and not isinstance(e, el.AdHocSubProcess)]  # what runs in one is activated
     triggered = {e.id for e in p.elements if isinstance(e, el.EventSubProcess)}
     targets = {f.target for f in p.flows}
     for scope in scopes:

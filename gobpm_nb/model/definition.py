@@ -186,12 +186,14 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
 
 
 def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str]:
-    """Each implicit end (an element without an outgoing flow), then each element never
+    """Each implicit end (an element without an outgoing flow; not in an ad-hoc
+    subprocess, where that is how an activated element ends), then each element never
     entered (``lost``; not an implicit end too)."""
     gone = {e.id for e in lost}
     return [f"{e.kind} {e.id!r} has no outgoing flow: its track ends there (an implicit "
             "end)" for e in nodes.values()
-            if not outgoing[e.id] and _implicit_end(e) and e.id not in gone] + \
+            if not outgoing[e.id] and _implicit_end(e) and e.id not in gone
+            and not isinstance(nodes.get(e.within or ""), el.AdHocSubProcess)] + \
         [f"{e.kind} {e.id!r} is unreachable from the start event" for e in lost]
 
 
