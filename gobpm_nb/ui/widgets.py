@@ -41,6 +41,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "publish": ("name", "key", "payload"),
     "complete": ("task", "outputs"),
     "decide": ("instance", "flow", "track"),
+    "activate": ("instance", "adhoc", "element", "track"),
     "select": ("instance",),
     "facts": ("instance", "fact_kind", "page"),
     "rewind": ("to",),
@@ -135,7 +136,11 @@ class DashboardWidget(_Widget):
                      the whole engine) and ``rows``, those of the selected instance, each
                      ``{instance, track, gateway, label, flows: [{flow, target, label}]}``.
                      A flow's button (or a click on the flow in the diagram) sends the
-                     ``decide`` command ``{instance, flow, track}``.
+                     ``decide`` command ``{instance, flow, track}``. ``activations``: the
+                     selected instance's ad-hoc subprocesses waiting for a person, each
+                     ``{instance, track, adhoc, label, elements: [{element, label}]}``; an
+                     element's button sends ``activate`` ``{instance, adhoc, element,
+                     track}``.
         facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
                      one page of the fact table (the browser never holds the whole log).
         fact_page:   dict, default ``{}``; what the fact table says about that page: the query
