@@ -326,3 +326,22 @@ def test_a_boundary_on_an_adhoc_subprocess_stays_armed_across_activations():
     eng.run()
     assert inst.state == "completed" and tasks(eng) == []
     assert [t.node for t in inst.tracks if t.state == "completed"][-1] == "too_late"
+
+
+@pytest.mark.parametrize("dehydrate", [True, False])
+def test_a_track_that_ends_while_an_activation_is_on_its_way_does_not_complete_it(dehydrate):
+    """b's completion and d's activation are both accepted before the engine runs: b ends
+    first, with d's activation pending (delivered, or waiting for the wake), so the
+    subprocess waits for d instead of completing."""
+    eng = bpm.Engine(dehydrate=dehydrate)
+    inst = eng.start(work())
+    eng.run()
+    eng.activate(inst.id, "work", "b")
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id)
+    eng.activate(inst.id, "work", "d")
+    eng.run()
+    assert tasks(eng) == ["d"] and inst.state == "active"
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert tasks(eng) == ["after"]

@@ -10,7 +10,8 @@ place (never a continuation fork: the tracks inside name it), activates the elem
 waits again.
 
 Each time a track inside ends (``ended``, from ``Run.close_scope``) its completion condition
-is checked, if it has one and the track completed: when it holds, what still runs is
+is checked, if it has one and the track completed (not while a person's activation is on its
+way: the tracks it starts end later, and the check comes then): when it holds, what still runs is
 cancelled (``cancel_remaining``) or waited for, and no element is activated any more. With
 nothing left inside, a sequential one starts its next queued element; else, with no
 completion condition (or one that held), the subprocess completes and its track leaves
@@ -120,6 +121,8 @@ def ended(run: Run, host: Track, last: Track) -> bool:
     assert isinstance(w, AdHocWait) and isinstance(node, el.AdHocSubProcess)
     completed = last.state == "completed"
     w.done += completed
+    if on_its_way(run, host):  # the tracks it starts end later, and check then
+        return False
     live = host.id in run.inside
     if completed and not w.closing and node.completion is not None and \
             bool(evaluate(run, node, "completion condition", node.completion)):
@@ -148,6 +151,17 @@ def ended(run: Run, host: Track, last: Track) -> bool:
         w.busy = False
         w.hold(run.core.holders, run.id, host.id)
     return False
+
+
+def on_its_way(run: Run, host: Track) -> bool:
+    """Whether a person's activation was accepted and has not run yet: delivered (its wait
+    fired), or accepted while the instance was dehydrated and waiting to be handed over."""
+    w = host.wait
+    if w is not None and w.fired:
+        return True
+    waking = run.core.holders.waking
+    return bool(waking) and any(h in waking and h.site.track == host.id and
+                                h.site.kind == "decision" for h in run.holds)
 
 
 def let_go(run: Run, host: Track) -> None:

@@ -225,7 +225,7 @@ class Run:
         live."""
         host = self.tracks[scope]
         w = host.wait
-        if w is not None and w.kind == "adhoc" and host.state not in TERMINAL and not w.fired:
+        if w is not None and w.kind == "adhoc" and host.state not in TERMINAL:
             return bool(self.core.behaviour.adhoc_ended(self, host, last))
         if host.state in TERMINAL or w is None or w.kind not in SCOPES or w.fired or \
                 scope in self.inside or self.opening(scope):
