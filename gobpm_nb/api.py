@@ -1,13 +1,13 @@
 """``Engine``: the public facade over one ``EngineState`` (``travel.state``): the core, its
 store, its fact log, its command history and its watchers.
 
-Every public command (``deploy``, ``start``, ``start_many``, ``step``, ``run``,
-``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``, ``decide``, ``activate``,
-``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
-(``travel.history.command``) and ends the same way, whether it returned or raised: the
-store records the clock and counters (durable stores), the history records the command,
-and every watcher added with ``after_each_command`` is called, so live widgets show the
-exact state the command left.
+Every public command (``deploy``, ``start``, ``start_many``, ``start_on_conditions``,
+``step``, ``run``, ``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``,
+``decide``, ``activate``, ``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the
+command envelope (``travel.history.command``) and ends the same way, whether it returned or
+raised: the store records the clock and counters (durable stores), the history records the
+command, and every watcher added with ``after_each_command`` is called, so live widgets
+show the exact state the command left.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
 from .travel.history import Command, command, settle, tell
-from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state
+from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state, with_stored_seed
 from .travel.rewind import Rewound, span_of
 from .travel.rewind import branch as branch_at
 from .travel.rewind import commands as commands_of
@@ -102,6 +102,7 @@ class Engine:
             raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
                               "the clock resumes where the store recorded it")
         _, meta = read_store(store)
+        options = with_stored_seed(meta, options)
         start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
         state = open_state(store, start, options)
         core = state.core
@@ -269,6 +270,18 @@ class Engine:
             raise EngineError(f"start_many needs a list of start data, got {type(items).__name__}")
         return [Instance(self, iid) for iid in self._state.core.start_many(process, items)]
 
+    @command
+    def start_on_conditions(self, data: dict[str, Any] | None = None,
+                            process: Process | str | None = None) -> list[str]:
+        """Start one instance of each deployed process (its newest version; only
+        ``process``, a Process or a deployed process id, when given) whose conditional start
+        event holds on ``data``, with ``data`` as its data; returns the new instance ids in
+        the order of the processes' ids (none holds: []). A condition that cannot be
+        evaluated on ``data`` counts as false (a ``start_condition_failed`` fact says why).
+        Recorded like ``start``; on a durable store the instances are recorded before this
+        returns, all or none."""
+        return self._state.core.start_on_conditions(data, process)
+
     def instance(self, iid: str) -> Instance:
         self._record(iid)
         return Instance(self, iid)
@@ -357,28 +370,27 @@ class Engine:
         return self._state.core.decisions(instance)
 
     @command
-    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+    def decide(self, instance: str, flow: str | list[str], track: str | None = None) -> None:
         """Choose the flow a track waiting at a decision takes: ``flow`` by its id or by the
-        id of the node it leads to; ``track`` only when two decisions of the instance could
-        take it. Journalled, rewindable and durable like every command; an unknown instance,
-        no decision waiting or a flow that is not one of its own is an EngineError that
-        changes nothing."""
+        id of the node it leads to; at an inclusive gateway's decision (``several`` in its
+        ``DecisionView``) one flow or a list of one or more, each taken. ``track`` only when
+        two decisions of the instance could take it. Journalled, rewindable and durable like
+        every command; an unknown instance, no decision waiting, a flow that is not one of
+        its own, a list at an exclusive gateway's decision, an empty list or a flow given
+        twice is an EngineError that changes nothing."""
         self._state.core.decide(instance, flow, track)
 
     def adhocs(self, instance: str | None = None) -> list[AdHocView]:
-        """The ad-hoc subprocesses waiting for a person to activate an element (or one
-        instance's): ``AdHocView(instance, track, adhoc, elements)``."""
+        """The ad-hoc subprocesses waiting for a person's activation (or one instance's)."""
         return self._state.core.adhocs(instance)
 
     @command
-    def activate(self, instance: str, adhoc: str, element: str,
-                 track: str | None = None) -> None:
+    def activate(self, instance: str, adhoc: str, element: str, track: str | None = None) -> None:
         """Activate ``element`` of ad-hoc subprocess ``adhoc`` of ``instance`` (a person's
-        choice): it runs in a new track inside the subprocess. ``track`` only when several
-        tracks run that subprocess. Journalled, rewindable and durable like every command;
-        an unknown instance or subprocess, one that waits for no activation now or an
-        element that is not one of its activatable ones is an EngineError that changes
-        nothing."""
+        choice): it runs in a new track inside the subprocess; ``track`` only when several
+        tracks run it. Journalled, rewindable and durable like every command; an unknown
+        instance or subprocess, one that waits for no activation now or an element that is
+        not one of its activatable ones is an EngineError that changes nothing."""
         self._state.core.activate(instance, adhoc, element, track)
 
     @command

@@ -17,7 +17,8 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
 - gateways: parallel, exclusive, inclusive (conditions over ``total``), event-based races;
 - subprocesses, nested (up to ``DEPTH`` scopes), with boundaries (timer, cycle, message,
   signal, error, escalation; the boundary's path may wait before it ends) and event
-  subprocesses (timer, message, signal, error or escalation start; interrupting or not);
+  subprocesses (timer, message, signal, conditional (over ``total``), error or escalation
+  start; interrupting or not);
   the process and called processes have event subprocesses too;
 - multi-instance user, receive and script tasks, subprocesses and call activities (parallel
   or sequential, cardinality 1-3, with or without a completion condition);
@@ -106,6 +107,8 @@ event = st.one_of(  # an event subprocess: (start, interrupting, what it runs)
               st.just(True), path),
     st.tuples(st.just("event"), st.tuples(st.just("escalation"),
                                           st.sampled_from([None, *ESCALATIONS])),
+              st.booleans(), path),
+    st.tuples(st.just("event"), st.tuples(st.just("cond"), st.integers(1, 4)),
               st.booleans(), path))
 events = st.lists(event, max_size=2)
 # Two triggers for one dehydrated instance at one instant: a parallel block whose branches are
@@ -430,6 +433,9 @@ class Builder:
             first = ev.signal_start(name, signal=what, interrupting=interrupting)
         elif kind == "multi":
             first = ev.start_on(name, any_of=defs(what), interrupting=interrupting)
+        elif kind == "cond":  # opens when the total reaches ``what`` (it only grows)
+            first = ev.conditional_start(name, condition=f"total >= {what}",
+                                         interrupting=interrupting)
         elif kind == "error":
             first = ev.error_start(name, error=what)
         else:

@@ -171,17 +171,31 @@ def test_a_condition_the_engine_cannot_read_makes_its_gateway_a_decision():
     assert [d.gateway for d in eng.decisions()] == ["ok"]
 
 
-def test_an_inclusive_gateway_as_drawn_lets_the_person_pick_one_flow():
-    """An inclusive gateway without conditions is a decision of one flow."""
-    body = GATEWAY.format(cond="").replace("exclusiveGateway", "inclusiveGateway")
-    model = drawn(body)
-    assert any("one flow" in n for n in assumed(model, "ok"))
+INCLUSIVE = ('<startEvent id="s"/><inclusiveGateway id="ok" name="Which?"/>'
+             '<userTask id="ship"/><userTask id="fix"/><inclusiveGateway id="both"/>'
+             '<endEvent id="done"/>' + line("s", "ok") +
+             '<sequenceFlow id="yes" sourceRef="ok" targetRef="ship"/>'
+             '<sequenceFlow id="no" sourceRef="ok" targetRef="fix"/>'
+             + line("ship", "both") + line("fix", "both") + line("both", "done"))
+
+
+def test_an_inclusive_gateway_as_drawn_lets_the_person_pick_several_flows():
+    """An inclusive gateway without conditions is a decision of one or more flows: both
+    taken, both tasks run, and the inclusive join after them fires once."""
+    model = drawn(INCLUSIVE)
+    assert any("one or more flows" in n for n in assumed(model, "ok"))
     eng = bpm.Engine()
     inst = eng.start(model.process())
     eng.run()
-    eng.decide(inst.id, "yes")
+    (view,) = eng.decisions()
+    assert view.several
+    eng.decide(inst.id, ["fix", "yes"])
     eng.run()
-    assert [t.node for t in eng.tasks()] == ["ship"]
+    assert sorted(t.node for t in eng.tasks()) == ["fix", "ship"]
+    for task in eng.tasks():
+        eng.complete_task(task.id)
+    eng.run()
+    assert ended_at(inst) == ["done"]
 
 
 def test_a_decision_as_drawn_can_be_rewound_and_made_the_other_way():

@@ -96,3 +96,31 @@ def test_compensation_that_runs_as_written_is_read_the_same_as_drawn():
     assert bpm.load_bpmn(diagram(body)).process()
     model = bpm.load_bpmn(diagram(body), run_as_drawn=True)
     assert not assumed(model, "b") and not assumed(model, "t") and completes(model)
+
+
+def test_a_cancel_end_in_a_transaction_without_a_cancel_boundary_is_a_plain_end():
+    """Nothing leaves the transaction when it is cancelled: the cancel end is a plain end,
+    and the process goes on after the transaction."""
+    body = ('<startEvent id="s"/><transaction id="tx"><startEvent id="ts"/><endEvent id="c">'
+            '<cancelEventDefinition/></endEvent>' + line("ts", "c") + '</transaction>'
+            '<endEvent id="e"/>' + line("s", "tx", "e"))
+    written, model = both(body)
+    assert "has a cancel end event but no cancel boundary" in written
+    (note,) = assumed(model, "c")
+    assert "no cancel boundary" in note and "plain end event" in note and completes(model)
+
+
+def test_a_second_compensation_boundary_on_one_activity_stands_in():
+    """Two compensation boundaries on 'a', each with a handler: the first compensates it,
+    the second stands in (it waits for the signal its name names)."""
+    body = TASK + ''.join(
+        f'<boundaryEvent id="{b}" attachedToRef="a"><compensateEventDefinition/>'
+        f'</boundaryEvent><task id="undo_{b}" isForCompensation="true"/>'
+        for b in ("b1", "b2")) + ''.join(
+        f'<association id="as_{b}" associationDirection="One" sourceRef="{b}" '
+        f'targetRef="undo_{b}"/>' for b in ("b1", "b2"))
+    written, model = both(body)
+    assert "'a' has two compensation boundaries" in written
+    assert not assumed(model, "b1")
+    (note,) = assumed(model, "b2")
+    assert "compensation boundary already, 'b1'" in note and completes(model)

@@ -255,16 +255,16 @@ def test_is_interrupting_false_on_a_start_of_the_process_is_ignored_with_a_warni
 
 
 @pytest.mark.parametrize("definition, fragment", [
-    ('<conditionalEventDefinition><condition xsi:type="tFormalExpression">=late</condition>'
-     '</conditionalEventDefinition>', "conditional start events are not supported yet: a "
-     "process starts by eng.start() or by a message, timer or signal start event"),
+    ('<conditionalEventDefinition><condition xsi:type="tFormalExpression"></condition>'
+     '</conditionalEventDefinition>', "startEvent 's' has no condition"),
     ("<messageEventDefinition/>", "no messageRef"),
     ('<timerEventDefinition><timeDate/></timerEventDefinition>',
      "date '' is not an ISO 8601 date-time"),
 ])
 def test_a_start_that_cannot_create_instances_is_one_error_note(definition, fragment):
-    """A conditional start of the process, a message start naming no message, a timer
-    start with no time: one error note on the start event; the process is refused."""
+    """A conditional start of the process with no condition, a message start naming no
+    message, a timer start with no time: one error note on the start event; the process is
+    refused."""
     model = bpm.load_bpmn(starting(definition))
     assert [(n.severity, n.element, n.tag) for n in model.report] == \
         [("error", "s", "startEvent")]

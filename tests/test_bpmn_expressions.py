@@ -80,7 +80,7 @@ def test_translation_table(text, language, expected):
     ("${a ? b : c}", None, "it uses a conditional ('? :')"),
     ("${a = 1}", None, "'=' alone is an assignment in JUEL"),
     ("${bean.check(x)}", None, "it calls 'check' on 'bean'"),
-    ("${var:equals(x, 1)}", None, "it calls a function of the prefix 'var'"),
+    ("${task:get(x)}", None, "it calls a function of the prefix 'task'"),
     ("${empty items}", None, "it uses 'empty'"),
     ("${x div 2 > 1}", None, "it uses 'div'"),
     ("Hello ${name}", None, "it mixes text and expressions"),
@@ -173,3 +173,16 @@ def test_feel_written_reads_back_as_the_same_condition(source):
     assert feel is not None
     back = translate(feel)
     assert ast.dump(ast.parse(back, mode="eval")) == ast.dump(ast.parse(source, mode="eval"))
+
+
+def test_flowable_variable_functions_read_as_comparisons():
+    """Flowable's var:equals(name, value) and its kin compare a variable with a literal;
+    anything else of the prefix stays refused."""
+    from gobpm_nb.bpmn.expressions import translate
+    assert translate("${var:equals(input,1)}", "juel") == "input == 1"
+    assert translate("${var:lte('myVar', 10)}", "juel") == "myVar <= 10"
+    assert translate('${variables:notEquals(myVar, "hi") && ok}', "juel") == \
+        "myVar != 'hi' and ok"
+    for refused in ("${var:exists('myVar')}", "${var:equals(a, b)}", "${var:equals(a)}"):
+        with pytest.raises(bpm.ModelError, match="does not translate"):
+            translate(refused, "juel")

@@ -21,7 +21,7 @@ def line_of(path, text):
 
 @pytest.mark.parametrize("element, tag, reason", [
     ("tx", "transaction", "subprocess 'tx' has 0 plain start events"),
-    ("complex", "complexGateway", "complex gateways are not supported"),
+    ("oops", "intermediateCatchEvent", "an error intermediate catch event is not valid BPMN"),
 ])
 def test_each_unsupported_element_is_an_error_note_at_its_line(element, tag, reason):
     """An element the engine cannot run yet is one error note: its id, tag, line, why."""
@@ -78,7 +78,7 @@ def test_a_compensation_boundary_and_its_handler_import_silently():
 
 def test_a_process_with_unsupported_elements_is_refused_listing_every_one():
     """process() raises one ModelError whose problems are the error notes (the empty
-    transaction, the complex gateway), each with its line; validate() on the imported
+    transaction, the error intermediate catch), each with its line; validate() on the imported
     process refuses it as well."""
     model = bpm.load_bpmn(UNSUPPORTED)
     with pytest.raises(bpm.ModelError) as info:
@@ -152,8 +152,9 @@ DOC = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def process(pid, executable, *, broken=False):
-    """A small process; ``broken`` gives it a complex gateway."""
-    middle = '<complexGateway id="{p}_g"/>' if broken else '<task id="{p}_g"/>'
+    """A small process; ``broken`` gives it an error intermediate catch (not valid BPMN)."""
+    middle = ('<intermediateCatchEvent id="{p}_g"><errorEventDefinition/>'
+              '</intermediateCatchEvent>') if broken else '<task id="{p}_g"/>'
     return (f'<process id="{pid}" isExecutable="{str(executable).lower()}">'
             f'<startEvent id="{pid}_s"/>{middle.format(p=pid)}<endEvent id="{pid}_e"/>'
             f'<sequenceFlow id="{pid}_f1" sourceRef="{pid}_s" targetRef="{pid}_g"/>'

@@ -255,7 +255,8 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
 
 
 @pytest.mark.parametrize("xml, tag, reason", [
-    ('<complexGateway id="x"/>', "complexGateway", "complex gateways are not supported"),
+    ('<intermediateCatchEvent id="x"><escalationEventDefinition/></intermediateCatchEvent>',
+     "intermediateCatchEvent", "an escalation intermediate catch event is not valid BPMN"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
      '<endEvent id="xe"/><sequenceFlow id="fx" sourceRef="xs" targetRef="xe"/></subProcess>',
      "subProcess", "standard loop 'x' has neither a loopCondition nor a loopMaximum"),
@@ -266,7 +267,7 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      "startEvent", "are supported only on a catch, a boundary or an event subprocess's"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Complex gateways, a standard loop that would run
+    """Escalation catches, a standard loop that would run
     for ever (a loop marker with no condition and no maximum) and a start event with a
     message and a condition stay refused: one error note each, on the element (a subprocess
     whose start is such a placeholder gets no note of its own)."""
@@ -281,28 +282,32 @@ def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reas
         model.process()
 
 
-def test_a_conditional_start_of_an_event_subprocess_is_refused_alone():
-    """The model has no conditional start yet: one note on the start event, none on its
-    event subprocess or what follows it."""
-    model = load(event_subprocess('<startEvent id="es"><conditionalEventDefinition>'
+@pytest.mark.parametrize("interrupting, attribute", [(True, ""),
+                                                     (False, ' isInterrupting="false"')])
+def test_a_conditional_start_of_an_event_subprocess_is_read(interrupting, attribute):
+    """Its condition (FEEL) and isInterrupting are read: no note, and the process runs."""
+    model = load(event_subprocess(f'<startEvent id="es"{attribute}><conditionalEventDefinition>'
                                   '<condition xsi:type="tFormalExpression">=late</condition>'
                                   '</conditionalEventDefinition></startEvent>'))
-    assert [(n.element, n.tag) for n in model.report] == [("es", "startEvent")]
-    assert "conditional start events are not supported yet" in model.report[0].message
+    assert model.report == []
+    start = model.process().definition().nodes["es"]
+    assert (start.kind, start.interrupting, start.condition.describe()) == \
+        ("conditional_start", interrupting, "late")
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():
-    """What cannot run yet inside a subprocess (a complex gateway) is a placeholder in that
+    """What cannot run inside a subprocess (an error catch) is a placeholder in that
     scope: refused with its own reason, nothing else reported."""
     body = ('<subProcess id="sp"><startEvent id="ss"/><task id="tx"/>'
-            '<complexGateway id="undo"/><endEvent id="se"/>'
+            '<intermediateCatchEvent id="undo"><errorEventDefinition/>'
+            '</intermediateCatchEvent><endEvent id="se"/>'
             '<sequenceFlow id="a" sourceRef="ss" targetRef="tx"/>'
             '<sequenceFlow id="c" sourceRef="tx" targetRef="undo"/>'
             '<sequenceFlow id="b" sourceRef="undo" targetRef="se"/></subProcess>'
             '<sequenceFlow id="f0" sourceRef="t" targetRef="sp"/>'
             '<sequenceFlow id="f9" sourceRef="sp" targetRef="e"/>')
     model = load(body)
-    assert [(n.element, n.tag) for n in model.report] == [("undo", "complexGateway")]
+    assert [(n.element, n.tag) for n in model.report] == [("undo", "intermediateCatchEvent")]
     kinds = {e.id: (e.kind, e.within) for e in model.processes["p"].elements}
     assert kinds["undo"] == ("unsupported", "sp")
 

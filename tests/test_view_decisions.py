@@ -68,7 +68,7 @@ def test_the_dashboard_state_lists_the_shown_instances_decisions_and_counts_the_
     assert board.selected == "i1"
     assert board.decisions == {"total": 2, "rows": [
         {"instance": "i1", "track": "t1", "gateway": "ok", "label": "Looks good?",
-         "flows": flows}], "activations": []}
+         "several": False, "flows": flows}], "activations": []}
     assert proj.dashboard_state(eng, "i2").decisions["rows"][0]["instance"] == "i2"
     assert traits(board) == dashboard_traits(eng, "i1")
     assert "decide" in board.commands and COMMAND_FIELDS["decide"] == \
@@ -241,5 +241,67 @@ def test_an_adhoc_subprocess_waiting_for_a_person_has_a_button_per_element():
         board.handle_command({"kind": "run"})
         assert inst.state == "completed" and inst.data["drafted"] is True
         assert board.decisions == {"total": 0, "rows": [], "activations": []}
+    finally:
+        board.close()
+
+
+def fanout() -> bpm.Process:
+    """start -> inclusive decision "which" -> "Pack" or "gift" or both -> inclusive join."""
+    p = bpm.Process("fanout")
+    p.start("s")
+    p.inclusive_gateway("which", "Which?")
+    p.user_task("pack", "Pack")
+    p.user_task("gift")
+    p.inclusive_gateway("join")
+    p.end("done")
+    p.flow("s", "which")
+    p.flow("which", "pack", id="to_pack")
+    p.flow("which", "gift", id="to_gift")
+    p.flow("pack", "join")
+    p.flow("gift", "join")
+    p.flow("join", "done")
+    p.decide("which")
+    return p
+
+
+def test_an_inclusive_decision_is_shown_as_several_and_takes_the_flows_sent():
+    """The row and the diagram's choices say ``several``; the ``decide`` command with a list
+    of flows takes each (``eng.decide`` with the list) and says so."""
+    eng = bpm.Engine()
+    eng.start(fanout())
+    eng.run()
+    board = eng.dashboard()
+    try:
+        (row,) = board.decisions["rows"]
+        assert row["several"] is True and [f["flow"] for f in row["flows"]] == \
+            ["to_pack", "to_gift"]
+        assert [c["several"] for c in board.process_marks["choices"]] == [True, True]
+        board.handle_command({"kind": "decide", "instance": "i1",
+                              "flow": ["to_gift", "to_pack"], "track": "t1"})
+        assert board.error == ""
+        assert eng.history()[-1].args[:2] == ("i1", ["to_gift", "to_pack"])
+        assert board.last_step.startswith("Decide which (instance i1, track t1): flows "
+                                          "to_pack → pack, to_gift → gift")
+        board._handle_custom_msg({"kind": "run"}, [])
+        assert sorted(t["node"] for t in board.tasks) == ["gift", "pack"]
+    finally:
+        board.close()
+
+
+@pytest.mark.parametrize("flow, message", [
+    ([], "ValueError: decide needs a flow"),
+    (["to_pack", 3], "ValueError: decide needs a flow"),
+    (["to_pack", "to_pack"], "EngineError: flow 'to_pack' is given twice"),
+])
+def test_a_refused_list_of_flows_says_why_and_changes_nothing(flow, message):
+    eng = bpm.Engine()
+    eng.start(fanout())
+    eng.run()
+    board = eng.dashboard()
+    try:
+        before = snapshot(eng)
+        board.handle_command({"kind": "decide", "instance": "i1", "flow": flow})
+        assert message in board.error
+        assert snapshot(eng) == before
     finally:
         board.close()

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from ..errors import ModelError
-from ..model import elements as el
+from ..model.adhoc import AdHocSubProcess
 from ..model.builder import Scope
 from .context import Context
 from .expressions import translate
@@ -72,7 +72,7 @@ def _translate(ctx: Context, node: etree._Element, text: str, language: str | No
         return None
 
 
-def write_adhoc(w: RootElements, node: etree._Element, e: el.AdHocSubProcess) -> None:
+def write_adhoc(w: RootElements, node: etree._Element, e: AdHocSubProcess) -> None:
     """``node``'s attributes and collection extension for ``e`` (its completion condition is
     added last, ``write_completion``)."""
     if e.sequential:
@@ -92,7 +92,7 @@ def write_adhoc(w: RootElements, node: etree._Element, e: el.AdHocSubProcess) ->
                          nsmap=w.nsmap(GOBPM)).text = text
 
 
-def write_completion(w: RootElements, node: etree._Element, e: el.AdHocSubProcess) -> None:
+def write_completion(w: RootElements, node: etree._Element, e: AdHocSubProcess) -> None:
     """The completion condition, the last child of ``node`` (after what it holds)."""
     for old in children(node, BPMN, "completionCondition"):
         node.remove(old)

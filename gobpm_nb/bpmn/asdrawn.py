@@ -9,17 +9,18 @@ module holds the ones made on the whole graph once a process is read:
 - **an element the engine cannot run** (``stand_in``) stands in for itself: an activity
   passes through as a task that does nothing, a boundary event waits for the signal named
   by its name, a start event is a plain start (in an event subprocess, a signal start named
-  by its name), an end event a plain end, a complex gateway an exclusive one, any other
-  node a milestone (a none throw event: the track passes);
+  by its name), an end event a plain end, any other node a milestone (a none throw event:
+  the track passes);
 - **a scope without a start event** (``implicit_starts``: the process, or a subprocess, an
   empty one drawn collapsed too) starts, as BPMN 2.0's implicit start, at every node
   without an incoming flow, together: an added start event, and a parallel split when
   there are several such nodes; an empty scope starts and ends at once;
 - **a gateway whose flows have no condition the engine reads** (``decisions``): an
-  exclusive or inclusive gateway with two or more outgoing flows, one of which (not its
-  default) has no condition, or one that could not be read, is a decision
+  exclusive, inclusive or complex gateway with two or more outgoing flows, one of which
+  (not its default) has no condition, or one that could not be read, is a decision
   (``Process.decide``): the track waits with a ``decision`` hold until a person chooses,
-  ``eng.decide(instance, flow)``; an inclusive gateway's person picks one flow;
+  ``eng.decide(instance, flow)``; an inclusive gateway's person picks one or more flows
+  (``eng.decide(instance, [flow, ...])``), and it still joins as an inclusive gateway;
 - **a gateway without an outgoing flow** ends its track there (an added end event).
 
 Elements added here are not in the file and are never written back: ``to_bpmn`` writes what
@@ -29,6 +30,7 @@ was read (the origin's baseline lists them as read).
 from __future__ import annotations
 
 from ..model import elements as el
+from ..model.adhoc import AdHocSubProcess
 from ..model.builder import Builder
 from .context import Context, drawn_name, pass_through
 from .names import BPMN, local
@@ -115,8 +117,9 @@ def _starts_beside(node: etree._Element) -> list[etree._Element]:
             and _definitions(c) - _TRIGGERS == _definitions(c)]
 
 
-#: the start events' definitions that start a process as drawn
-_TRIGGERS = {"message", "timer", "signal"}
+#: the start events' definitions that start a process as drawn (a conditional start whose
+#: condition cannot be read stands in as a plain start all the same)
+_TRIGGERS = {"message", "timer", "signal", "conditional"}
 #: the catch events' definitions an event-based gateway's arm may wait on
 _ARMS = {"message", "timer", "signal", "conditional"}
 
@@ -137,7 +140,7 @@ def finish(ctx: Context) -> None:
     ways_out(ctx)
 
 
-def _fresh(ctx: Context, base: str) -> str:
+def fresh(ctx: Context, base: str) -> str:
     """An id for an added element: in neither the file nor the process."""
     assert ctx.process is not None
     taken = set(ctx.by_id) | {e.id for e in ctx.process.elements} | \
@@ -160,12 +163,13 @@ def implicit_starts(ctx: Context) -> None:
     assert p is not None
     scopes: list[str | None] = [None]
     scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))
-               and not isinstance(e, el.AdHocSubProcess)]  # what runs in one is activated
+               and not isinstance(e, AdHocSubProcess)]  # what runs in one is activated
     triggered = {e.id for e in p.elements if isinstance(e, el.EventSubProcess)}
     targets = {f.target for f in p.flows}
     for scope in scopes:
         members = [e for e in p.elements if e.within == scope]
-        if any(isinstance(e, el.StartEvent) for e in members):
+        if any(isinstance(e, el.StartEvent) or isinstance(e, el.EventGateway) and
+               e.instantiate for e in members):  # a gateway that creates instances starts it
             continue
         entries = [e.id for e in members if e.id not in targets and _may_start(ctx, e)]
         _start_at(ctx, scope, entries, scope in triggered)
@@ -188,24 +192,24 @@ def _start_at(ctx: Context, scope: str | None, entries: list[str], triggered: bo
     node = _node(ctx, owner)
     if triggered:
         signal = drawn_name(node)
-        start = b.signal_start(_fresh(ctx, f"{owner}_start"), "start (as drawn)",
+        start = b.signal_start(fresh(ctx, f"{owner}_start"), "start (as drawn)",
                                signal=signal)
         ctx.assume(node, f"event subprocess {owner!r} has no start event: it starts on the "
                          f"signal {signal!r} (its name)")
     else:
-        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
+        start = b.start(fresh(ctx, f"{owner}_start"), "start (as drawn)")
     if not entries:
-        end = b.end(_fresh(ctx, f"{owner}_end"), "end (as drawn)")
-        b.flow(start, end, id=_fresh(ctx, f"{start}_flow"))
+        end = b.end(fresh(ctx, f"{owner}_end"), "end (as drawn)")
+        b.flow(start, end, id=fresh(ctx, f"{start}_flow"))
         ctx.assume(node, f"{local(node)} {owner!r} has no start event and nothing to run "
                          "(drawn collapsed, or empty): it starts and ends at once")
         return
     first = start
     if len(entries) > 1:
-        first = b.parallel_gateway(_fresh(ctx, f"{owner}_split"), "start (as drawn)")
-        b.flow(start, first, id=_fresh(ctx, f"{start}_flow"))
+        first = b.parallel_gateway(fresh(ctx, f"{owner}_split"), "start (as drawn)")
+        b.flow(start, first, id=fresh(ctx, f"{start}_flow"))
     for entry in entries:
-        b.flow(first, entry, id=_fresh(ctx, f"{first}_{entry}"))
+        b.flow(first, entry, id=fresh(ctx, f"{first}_{entry}"))
     ctx.assume(node, f"{local(node)} {owner!r} has no start event: it starts at "
                      f"{_listed(entries)}, every node without an incoming flow"
                      f"{', together' if len(entries) > 1 else ''} (BPMN 2.0's implicit start)")
@@ -217,12 +221,15 @@ def alternative_starts(ctx: Context) -> None:
     for scope, starts in ctx.alternatives.items():
         b = _builder(ctx, scope)
         owner = scope if scope is not None else ctx.pid
-        start = b.start(_fresh(ctx, f"{owner}_start"), "start (as drawn)")
-        choice = b.exclusive_gateway(_fresh(ctx, f"{owner}_choice"), "where it starts")
-        b.flow(start, choice, id=_fresh(ctx, f"{start}_flow"))
+        trigger = ctx.triggers.get(scope)  # an event subprocess's (drawnflows.several_starts)
+        start = trigger or b.start(fresh(ctx, f"{owner}_start"), "start (as drawn)")
+        choice = b.exclusive_gateway(fresh(ctx, f"{owner}_choice"), "where it starts")
+        b.flow(start, choice, id=fresh(ctx, f"{start}_flow"))
         for entry in starts:
-            b.flow(choice, entry, id=_fresh(ctx, f"{choice}_{entry}"))
+            b.flow(choice, entry, id=fresh(ctx, f"{choice}_{entry}"))
         b.decide(choice)
+        if trigger is not None:
+            continue  # its note is said where it was read
         node = _node(ctx, owner)
         ctx.assume(node, f"{local(node)} {owner!r} has {len(starts)} plain start events: an "
                          "instance starts at a decision, where a person chooses one "
@@ -235,22 +242,23 @@ def _listed(ids: list[str]) -> str:
 
 
 def decisions(ctx: Context) -> None:
-    """Each splitting exclusive or inclusive gateway with a flow (not its default) that has
-    no condition the engine reads becomes a decision a person takes."""
+    """Each splitting exclusive, inclusive or complex gateway with a flow (not its default)
+    that has no condition the engine reads becomes a decision a person takes."""
     p = ctx.process
     assert p is not None
     for e in p.elements:
-        if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) or \
-                (isinstance(e, el.ExclusiveGateway) and e.decision is not None):
+        if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) \
+                or (not isinstance(e, el.ComplexGateway) and e.decision is not None):
             continue
-        outs = [f for f in p.flows if f.source == e.id]
+        known = {n.id for n in p.elements}
+        outs = [f for f in p.flows if f.source == e.id and f.target in known]  # not dangling
         open_ = [f.id for f in outs if f.condition is None and f.target != e.default]
         if len(outs) < 2 or not open_:
             continue
         p.decide(e.id)
         node = _node(ctx, e.id)
-        one = " one flow (an inclusive gateway's choice of several is not offered)" \
-            if isinstance(e, el.InclusiveGateway) else " the flow"
+        one = " one or more flows, each taken (it joins as an inclusive gateway)" \
+            if not isinstance(e, el.ExclusiveGateway) else " the flow"
         ctx.assume(node, f"{local(node)} {e.id!r}: {_listed(open_)} "
                          f"{'has' if len(open_) == 1 else 'have'} no condition the engine "
                          f"reads; it is a decision: a person chooses{one}, "
@@ -264,11 +272,11 @@ def ways_out(ctx: Context) -> None:
     sources = {f.source for f in p.flows}
     for e in p.elements:
         if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway,
-                              el.EventGateway)) or e.id in sources:
+                              el.EventGateway, el.ComplexGateway)) or e.id in sources:
             continue
         b = _builder(ctx, e.within)
-        end = b.end(_fresh(ctx, f"{e.id}_end"), "end (as drawn)")
-        b.flow(e.id, end, id=_fresh(ctx, f"{e.id}_{end}"))
+        end = b.end(fresh(ctx, f"{e.id}_end"), "end (as drawn)")
+        b.flow(e.id, end, id=fresh(ctx, f"{e.id}_{end}"))
         ctx.assume(_node(ctx, e.id), f"{local(_node(ctx, e.id))} {e.id!r} has no outgoing "
                                      "flow: its track ends there, as at an end event")
 
@@ -282,12 +290,13 @@ def event_arms(ctx: Context, node: etree._Element, built: bool = True) -> bool:
             if f.get("sourceRef") == eid]
     wrong = [a.get("id", "") for a in arms if a is not None and local(a) != "receiveTask"
              and (local(a) != "intermediateCatchEvent" or len(_definitions(a) & _ARMS) != 1)]
-    if not wrong:
+    if arms and not wrong:
         return True
     if built:
         ctx.p.exclusive_gateway(eid, node.get("name"))
-    ctx.assume(node, f"eventBasedGateway {eid!r} leads to {_listed(wrong)}, not a catch "
-                     "event: it is an exclusive gateway (a decision)")
+    what = f"leads to {_listed(wrong)}, not a catch event: it is an exclusive gateway (a " \
+        "decision)" if arms else "has no outgoing flow: it is an exclusive gateway"
+    ctx.assume(node, f"eventBasedGateway {eid!r} {what}")
     return False
 
 

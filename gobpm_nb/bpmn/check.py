@@ -16,6 +16,7 @@ import re
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .context import Context
 from .names import FLOW_ELEMENTS, label, local
 from .xmllib import etree
@@ -63,7 +64,7 @@ def _note_problems(ctx: Context, proc: etree._Element, p: Process, problems: lis
     # scopes (the process: its id) whose start event is a placeholder: its own note
     # explains the missing start
     placeholder_start = {e.within if e.within is not None else p.id for e in p.elements
-                         if isinstance(e, el.Unsupported) and e.tag == "startEvent"}
+                         if isinstance(e, Unsupported) and e.tag == "startEvent"}
     kinds = {e.id: e.kind for e in p.elements}
     already = list(ctx.reported)
     for problem in dict.fromkeys(problems):  # the same problem twice: one note
@@ -75,7 +76,8 @@ def _note_problems(ctx: Context, proc: etree._Element, p: Process, problems: lis
             continue
         if any(m in problem for m in _NO_STARTS) and node.get("id") in placeholder_start:
             continue
-        ctx.notes.error(node, _hinted(_in_file_terms(problem, node, kinds), node), ctx.pid)
+        ctx.notes.error(node, _elsewhere(ctx, _hinted(_in_file_terms(problem, node, kinds),
+                                                      node)), ctx.pid)
 
 
 def _reached_past_placeholders(p: Process) -> set[str]:
@@ -99,7 +101,7 @@ def _reached_past_placeholders(p: Process) -> set[str]:
     targets = {f.target for f in p.flows}
     todo = [e.id for e in p.elements
             if (isinstance(e, (el.StartEvent, el.EventSubProcess)) and e.within is None) or
-            (isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and e.id not in targets)]
+            (isinstance(e, (Unsupported, UnsupportedBoundary)) and e.id not in targets)]
     reached = set(todo)
     while todo:
         for nxt in outgoing.get(todo.pop(), []):
@@ -129,6 +131,26 @@ def _in_file_terms(problem: str, node: etree._Element, kinds: dict[str, str]) ->
             rest = problem[len(engine):]
             return f"{label(node)} {eid!r}" + (rest if engine.endswith("'") else ":" + rest)
     return problem
+
+
+_MISSING_REFS = re.compile(r"(?:is dangling: no element|attached to unknown element) (.*)$")
+
+
+def _elsewhere(ctx: Context, problem: str) -> str:
+    """A reference to no element of this process says where it leads: to an element of
+    another process (a pool: nothing crosses pools but message flows), or nowhere (empty)."""
+    found = _MISSING_REFS.search(problem)
+    if found is None:
+        return problem
+    said = []
+    for ref in _QUOTED.findall(found.group(1)):
+        pid = ctx.process_of.get(ref)
+        if not ref:
+            said.append("an empty reference")
+        elif pid is not None and pid != ctx.pid:
+            said.append(f"{ref!r} is in process {pid!r}, another pool: only a message flow "
+                        "joins two pools")
+    return f"{problem} ({'; '.join(dict.fromkeys(said))})" if said else problem
 
 
 def _hinted(problem: str, node: etree._Element) -> str:

@@ -56,6 +56,12 @@ class Context:
     #: design-review mode: scope (None: the process) -> its plain start events read as
     #: milestones, when it has several (a person chooses where an instance starts)
     alternatives: dict[str | None, list[str]] = field(default_factory=dict)
+    #: design-review mode: flow id -> (its source, the milestone it now passes through), for
+    #: a second flow between two nodes (``drawnflows.twin_flow``)
+    rerouted: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: design-review mode: event subprocess -> the trigger it opens on, when it has several
+    #: start events (``drawnflows.several_starts``)
+    triggers: dict[str | None, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, tree: etree._ElementTree, notes: Notes, as_drawn: bool = False) -> Context:
@@ -87,6 +93,8 @@ class Context:
         self.explained = set()
         self.keys = {}
         self.alternatives = {}
+        self.rerouted = {}
+        self.triggers = {}
 
     @property
     def p(self) -> Builder:

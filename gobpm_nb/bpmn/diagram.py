@@ -12,18 +12,20 @@ from collections.abc import Callable
 
 from ..model import Process
 from ..model import elements as el
+from ..model.placeholders import Unsupported
 from .layout import Box, Layout, place_boundaries, route
 from .names import BPMNDI, DC, DI, children, di, local
 from .nested import nested_layout
 from .scopes import SCOPES
 from .xmllib import etree
 
-GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway)
+GATEWAYS = (el.ExclusiveGateway, el.ParallelGateway, el.EventGateway, el.InclusiveGateway,
+            el.ComplexGateway)
 
 
 def shape_of(e: el.Element) -> str:
     """``activity``, ``gateway`` or ``event``: what size of shape an element gets."""
-    if isinstance(e, GATEWAYS) or (isinstance(e, el.Unsupported) and
+    if isinstance(e, GATEWAYS) or (isinstance(e, Unsupported) and
                                    e.tag.endswith("Gateway")):
         return "gateway"
     if e.activity and not isinstance(e, el.Boundary):

@@ -9,7 +9,10 @@ or cancelled, with an ``as drawn:`` note (the callers in ``events.py`` build it)
   an activity of its scope marked ``isForCompensation``: nothing would compensate it, so it
   stands in as an unsupported boundary (it waits for the signal its name names);
 - a **cancel boundary** not attached to a transaction: likewise;
-- a **cancel end event** not directly inside a transaction: a plain end event;
+- a **second compensation boundary** on one activity: the first compensates it; the second
+  stands in as an unsupported boundary;
+- a **cancel end event** not directly inside a transaction, or in one without a cancel
+  boundary: a plain end event;
 - a **compensation throw or end** naming an activity that is not one of its scope with a
   handler (or a subprocess holding one): nothing to compensate; a milestone, or a plain end;
 - a **compensation start** of an event subprocess that is not inside a subprocess: an event
@@ -37,8 +40,20 @@ def _handler_node(ctx: Context, boundary: etree._Element) -> etree._Element | No
     return None
 
 
+def _host(ctx: Context, node: etree._Element) -> str:
+    return (node.get("attachedToRef") or "").rpartition(":")[2]
+
+
 def boundary_gap(ctx: Context, node: etree._Element) -> str | None:
     """Why a compensation boundary cannot run (None: it can)."""
+    host = _host(ctx, node)
+    for other in ctx.root.iter(f"{{{BPMN}}}boundaryEvent"):
+        if other is node:
+            break
+        if _host(ctx, other) == host and \
+                other.find(f"{{{BPMN}}}compensateEventDefinition") is not None:
+            return f"{host!r} has a compensation boundary already, {other.get('id')!r}: " \
+                   "that one compensates it"
     handler = _handler_node(ctx, node)
     if handler is None:
         return "a compensation boundary event with no association to its handler: nothing " \
@@ -57,6 +72,13 @@ def cancel_gap(ctx: Context, node: etree._Element) -> str | None:
         return f"a cancel boundary event attached to {host.get('id')!r}, a {local(host)}, " \
                "not a transaction: nothing cancels it"
     return None
+
+
+def _cancel_boundary(ctx: Context, tx: etree._Element | None) -> bool:
+    """Whether a cancel boundary is attached to transaction ``tx``."""
+    return tx is not None and any(
+        _host(ctx, b) == tx.get("id") and b.find(f"{{{BPMN}}}cancelEventDefinition") is not None
+        for b in ctx.root.iter(f"{{{BPMN}}}boundaryEvent"))
 
 
 def outside_transaction(node: etree._Element) -> bool:
@@ -104,8 +126,10 @@ def start_gap(node: etree._Element) -> str | None:
 def end_gap(ctx: Context, node: etree._Element, spec: etree._Element) -> str | None:
     """Why a cancel end event, or a compensation end or throw, cannot run."""
     if local(spec) == "cancelEventDefinition":
-        return "a cancel end event not directly inside a transaction: nothing to cancel" \
-            if outside_transaction(node) else None
+        if outside_transaction(node):
+            return "a cancel end event not directly inside a transaction: nothing to cancel"
+        return None if _cancel_boundary(ctx, node.getparent()) else \
+            "its transaction has no cancel boundary: nothing leaves it when it is cancelled"
     ref = spec.get("activityRef")
     return throw_gap(ctx, node, ref.rpartition(":")[2] if ref else None)
 

@@ -18,14 +18,15 @@ from ..model.timers import timer_spec
 from . import drawncomp
 from .asdrawn import plain_start
 from .context import Context, drawn_name
+from .drawnflows import paired_link
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
 from .vendor import correlation_key, payload
 from .xmllib import etree
 
 # What each kind of event may carry here; any other definition becomes a placeholder.
-_START = {"", "message", "timer", "signal"}  # in the process itself
-_SCOPE_START = {"", "message", "timer", "signal", "error", "escalation",
+_START = {"", "message", "timer", "signal", "conditional"}  # in the process itself
+_SCOPE_START = {"", "message", "timer", "signal", "conditional", "error", "escalation",
                 "compensate"}  # in a subprocess
 _END = {"", "terminate", "error", "escalation", "message", "signal", "compensate", "cancel"}
 _CATCH = {"timer", "message", "signal", "conditional", "link"}
@@ -81,9 +82,10 @@ def _placeholder(ctx: Context, node: etree._Element,
         reason = "several event definitions (or one by reference) are supported only on " \
                  "a catch, a boundary or an event subprocess's start, each a message, a " \
                  "timer or a signal, at most one of each (parallelMultiple: only a catch)"
-    elif found[0] == "conditional" and tag == "startEvent" and ctx.scope is None:
-        reason = "conditional start events are not supported yet: a process starts by " \
-                 "eng.start() or by a message, timer or signal start event"
+    elif found[0] in ("error", "escalation") and tag == "intermediateCatchEvent":
+        reason = f"an {found[0]} intermediate catch event is not valid BPMN: an {found[0]} is " \
+                 "caught only by a boundary event on the activity that raises it, or by the " \
+                 "start event of an event subprocess"
     elif found[0]:
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
     else:
@@ -126,6 +128,14 @@ def _triggered_start(ctx: Context, node: etree._Element, kind: str, spec: Any) -
     elif kind == "message":
         message, key = message_of(ctx, spec, eid)
         p.message_start(eid, name, message=message, key=key, interrupting=interrupting)
+    elif kind == "conditional":
+        condition = _condition(ctx, spec, eid)
+        if condition is None and ctx.as_drawn:
+            ctx.unsupported(eid, name, tag="startEvent", reason="a conditional start with no "
+                            "condition the engine reads", definition=kind)
+            return
+        given: dict[str, Any] = {"condition": condition}  # None: validation names it
+        p.conditional_start(eid, name, **given, interrupting=interrupting)
     elif kind == "timer":
         p.timer_start(eid, name, **timer(ctx, spec, eid), interrupting=interrupting)
     else:  # signal
@@ -210,7 +220,8 @@ def _end(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind in ("compensate", "cancel") and drawncomp.gap_at_end(ctx, node, spec):
         p.end(eid, name)
     elif kind == "compensate":
-        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True)
+        p.end(eid, name, compensate=_activity_ref(ctx, spec) or True,
+              wait=spec.get("waitForCompletion") != "false")
     elif kind == "cancel":
         p.end(eid, name, cancel=True)
     else:
@@ -235,7 +246,8 @@ def _throw(ctx: Context, node: etree._Element, kind: str, spec: Any) -> None:
     elif kind == "compensate" and drawncomp.gap_at_end(ctx, node, spec):
         p.throw(eid, name)
     elif kind == "compensate":
-        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec))
+        p.compensation_throw(eid, name, activity=_activity_ref(ctx, spec),
+                             wait=spec.get("waitForCompletion") != "false")
     else:  # a none throw event marks a milestone: it passes through
         p.throw(eid, name)
 
@@ -282,6 +294,7 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
     """The message name and correlation key that ``owner``'s ``messageRef`` names (no key
     when not ``keyed``: a message start of the process correlates to no instance)."""
     node = ctx.by_id.get(eid, owner)
+    keyed = keyed and not starts_only(ctx, eid)
     waits = keyed and not _throws(node)  # a throw needs no correlation key
     if owner.get("messageRef") is None:
         return _unreferenced(ctx, owner, node, eid, keyed)
@@ -295,6 +308,17 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
             owner, f"message {ctx.name_of(message)!r} has no correlation key{_BY_NAME}")
         key = NO_KEY
     return ctx.name_of(message), key
+
+
+def starts_only(ctx: Context, eid: str) -> bool:
+    """Whether ``eid`` is an arm of an exclusive event-based gateway that creates instances:
+    its message only ever begins a new instance, so it has no key to correlate with."""
+    for flow in ctx.flows.values():
+        if flow.get("targetRef") == eid:
+            gate = ctx.by_id.get(flow.get("sourceRef") or "")
+            return gate is not None and local(gate) == "eventBasedGateway" and \
+                gate.get("instantiate") == "true" and gate.get("eventGatewayType") != "Parallel"
+    return False
 
 
 def _unreferenced(ctx: Context, owner: etree._Element, node: etree._Element, eid: str,
@@ -386,11 +410,7 @@ def _handler(ctx: Context, node: etree._Element, eid: str) -> str:
 
 
 def _activity_ref(ctx: Context, spec: etree._Element) -> str | None:
-    """The activity a compensation throw names (None: every one of its scope); it always
-    waits for its handlers here."""
-    if spec.get("waitForCompletion") == "false":
-        ctx.warning(spec, "waitForCompletion='false' is not supported: the throw waits for "
-                          "its handlers")
+    """The activity a compensation throw names (None: every one of its scope)."""
     ref = spec.get("activityRef")
     return ref.rpartition(":")[2] if ref else None
 
@@ -399,10 +419,13 @@ def _link(ctx: Context, node: etree._Element, spec: etree._Element) -> str:
     """A link event's name (validation refuses one without; design-review mode takes the
     event's name)."""
     link = (spec.get("name") or "").strip()
-    if not link and ctx.as_drawn and node.get("name", "").strip():
+    if ctx.as_drawn:
+        link = " ".join(link.split())  # as drawn: a name on one line
+    if not link and ctx.as_drawn:
         link = drawn_name(node)
-        ctx.assume(spec, f"the link has no name: it is the link {link!r} (the event's name)")
-    return link
+        what = "the event's name" if node.get("name", "").strip() else "the event's id"
+        ctx.assume(spec, f"the link has no name: it is the link {link!r} ({what})")
+    return paired_link(ctx, node, link) if local(node) == "intermediateThrowEvent" else link
 
 
 def _condition(ctx: Context, spec: etree._Element, eid: str) -> str | None:

@@ -4,7 +4,9 @@ What translates, in FEEL (``= amount > 100``; ``=`` compares), JUEL (``${amount 
 ``&&``, ``||``, ``!``, ``==``, ``eq``...) and plain text (a condition with neither marker):
 names, string/number/boolean/null literals, one comparison per operand pair, ``and``/``or``/
 ``not`` and parentheses; in a condition, a path into the data (``order.price``, JUEL's
-``items[0]``: ``order['price']``, ``items[0]``). Everything else (calls, paths elsewhere,
+``items[0]``: ``order['price']``, ``items[0]``); Flowable's comparisons of a variable with a
+value (``${var:equals(input, 1)}``, ``var:greaterThan``..., under ``var``, ``vars`` or
+``variables``). Everything else (calls, paths elsewhere,
 arithmetic, ternaries, names with spaces) is refused with a ModelError naming the
 expression — nothing is ever ``eval``'d: the text is tokenized and parsed here, and the
 result is the safe evaluator's own syntax.
@@ -34,6 +36,13 @@ _TOKEN = re.compile(r"""\s*(?:
 _WORD_OPS = {"and": "and", "or": "or", "not": "not"}
 _JUEL_WORDS = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
 _LITERALS = {"true": True, "false": False, "null": None}
+#: Flowable's JUEL functions comparing a variable with a value, ``var:equals(name, 1)``
+#: (under the prefixes var, vars and variables): the comparison each reads as
+_VARIABLE_FUNCTIONS = {
+    "equals": "==", "eq": "==", "notEquals": "!=", "ne": "!=", "lowerThan": "<", "lt": "<",
+    "lowerThanOrEquals": "<=", "lte": "<=", "greaterThan": ">", "gt": ">",
+    "greaterThanOrEquals": ">=", "gte": ">="}
+_VARIABLE_PREFIXES = ("var", "vars", "variables")
 _RESERVED = {"for", "some", "every", "if", "then", "else", "in", "between", "instance", "of",
              "function", "return", "satisfies", "empty", "div", "mod", "instanceof"}
 _FEEL_RESERVED = _RESERVED | {"and", "or", "not", "true", "false", "null"}
@@ -256,6 +265,8 @@ class _Parser:
             if not self.paths:
                 raise _Refused(f"it reads a path or an index from {text!r}")
             return self.path(("name", text))
+        if follow == ("other", ":") and self.kind == "juel" and text in _VARIABLE_PREFIXES:
+            return self.variable_function(text)
         if follow == ("other", ":") and self.kind != "feel":
             raise _Refused(f"it calls a function of the prefix {text!r}")
         if follow is not None and follow[0] == "name" and self.symbol(follow) is None:
@@ -264,6 +275,28 @@ class _Parser:
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
         return ("name", text)
 
+
+    def variable_function(self, prefix: str) -> Node:
+        """Flowable's ``var:equals(name, value)`` (``_VARIABLE_FUNCTIONS``): the variable
+        (a name, or its name in quotes) compared with a literal."""
+        self.take()  # the ':'
+        kind, fn = self.take()
+        op = _VARIABLE_FUNCTIONS.get(fn) if kind == "name" else None
+        if op is None or self.take() != ("op", "("):
+            raise _Refused(f"it calls {prefix}:{fn}; of the prefix {prefix!r} only the "
+                           "comparisons (equals, notEquals, lowerThan, greaterThan...) are read")
+        kind, name = self.take()
+        name = _string(name) if kind == "string" else name
+        if kind not in ("name", "string") or not name.isidentifier() or \
+                name in _RESERVED or keyword.iskeyword(name) or name.startswith("__"):
+            raise _Refused(f"{prefix}:{fn} names no plain variable ({name!r})")
+        if self.take() != ("other", ","):
+            raise _Refused(f"{prefix}:{fn} takes a variable and a value")
+        value = self.atom()
+        if value[0] != "lit" or self.take() != ("op", ")"):
+            raise _Refused(f"{prefix}:{fn} compares {name!r} with something other than one "
+                           "literal value")
+        return ("cmp", op, ("name", name), value)
 
     def path(self, node: Node) -> Node:
         """A JUEL or FEEL path into the data, ``order.price``, and a JUEL index, ``items[0]``

@@ -135,7 +135,25 @@ class _LoopReader:
                                                             "of 1)"):
                 return None
             out["cardinality"], out["element"] = "1", None
+        if self.ctx.as_drawn:
+            self._as_drawn(out)
         return {k: v for k, v in out.items() if v is not None}
+
+    def _as_drawn(self, out: dict[str, Any]) -> None:
+        """Design-review mode: a loop giving both an input collection and a cardinality runs
+        its cardinality (as Camunda 7 does); an output collection whose output element is
+        not read (or the reverse) is not collected."""
+        if out["collection"] is not None and out["cardinality"] is not None:
+            self.ctx.assume(self.loop, f"multi-instance {self.eid!r} gives both an input "
+                                       "collection and a loopCardinality: it runs its "
+                                       "cardinality (as Camunda 7 does); the collection is "
+                                       "not read")
+            out["collection"] = out["element"] = None
+        if (out.get("output_collection") is None) != (out["output_element"] is None):
+            self.ctx.assume(self.loop, f"multi-instance {self.eid!r} has an output collection "
+                                       "or an output element but not both as the engine "
+                                       "reads them: nothing is collected")
+            out["output_collection"] = out["output_element"] = None
 
     def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,
                      what: str) -> str | None:

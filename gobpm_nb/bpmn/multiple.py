@@ -4,7 +4,9 @@ An intermediate catch event, a boundary event or the start event of an event sub
 with two or more message, timer or signal definitions — ``*EventDefinition`` children, or
 ``eventDefinitionRef``s naming definitions at the document's root — is read as the
 builder's ``catch`` (``parallelMultiple="true"``: ``all_of``), ``boundary`` or ``start_on``.
-Anything else with several definitions stays a placeholder (``events``).
+An intermediate throw event or an end event with two or more message, signal or escalation
+definitions is read as ``throw(events=...)`` or ``end(events=...)``: each thrown in
+document order. Anything else with several definitions stays a placeholder (``events``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import elements as el
-from ..model.multiple import MULTIPLE, MultipleCatch
+from ..model.multiple import MULTIPLE, THROWN, THROWS, MultipleCatch
 from .context import Context
-from .events import _signal, host_of, message_of, timer
+from .events import _escalation_code, _signal, host_of, message_of, timer
 from .names import BPMN, children, is_bpmn, local
+from .vendor import payload
 from .xmllib import etree
 
 _KINDS = ("message", "timer", "signal")
@@ -40,6 +43,8 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
     defs = definitions(ctx, node)
     kinds = [local(d)[: -len("EventDefinition")] for d in defs]
     parallel = node.get("parallelMultiple") == "true"
+    if tag in ("intermediateThrowEvent", "endEvent"):
+        return _read_throw(ctx, node, defs, kinds)
     where = tag == "intermediateCatchEvent" or tag == "boundaryEvent" or (
         tag == "startEvent" and ctx.scope is not None)
     if len(defs) < 2 or not where or any(k not in _KINDS for k in kinds) or \
@@ -66,8 +71,42 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
     return True
 
 
+def _read_throw(ctx: Context, node: etree._Element, defs: list[etree._Element],
+                kinds: list[str]) -> bool:
+    """A throw or end event with several definitions it can throw: each in document order."""
+    if len(defs) < 2 or any(k not in THROWN for k in kinds) or len(set(kinds)) != len(kinds):
+        return False
+    eid, name = node.get("id", ""), node.get("name")
+    events: list[dict[str, Any]] = []
+    for kind, spec in zip(kinds, defs, strict=True):
+        if kind == "message":
+            message, key = message_of(ctx, spec, eid)
+            events.append({"message": message, **({"key": key} if key is not None else {})})
+        elif kind == "signal":
+            events.append({"signal": _signal(ctx, spec, eid)})
+        else:
+            events.append({"escalation": _escalation_code(ctx, spec, eid, thrown=True) or ""})
+    if local(node) == "endEvent":
+        ctx.p.end(eid, name, events=events, payload=payload(node))
+    else:
+        ctx.p.throw(eid, name, events=events, payload=payload(node))
+    return True
+
+
 def write_multiple(writer: Any, node: etree._Element, e: el.Element) -> None:
     """A multiple event's definitions, in the order given (and ``parallelMultiple``)."""
+    if isinstance(e, THROWS):
+        for t in e.events:
+            if t.kind == "message":
+                etree.SubElement(node, f"{{{BPMN}}}messageEventDefinition",
+                                 messageRef=writer.message(t.message, t.key))
+            elif t.kind == "signal":
+                etree.SubElement(node, f"{{{BPMN}}}signalEventDefinition",
+                                 signalRef=writer.global_("signal", t.signal))
+            else:
+                etree.SubElement(node, f"{{{BPMN}}}escalationEventDefinition",
+                                 escalationRef=writer.escalation(t.escalation))
+        return
     if not isinstance(e, MULTIPLE):
         return
     if isinstance(e, MultipleCatch) and e.parallel:

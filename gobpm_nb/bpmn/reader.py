@@ -19,10 +19,17 @@ from __future__ import annotations
 from ..errors import ModelError
 from ..model import Process
 from .adhoc import read_adhoc
-from .asdrawn import event_arms, finish, is_flow_of_gateway, stand_in
+from .asdrawn import event_arms, finish, fresh, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
+from .drawnflows import (
+    boundary_home,
+    keep_defaults,
+    on_event_subprocess,
+    several_starts,
+    twin_flow,
+)
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
@@ -38,9 +45,9 @@ EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrow
           "boundaryEvent"}
 TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "businessRuleTask",
          "userTask", "receiveTask"}
-GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway"}
-NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
-    "complexGateway": "complex gateways are not supported",
+GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway",
+            "complexGateway"}
+NOT_YET: dict[str, str] = {  # tag -> why (activities: boundaries may attach to them)
 }
 SCOPES = ("subProcess", "transaction", "adHocSubProcess")
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
@@ -92,6 +99,7 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
         if is_bpmn(node):
             read_element(ctx, node)
     _check_flow_scopes(ctx, p)
+    keep_defaults(ctx)
     if ctx.as_drawn:
         finish(ctx)
     check_process(ctx, proc)
@@ -99,9 +107,10 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     return p
 
 
-def read_scope(ctx: Context, node: etree._Element) -> None:
-    """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds."""
-    eid, name = node.get("id", ""), node.get("name")
+def read_scope(ctx: Context, node: etree._Element, eid: str | None = None) -> None:
+    """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds;
+    ``eid``: the id it is read under when the file gives it none."""
+    eid, name = eid or node.get("id", ""), node.get("name")
     if node.get("triggeredByEvent") == "true":
         scope = ctx.p.event_subprocess(eid, name)
     elif local(node) == "adHocSubProcess":
@@ -129,8 +138,9 @@ def _check_flow_scopes(ctx: Context, p: Process) -> None:
         scope, held = within[f.source], ctx.flow_scope[f.id]
         node = ctx.flows.get(f.id)
         if scope == within[f.target] and held != scope and node is not None:
-            ctx.error(node, f"sequence flow {f.id!r} is written in {_scope_name(held)} but "
-                            f"joins elements of {_scope_name(scope)}")
+            ctx.detail(node, f"sequence flow {f.id!r} is written in {_scope_name(held)} but "
+                             f"joins elements of {_scope_name(scope)}",
+                       f"it is read as a flow of {_scope_name(scope)}")
 
 
 def _scope_name(scope: str | None) -> str:
@@ -149,6 +159,11 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if tag == "sequenceFlow":
         read_flow(ctx, node)
         return
+    if not node.get("id") and tag == "subProcess" and node.get("triggeredByEvent") == "true":
+        made = fresh(ctx, f"{ctx.pid}_eventSubProcess")  # no flow names an event subprocess
+        ctx.warning(node, f"an event subprocess without an id: it is read as {made!r}")
+        read_scope(ctx, node, made)
+        return
     if not node.get("id"):
         ctx.detail(node, f"a {tag} without an id cannot be read",
                    "no flow can name it, so it is left out")
@@ -160,8 +175,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     not_run(ctx, node)
     activity = tag in TASKS or tag in NOT_YET or tag in SCOPES or tag == "callActivity"
     if tag in EVENTS:
-        if not read_multiple(ctx, node):
-            read_event(ctx, node)
+        _read_event(ctx, node)
     elif tag == "adHocSubProcess" and ctx.as_drawn and not _holds_nodes(node):
         _placeholder(ctx, node, "an ad-hoc subprocess with nothing inside to activate", True)
     elif tag in SCOPES:
@@ -180,9 +194,37 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     if activity:
         read_loop(ctx, node)  # on the element just built
         _activity_default(ctx, node)
-        if node.get("isForCompensation") == "true" and ctx.process is not None and \
-                any(e.id == node.get("id") for e in ctx.process.elements):
-            ctx.p.for_compensation(node.get("id", ""))
+        _for_compensation(ctx, node)
+
+
+def _for_compensation(ctx: Context, node: etree._Element) -> None:
+    """An activity marked ``isForCompensation`` (the element just built); in design-review
+    mode an event subprocess's mark is not read (it starts on its trigger)."""
+    if node.get("isForCompensation") != "true" or ctx.process is None or \
+            not any(e.id == node.get("id") for e in ctx.process.elements):
+        return
+    if ctx.as_drawn and node.get("triggeredByEvent") == "true":
+        ctx.assume(node, f"event subprocess {node.get('id')!r} is marked isForCompensation, "
+                         "but it starts on its own trigger, not as a handler: the mark is not "
+                         "read")
+        return
+    ctx.p.for_compensation(node.get("id", ""))
+
+
+def _read_event(ctx: Context, node: etree._Element) -> None:
+    """An event; in design-review mode a boundary event written outside its host's scope
+    is read in that scope (``drawnflows.boundary_home``)."""
+    if several_starts(ctx, node, _read_event) or on_event_subprocess(ctx, node):
+        return
+    moved, home = boundary_home(ctx, node) if local(node) == "boundaryEvent" else (False, None)
+    outer = ctx.scope
+    if moved:
+        ctx.scope = home
+    try:
+        if not read_multiple(ctx, node):
+            read_event(ctx, node)
+    finally:
+        ctx.scope = outer
 
 
 def _holds_nodes(node: etree._Element) -> bool:
@@ -240,10 +282,12 @@ def read_task(ctx: Context, node: etree._Element) -> None:
                           f"or camunda:type='external'){implementation(node)}: it passes the "
                           f"data through unchanged until p.set_function({eid!r}, fn)")
         p.service_task(eid, name, fn=pass_through)
-    elif tag == "sendTask" and ctx.as_drawn and _hosts(ctx, eid):
-        ctx.assume(node, f"send task {eid!r} carries boundary events, which a message throw "
-                         "cannot: it passes through as a task that does nothing (its message "
-                         "is not sent)")
+    elif tag == "sendTask" and ctx.as_drawn and (_hosts(ctx, eid) or
+                                                 node.get("isForCompensation") == "true"):
+        what = "carries boundary events" if _hosts(ctx, eid) else "is a compensation handler"
+        ctx.assume(node, f"send task {eid!r} {what}, which a message throw cannot be: it "
+                         "passes through as a task that does nothing (its message is not "
+                         "sent)")
         p.script_task(eid, name, fn=pass_through)
     elif tag == "sendTask":
         message, key = message_of(ctx, node, eid)
@@ -280,13 +324,39 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
         p.exclusive_gateway(eid, name, default=_default_target(ctx, node))
     elif tag == "inclusiveGateway":
         p.inclusive_gateway(eid, name, default=_default_target(ctx, node))
+    elif tag == "complexGateway":
+        p.complex_gateway(eid, name, default=_default_target(ctx, node),
+                          activation=_activation(ctx, node))
     elif tag == "parallelGateway":
         p.parallel_gateway(eid, name)
-    elif node.get("eventGatewayType") == "Parallel" or node.get("instantiate") == "true":
-        _placeholder(ctx, node, "parallel or instantiating event-based gateways are not "
-                                "supported", False)
     elif not ctx.as_drawn or event_arms(ctx, node):
-        p.event_gateway(eid, name)
+        instantiate = node.get("instantiate") == "true"
+        parallel = node.get("eventGatewayType") == "Parallel"
+        if parallel and not instantiate and ctx.as_drawn:
+            ctx.assume(node, f"eventBasedGateway {eid!r} is parallel but does not instantiate, "
+                             "which BPMN does not allow: it is an exclusive event-based "
+                             "gateway")
+            parallel = False
+        p.event_gateway(eid, name, instantiate=instantiate, parallel=parallel)
+
+
+def _activation(ctx: Context, node: etree._Element) -> str | None:
+    """A complex gateway's ``activationCondition``, translated; None when it has none (it
+    joins as an inclusive gateway) or, in design-review mode, when it cannot be read."""
+    found = node.find(f"{{{BPMN}}}activationCondition")
+    if found is None:
+        return None
+    text = found.text or ""
+    if not text.strip():
+        ctx.warning(found, "the activation condition is empty: the gateway joins as an "
+                           "inclusive gateway")
+        return None
+    try:
+        return translate(text, found.get("language") or ctx.language)
+    except ModelError as exc:
+        ctx.detail(found, str(exc), "it is not read: the gateway joins as an inclusive "
+                                    "gateway")
+        return None
 
 
 def _default_target(ctx: Context, node: etree._Element) -> str | None:
@@ -320,7 +390,16 @@ def read_flow(ctx: Context, node: etree._Element) -> None:
                 ctx.detail(found, str(exc), "it is not read: its gateway decides"
                            if is_flow_of_gateway(ctx, node) else
                            "it is not read: the flow is taken as if it had none")
-    ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
-               condition=condition)
-    if node.get("id"):
+    source = ctx.by_id.get(node.get("sourceRef") or "")
+    if condition is not None and ctx.as_drawn and source is not None and \
+            local(source) == "parallelGateway":
+        ctx.assume(node, f"sequence flow {node.get('id')!r} leaves a parallel gateway, which "
+                         "takes every flow: its condition is not read (Camunda 7 ignores it "
+                         "too)")
+        condition = None
+    twin = twin_flow(ctx, node, condition)
+    if twin is None:
+        ctx.p.flow(node.get("sourceRef", ""), node.get("targetRef", ""), id=node.get("id"),
+                   condition=condition)
+    if node.get("id") and twin != "again":
         ctx.flow_scope[node.get("id", "")] = str(ctx.scope) if ctx.scope is not None else None

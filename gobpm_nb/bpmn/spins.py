@@ -21,7 +21,8 @@ from .context import Context
 from .xmllib import etree
 
 _PASSING = frozenset({"script_task", "exclusive_gateway", "message_throw", "signal_throw",
-                      "escalation_throw", "link_throw", "link_catch", "none_throw"})
+                      "escalation_throw", "link_throw", "link_catch", "none_throw",
+                      "multiple_throw"})
 _SPLITS = frozenset({"parallel_gateway", "inclusive_gateway"})
 
 

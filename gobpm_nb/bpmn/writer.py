@@ -22,6 +22,9 @@ from collections import Counter
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.adhoc import AdHocSubProcess
+from ..model.multiple import THROWS
+from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .adhoc import write_adhoc, write_completion
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
@@ -53,15 +56,18 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "escalation_throw": "intermediateThrowEvent", "link_throw": "intermediateThrowEvent",
         "message_start": "startEvent", "timer_start": "startEvent",
         "signal_start": "startEvent", "error_start": "startEvent",
-        "escalation_start": "startEvent", "subprocess": "subProcess",
+        "escalation_start": "startEvent", "conditional_start": "startEvent",
+        "subprocess": "subProcess",
         "event_subprocess": "subProcess", "call_activity": "callActivity",
         "exclusive_gateway": "exclusiveGateway",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
+        "complex_gateway": "complexGateway",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
         "adhoc_subprocess": "adHocSubProcess",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
         "cancel_end": "endEvent", "compensation_start": "startEvent",
-        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent"}
+        "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent",
+        "multiple_throw": "intermediateThrowEvent", "multiple_end": "endEvent"}
 #: The elements that hold flow elements of their own.
 SCOPE_TAGS = ("subProcess", "transaction", "adHocSubProcess")
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
@@ -237,7 +243,7 @@ class Writer(RootElements):
             for _, node in rest:
                 slots.append(held, node)
         for e in elements:  # after what it holds, where the schema puts it
-            if isinstance(e, el.AdHocSubProcess):
+            if isinstance(e, AdHocSubProcess):
                 write_completion(self, index[e.id], e)
         for e in elements:  # a compensation handler is linked by an association (an artifact)
             if isinstance(e, el.CompensationBoundary):
@@ -273,6 +279,10 @@ class Writer(RootElements):
             node.set("isInterrupting", "false")
         if isinstance(e, el.EventSubProcess):
             node.set("triggeredByEvent", "true")
+        if isinstance(e, el.EventGateway) and e.instantiate:
+            node.set("instantiate", "true")
+        if isinstance(e, el.EventGateway) and e.parallel:
+            node.set("eventGatewayType", "Parallel")
         if e.for_compensation:
             node.set("isForCompensation", "true")
         if default is not None:
@@ -280,13 +290,15 @@ class Writer(RootElements):
         if isinstance(e, el.ReceiveTask):
             node.set("messageRef", self.message(e.message, e.key))
         self._extensions(node, e)
-        if isinstance(e, el.AdHocSubProcess):
+        if isinstance(e, AdHocSubProcess):
             write_adhoc(self, node, e)
         for ref in ins:
             etree.SubElement(node, bpmn("incoming")).text = ref
         for ref in outs:
             etree.SubElement(node, bpmn("outgoing")).text = ref
         self._definition(node, e)
+        if isinstance(e, el.ComplexGateway) and e.activation is not None:
+            self.formal(node, "activationCondition", *expression(e.activation))
         if e.many is not None:
             write_loop(self, node, e.many)
         elif e.loop is not None:
@@ -297,7 +309,7 @@ class Writer(RootElements):
     def _tag(e: el.Element) -> str:
         if isinstance(e, el.Boundary):
             return "boundaryEvent"
-        if isinstance(e, el.Unsupported):  # its tag is in gobpm:unsupported too
+        if isinstance(e, Unsupported):  # its tag is in gobpm:unsupported too
             return e.tag if e.tag in FLOW_ELEMENTS and e.tag not in _NOT_NODES else "task"
         return TAGS[e.kind]
 
@@ -310,12 +322,12 @@ class Writer(RootElements):
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
-        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd)) \
-                and e.payload:
+        if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,
+                          *THROWS)) and e.payload:
             found.append((GOBPM, "payload", {"fields": " ".join(e.payload)}))
-        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):  # read back as it is
+        if isinstance(e, (Unsupported, UnsupportedBoundary)):  # read back as it is
             marker = {"tag": e.tag, "reason": e.reason}
-            if isinstance(e, el.Unsupported) and e.activity:
+            if isinstance(e, Unsupported) and e.activity:
                 marker["activity"] = "true"
             found.append((GOBPM, "unsupported", marker))
         if not found:
@@ -350,18 +362,20 @@ class Writer(RootElements):
         if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
                           el.SignalEnd)):
             sub("signal", signalRef=self.global_("signal", e.signal))
-        if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition:
+        if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)) \
+                and e.condition:
             self.formal(sub("conditional"), "condition", *expression(e.condition))
         if isinstance(e, (el.LinkThrow, el.LinkCatch)):
             sub("link", name=e.link)
         if isinstance(e, (el.CompensationBoundary, el.CompensationStart)):
             sub("compensate")
         if isinstance(e, (el.CompensationThrow, el.CompensationEnd)):
-            sub("compensate", **({"activityRef": e.ref} if e.ref else {}))
+            sub("compensate", **({"activityRef": e.ref} if e.ref else {}),
+                **({"waitForCompletion": "false"} if e.no_wait else {}))
         if isinstance(e, (el.CancelEnd, el.CancelBoundary)):
             sub("cancel")
         write_multiple(self, node, e)
-        if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)) and \
+        if isinstance(e, (Unsupported, UnsupportedBoundary)) and \
                 e.definition.isalpha():  # the one it had in the file, as the schema allows
             found = sub(e.definition, **({"name": ""} if e.definition == "link" else {}))
             if e.definition == "conditional":

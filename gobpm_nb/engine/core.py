@@ -29,11 +29,12 @@ from .residency.hydrate import restore
 from .residency.plans import TimerPlans
 from .residency.recovery import recover
 from .residency.router import Residency
-from .residency.starts import Starts, how_it_starts
+from .residency.starts import Starts, conditional_starts, how_it_starts
 from .runtime.finished import Finished
 from .runtime.outside import Outside
 from .runtime.run import Run
 from .runtime.tracks import spawn, start_loop
+from .state.chosen import chosen
 from .state.dehydrated import Dehydrated
 from .state.holders import CycleHold, Hold, Holders, TimerHold, expectation
 from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Trigger
@@ -175,10 +176,47 @@ class Core:
             raise EngineError(f"start_many needs a Process, got {type(process).__name__}")
         values = [json_dict(d, f"start data [{n}]") for n, d in enumerate(data)]
         defn = self.startable(process.definition())
+        return self.launch_all([(defn, value, defn.start) for value in values], None)
+
+    def start_on_conditions(self, data: dict[str, Any] | None,
+                            process: Process | str | None = None) -> list[str]:
+        """One new instance of each deployed process (its newest version; only ``process``
+        when given) whose conditional start event holds on ``data``, at the first such
+        start, in the order of the processes' ids; all or none, as ``start_many``."""
+        values = json_dict(data, "start data")
+        chosen = self.starts.on_conditions(self.conditioned(process), values,
+                                           self.tape)
+        return self.launch_all([(defn, json_dict(values, "start data"), sid)
+                                for defn, sid in chosen], "conditional")
+
+    def conditioned(self, process: Process | str | None) -> list[Definition]:
+        """The versions ``start_on_conditions`` looks at: the newest deployed one of each
+        process with a conditional start, or ``process``'s (a Process is deployed)."""
+        if process is None:
+            found = (self.callable(pid, None) for pid in sorted(self.signatures))
+            return [d for d in found if d is not None and conditional_starts(d)]
+        if isinstance(process, Process):
+            graph: Definition | None = process.definition()
+        elif isinstance(process, str):
+            graph = self.callable(process, None)
+            if graph is None:
+                raise EngineError(f"process {process!r} is not deployed")
+        else:
+            raise EngineError(f"process must be a Process or a process id, got "
+                              f"{type(process).__name__}")
+        assert graph is not None
+        if not conditional_starts(graph):
+            raise EngineError(f"process {graph.id!r} has no conditional start event")
+        return [self.deploy(graph)]
+
+    def launch_all(self, starts: list[tuple[Definition, dict[str, Any], str]],
+                   by: str | None) -> list[str]:
+        """New instances, each of a version at a start event with its data, all or none:
+        on a durable store their first checkpoints are one transaction."""
         made: list[tuple[Run, Track]] = []
         before = number = self.next_instance
-        for value in values:
-            run, tr, number = self.make(defn, value, None, defn.start, after=number)
+        for defn, value, at in starts:
+            run, tr, number = self.make(defn, value, None, at, after=number)
             made.append((run, tr))
         self.next_instance = number
         if self.store.durable and made:
@@ -189,7 +227,7 @@ class Core:
                                   f"{len(made)} instances; nothing changed")
         for run, tr in made:
             run.stored = self.store.durable
-            self.enter(run, tr, None)
+            self.enter(run, tr, by)
         return [run.id for run, _ in made]
 
     def startable(self, graph: Definition) -> Definition:
@@ -202,15 +240,19 @@ class Core:
         return defn
 
     def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
-               at: str, by: str | None = None, parent: tuple[str, str] | None = None) -> str:
+               at: str, by: str | None = None, parent: tuple[str, str] | None = None,
+               via: str | None = None) -> str:
         """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
         start event that creates instances, or ``call`` for one called by ``parent``, the
-        caller's instance and track), checkpointed first on a durable store. If the store
+        caller's instance and track; ``via``: at an event-based gateway that creates
+        instances, the flow to the arm whose event created it), checkpointed first on a
+        durable store. If the store
         refuses that checkpoint, the start is refused (EngineError, nothing changed); but a
         called instance starts all the same, resident, as any instance whose checkpoint the
         store refused (recovery calls again if its caller is recorded waiting for it and
         it is not in the store)."""
         run, tr, number = self.make(defn, values, key, at, parent)
+        tr.via = via
         if self.store.durable:
             before, self.next_instance = self.next_instance, number
             if self.journal.put(run.id, capture(run, self.kernel.now)):
@@ -254,6 +296,8 @@ class Core:
         if defn.event_starts.get("") and not self.behaviour.open_root(run, tr):
             return  # an incident at a start of an event subprocess ended it
         run.announce(tr)
+        if tr.via is not None and not self.behaviour.open_arms(run, tr):
+            return  # an incident arming a parallel gateway's other arms ended it
         spawn(run, tr)
 
     def run_of(self, iid: str) -> Run | Dehydrated | Finished:
@@ -356,37 +400,31 @@ class Core:
                 continue  # an ad-hoc subprocess's: ``adhocs``
             defn = self.runs[h.instance].defn
             flows = defn.outgoing[h.node] if defn is not None else ()
+            several = defn is not None and defn.nodes[h.node].kind == "inclusive_gateway"
             out.append(DecisionView(h.instance, h.track, h.node,
-                                    tuple((f.id, f.target) for f in flows)))
+                                    tuple((f.id, f.target) for f in flows), several))
         return out
 
-    def decide(self, instance: str, flow: str, track: str | None = None) -> None:
+    def decide(self, instance: str, flow: str | list[str], track: str | None = None) -> None:
         """A person's choice at a decision of ``instance``: ``flow`` (its id, or the id of
-        the node it leads to); ``track`` when tracks wait at two decisions it could mean."""
+        the node it leads to; at an inclusive gateway, a list of them); ``track`` when
+        tracks wait at two decisions it could mean."""
         views = self.decisions(instance)
         if track is not None:
             views = [v for v in views if v.track == track]
         if not views:
             raise EngineError(f"instance {instance!r} waits at no decision"
                               + (f" on track {track!r}" if track is not None else ""))
-        chosen = [(v, f) for v in views for f, target in v.flows
-                  if f == flow or (target == flow and [t for _, t in v.flows].count(flow) == 1)]
-        if not chosen:
-            offered = list(dict.fromkeys(f for v in views for f, _ in v.flows))
-            raise EngineError(f"{flow!r} is not a flow of the decision(s) instance "
-                              f"{instance!r} waits at; its flows: {', '.join(offered)}")
-        if len(chosen) > 1:
-            raise EngineError(f"{flow!r} leaves decisions on tracks "
-                              f"{', '.join(v.track for v, _ in chosen)} of instance "
-                              f"{instance!r}: give track=")
-        view, flow_id = chosen[0]
+        view, flows = chosen(views, flow, instance)
         hold = self.holders.decisions[(view.instance, view.track)]
-        trigger = Trigger("decision", hold.node, "node", hold.track, None, flow_id)
+        if view.several:  # the flows taken, in the gateway's order
+            trigger = Trigger("decision", hold.node, "node", hold.track, {"flows": flows})
+        else:
+            trigger = Trigger("decision", hold.node, "node", hold.track, None, flows[0])
         self.journal.record([(hold.instance, trigger)])
         self.deliver(hold, trigger)
 
-    adhocs = activation.adhocs
-    activate = activation.activate
+    adhocs, activate = activation.adhocs, activation.activate
 
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None

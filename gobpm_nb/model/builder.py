@@ -10,7 +10,9 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from . import multiple as mu
+from .adhoc import AdHocSubProcess
 from .expr import Expr
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import TimerSpec, timer_spec
 
 Condition = str | Callable[[dict[str, Any]], Any]
@@ -72,18 +74,31 @@ class Builder:
             error: str | None = None, escalation: str | None = None,
             message: str | None = None, key: Condition | None = None,
             signal: str | None = None, payload: tuple[str, ...] | list[str] = (),
-            compensate: bool | str = False, cancel: bool = False) -> str:
+            compensate: bool | str = False, cancel: bool = False,
+            events: list[dict[str, Any]] | None = None, wait: bool = True) -> str:
         """An end event: plain, ``terminate`` (ends its scope: the instance, or the
         subprocess it is in), ``error`` (throws that error code), ``escalation``, ``message``
         (publishes it with ``key`` and the ``payload`` fields, as ``message_throw`` does),
         ``signal`` (broadcasts it with the ``payload`` fields), ``compensate`` (True: every
         completed activity of its scope, latest first; an id: that activity; then it ends)
-        or ``cancel`` (cancels the transaction it is in); give at most one."""
+        or ``cancel`` (cancels the transaction it is in), or ``events`` (several, as
+        ``throw`` takes them: each thrown in order, then it ends); give at most one.
+        ``wait=False`` with ``compensate``: it ends at once while the handlers run."""
         common: dict[str, Any] = {"terminate": terminate, "error": error,
                                   "escalation": escalation}
+        if events is not None:
+            if any(common.values()) or message is not None or signal is not None or \
+                    key is not None or compensate is not False or cancel:
+                self.add_problem(f"end event {id!r}: events= lists everything it throws; "
+                                 "give no other kind beside it")
+            return self._add(mu.MultipleEnd(
+                id, name, events=mu.throw_defs(id, events, self._expr, self.add_problem),
+                payload=tuple(payload)))
+        if wait is not True and compensate is False:
+            self.add_problem(f"end event {id!r}: wait= is only for a compensation end")
         if compensate is not False or cancel:
             return self._compensating_end(id, name, common, compensate, cancel,
-                                          message is not None or signal is not None)
+                                          message is not None or signal is not None, wait)
         if message is not None and signal is not None:
             self.add_problem(f"end event {id!r}: give at most one of terminate, error, "
                              "escalation, message or signal (it has message and signal)")
@@ -101,14 +116,16 @@ class Builder:
         return self._add(el.EndEvent(id, name, **common))
 
     def _compensating_end(self, id: str, name: str | None, common: dict[str, Any],
-                          compensate: bool | str, cancel: bool, sends: bool) -> str:
+                          compensate: bool | str, cancel: bool, sends: bool,
+                          wait: bool = True) -> str:
         if sends or any(common.values()) or (compensate is not False and cancel):
             self.add_problem(f"end event {id!r}: give at most one of terminate, error, "
                              "escalation, message, signal, compensate or cancel")
         if cancel:
             return self._add(el.CancelEnd(id, name, **common))
         return self._add(el.CompensationEnd(id, name, **common,
-                                            ref=self._activity_ref(id, compensate)))
+                                            ref=self._activity_ref(id, compensate),
+                                            no_wait=self._no_wait(id, wait)))
 
     def _activity_ref(self, id: str, compensate: bool | str | None) -> str | None:
         if compensate is True or compensate is None:
@@ -120,12 +137,18 @@ class Builder:
         return str(compensate)
 
     def compensation_throw(self, id: str, name: str | None = None, *,
-                           activity: str | None = None) -> str:
+                           activity: str | None = None, wait: bool = True) -> str:
         """An intermediate throw that compensates ``activity`` (None: every completed
         compensable activity of its scope, the latest first) and goes on when every handler
-        is done (BPMN ``waitForCompletion``)."""
-        return self._add(el.CompensationThrow(id, name,
-                                              ref=self._activity_ref(id, activity)))
+        is done (BPMN ``waitForCompletion``); ``wait=False``: it goes on at once while the
+        handlers run, one after another, in a track of their own at the throw."""
+        return self._add(el.CompensationThrow(id, name, ref=self._activity_ref(id, activity),
+                                              no_wait=self._no_wait(id, wait)))
+
+    def _no_wait(self, id: str, wait: Any) -> bool | None:
+        if not isinstance(wait, bool):
+            self.add_problem(f"{id!r}: wait= is True or False, not {wait!r}")
+        return None if wait is not False else True
 
     def compensation_boundary(self, id: str, name: str | None = None, *, attached_to: str,
                               handler: str) -> str:
@@ -166,6 +189,15 @@ class Builder:
     def signal_start(self, id: str, name: str | None = None, *, signal: str,
                      interrupting: bool = True) -> str:
         return self._add(el.SignalStart(id, name, interrupting=interrupting, signal=signal))
+
+    def conditional_start(self, id: str, name: str | None = None, *, condition: Condition,
+                          interrupting: bool = True) -> str:
+        """In an event subprocess: it starts when ``condition`` becomes true after a change
+        of the data while its scope runs (a non-interrupting one once per rise from false
+        to true). In the process itself: ``Engine.start_on_conditions(data)`` starts an
+        instance when ``condition`` holds on ``data``."""
+        return self._add(el.ConditionalStart(id, name, interrupting=interrupting,
+                                             condition=self._expr(id, "condition", condition)))
 
     def error_start(self, id: str, name: str | None = None, *,
                     error: str | None = None) -> str:
@@ -230,9 +262,21 @@ class Builder:
                      payload: tuple[str, ...] | list[str] = ()) -> str:
         return self._add(el.SignalThrow(id, name, signal=signal, payload=tuple(payload)))
 
-    def throw(self, id: str, name: str | None = None) -> str:
-        """An intermediate throw event with no definition: a milestone the track passes."""
-        return self._add(el.NoneThrow(id, name))
+    def throw(self, id: str, name: str | None = None, *,
+              events: list[dict[str, Any]] | None = None,
+              payload: tuple[str, ...] | list[str] = ()) -> str:
+        """An intermediate throw event. With no ``events``: a milestone the track passes.
+        With ``events`` (two or more dicts: ``{"message": "paid", "key": "order"}``,
+        ``{"signal": "stop"}``, ``{"escalation": "late"}``, at most one of each kind): it
+        throws each, in order (messages and signals with the ``payload`` fields), then
+        leaves."""
+        if events is None:
+            if payload:
+                self.add_problem(f"throw {id!r}: payload= needs events=")
+            return self._add(el.NoneThrow(id, name))
+        return self._add(mu.MultipleThrow(
+            id, name, events=mu.throw_defs(id, events, self._expr, self.add_problem),
+            payload=tuple(payload)))
 
     # -- events with several definitions (``multiple``) ----------------------------------
     def _events(self, id: str, any_of: Any, all_of: Any, parallel_ok: bool
@@ -301,7 +345,7 @@ class Builder:
                              "'Parallel' nor 'Sequential'")
         if not isinstance(cancel_remaining, bool):
             self.add_problem(f"adhoc_subprocess {id!r}: cancel_remaining must be True or False")
-        self._add(el.AdHocSubProcess(
+        self._add(AdHocSubProcess(
             id, name, default=default,
             collection=self._expr(id, "collection", collection),
             completion=self._expr(id, "completion condition", completion),
@@ -331,6 +375,16 @@ class Builder:
                           default: str | None = None) -> str:
         return self._add(el.InclusiveGateway(id, name, default=default))
 
+    def complex_gateway(self, id: str, name: str | None = None, *,
+                        activation: Condition | None = None, default: str | None = None
+                        ) -> str:
+        """A complex gateway: splits like the inclusive one; joins when ``activation`` (a
+        condition over the data and ``arrived``, the tokens waiting at it) first holds,
+        then takes in the rest of the expected tokens without firing again; with no
+        ``activation``, joins like the inclusive one."""
+        return self._add(el.ComplexGateway(id, name, default=default,
+                                           activation=self._expr(id, "activation", activation)))
+
     def exclusive_gateway(self, id: str, name: str | None = None, *,
                           default: str | None = None) -> str:
         return self._add(el.ExclusiveGateway(id, name, default=default))
@@ -338,8 +392,14 @@ class Builder:
     def parallel_gateway(self, id: str, name: str | None = None) -> str:
         return self._add(el.ParallelGateway(id, name))
 
-    def event_gateway(self, id: str, name: str | None = None) -> str:
-        return self._add(el.EventGateway(id, name))
+    def event_gateway(self, id: str, name: str | None = None, *, instantiate: bool = False,
+                      parallel: bool = False) -> str:
+        """The first of its arms (catch events or receive tasks after it) to fire wins.
+        ``instantiate=True``: it starts the process (no incoming flow), and the first arm's
+        event creates an instance that goes on by that arm; ``parallel=True`` too: each
+        other arm then waits in that instance for its own event."""
+        return self._add(el.EventGateway(id, name, instantiate=True if instantiate else None,
+                                         parallel=True if parallel else None))
 
     def timer_boundary(self, id: str, name: str | None = None, *, attached_to: str,
                        duration: Any = None, date: Any = None, cycle: Any = None,
@@ -384,10 +444,10 @@ class Builder:
         With ``attached_to`` it is a boundary event of that activity; ``definition`` names an
         event's definition (``compensate``), written back with it."""
         if attached_to is not None:
-            return self._add(el.UnsupportedBoundary(id, name, attached_to=attached_to,
+            return self._add(UnsupportedBoundary(id, name, attached_to=attached_to,
                                                     interrupting=interrupting, tag=tag,
                                                     reason=reason, definition=definition))
-        return self._add(el.Unsupported(id, name, tag=tag, reason=reason, activity=activity,
+        return self._add(Unsupported(id, name, tag=tag, reason=reason, activity=activity,
                                         definition=definition))
 
 class Scope(str, Builder):

@@ -8,14 +8,16 @@ from __future__ import annotations
 from ..errors import ModelError
 from . import elements as el
 from .decisions import check_decision
-from .multiple import MULTIPLE, check_multiple
+from .multiple import MULTIPLE, THROWS, check_multiple, check_throws
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import Timer
 
 Nodes = dict[str, el.Element]
 Flows = dict[str, list[el.Flow]]
 Boundaries = dict[str, list[el.Boundary]]
 
-GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway)
+GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.EventGateway,
+            el.ComplexGateway)
 
 
 def where(e: el.Element) -> str:
@@ -35,7 +37,7 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         if target is not None and target.within != e.within:
             p.append(f"flow {f.id!r} crosses the border of a subprocess ({e.id!r} is "
                      f"{where(e)}, {f.target!r} is {where(target)})")
-    if isinstance(e, (el.Unsupported, el.UnsupportedBoundary)):
+    if isinstance(e, (Unsupported, UnsupportedBoundary)):
         p.append(f"{e.tag} {e.id!r} is not supported: {e.reason}")
     if isinstance(e, el.EndEvent):
         if outs:
@@ -52,24 +54,28 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
                       el.MessageStart, el.MessageEnd)):
         if not e.message:
             p.append(f"{e.kind} {e.id!r} names no message")
-        starts_instances = isinstance(e, el.MessageStart) and e.within is None
+        starts_instances = (isinstance(e, el.MessageStart) and e.within is None) or \
+            _only_starts(e, nodes, incoming)
         thrown = isinstance(e, (el.MessageThrow, el.MessageEnd))
         if e.key is None and not thrown and not starts_instances:
             p.append(f"{e.kind} {e.id!r} has no correlation key (give key=)")
     if isinstance(e, (el.SignalCatch, el.SignalBoundary, el.SignalThrow, el.SignalStart,
                       el.SignalEnd)) and not e.signal:
         p.append(f"{e.kind} {e.id!r} names no signal")
-    if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary)) and e.condition is None:
+    if isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)) and \
+            e.condition is None:
         p.append(f"{e.kind} {e.id!r} has no condition")
     if isinstance(e, MULTIPLE):
         p.extend(check_multiple(e, timers))
+    if isinstance(e, THROWS):
+        p.extend(check_throws(e))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
     if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
         p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
     if e.default is not None:
         p.extend(_check_default(e, outs))
-    if isinstance(e, el.ExclusiveGateway) and e.decision is not None:
+    if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.decision is not None:
         p.extend(check_decision(e, e.decision, outs))
     p.extend(_check_names(e))
     p.extend(_check_links(e, nodes, outs, incoming, boundaries))
@@ -84,7 +90,8 @@ def _check_default(e: el.Element, outs: list[el.Flow]) -> list[str]:
     """A default flow: a gateway's (exclusive or inclusive) or an activity's, one of its own
     flows; an activity's carries no condition (BPMN 2.0: it is the flow taken when no
     condition holds)."""
-    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and not e.activity:
+    if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)) and \
+            not e.activity:
         return [f"{e.kind} {e.id!r} cannot have a default flow (only an activity or an "
                 "exclusive or inclusive gateway)"]
     flow = next((f for f in outs if f.target == e.default), None)
@@ -177,6 +184,7 @@ def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flo
                          "not a catch event or receive task")
             elif target is not None and len(incoming[f.target]) > 1:
                 p.append(f"event_gateway {e.id!r}: arm {f.target!r} has other incoming flows")
+        p.extend(_check_instantiating(e, nodes, outs, incoming))
     if isinstance(e, el.Boundary):
         host = nodes.get(e.attached_to)
         if host is None:
@@ -195,3 +203,39 @@ def _check_links(e: el.Element, nodes: Nodes, outs: list[el.Flow], incoming: Flo
         if incoming[e.id]:
             p.append(f"{e.kind} {e.id!r} has incoming flows")
     return p
+
+
+def _check_instantiating(e: el.EventGateway, nodes: Nodes, outs: list[el.Flow],
+                         incoming: Flows) -> list[str]:
+    """An event-based gateway that creates instances: at the start of the process itself,
+    nothing flowing in, each arm an event a new instance can begin with. A parallel one must
+    instantiate (BPMN 2.0, 10.6.6: the parallel type is only for instantiation)."""
+    p: list[str] = []
+    if e.parallel and not e.instantiate:
+        p.append(f"event_gateway {e.id!r} is parallel but does not instantiate: BPMN allows "
+                 "the parallel type only on a gateway that starts the process (instantiate)")
+    if not e.instantiate:
+        return p
+    if e.within is not None:
+        p.append(f"event_gateway {e.id!r} instantiates: it belongs in the process itself, not "
+                 f"in {e.within!r}")
+    if incoming[e.id]:
+        p.append(f"event_gateway {e.id!r} instantiates: it may have no incoming flow")
+    for f in outs:
+        target = nodes.get(f.target)
+        if isinstance(target, el.ConditionalCatch):
+            p.append(f"event_gateway {e.id!r} instantiates: arm {f.target!r} is a condition, "
+                     "which no instance's data can make true before there is an instance")
+        elif isinstance(target, el.Element) and target.repeats:
+            p.append(f"event_gateway {e.id!r} instantiates: arm {f.target!r} repeats "
+                     "(multi-instance or a loop)")
+    return p
+
+
+def _only_starts(e: el.Element, nodes: Nodes, incoming: Flows) -> bool:
+    """Whether ``e`` is an arm of an exclusive gateway that creates instances: its event
+    only ever begins a new instance, so a correlation key has nothing to match."""
+    flows = incoming[e.id]
+    gateway = nodes.get(flows[0].source) if len(flows) == 1 else None
+    return isinstance(gateway, el.EventGateway) and bool(gateway.instantiate) and \
+        not gateway.parallel

@@ -9,7 +9,8 @@ from . import elements as el
 
 def check_decision(e: el.Element, d: el.Decision, outs: list[el.Flow]) -> list[str]:
     """A decision's rule names each of the gateway's flows once (by id or target), with a
-    finite weight of at least zero, the weights adding up to more than zero."""
+    finite weight of at least zero, the weights adding up to more than zero; at an
+    inclusive gateway a weight is the flow's own probability, so at most 1."""
     p: list[str] = []
     if len(outs) < 2:
         p.append(f"decision {e.id!r} has {len(outs)} outgoing flow(s): nothing to decide")
@@ -26,6 +27,9 @@ def check_decision(e: el.Element, d: el.Decision, outs: list[el.Flow]) -> list[s
         if not math.isfinite(weight) or weight < 0:
             p.append(f"decision {e.id!r}: the weight of {name!r} must be a finite number of "
                      f"at least 0, got {weight!r}")
+        elif weight > 1 and isinstance(e, el.InclusiveGateway):
+            p.append(f"decision {e.id!r}: the weight of {name!r} is the probability that "
+                     f"the inclusive gateway takes it, at most 1, got {weight!r}")
     if d.weights and not sum(w for _, w in d.weights if math.isfinite(w) and w > 0) > 0:
         p.append(f"decision {e.id!r}: its weights add up to 0")
     return p

@@ -10,11 +10,13 @@ from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from .adhoc import AdHocSubProcess
 from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
 from .fingerprint import fingerprint
-from .multiple import EventDef
+from .multiple import EventDef, ThrowDef
+from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import Timer, TimerSpec
 
 
@@ -33,7 +35,8 @@ class Definition:
     #: element id -> its outgoing flows, when none has a condition
     plain: MappingProxyType[str, tuple[el.Flow, ...]]
     start: str  # the plain start event ("" when the process starts only by a trigger)
-    #: the start events that create instances by a trigger (message, timer, signal)
+    #: the start events that create instances by a trigger (message, timer, signal), and
+    #: the event-based gateways that do (each arm a start event)
     instance_starts: tuple[str, ...]
     #: subprocess id -> the start event inside it
     inner_start: MappingProxyType[str, str]
@@ -42,13 +45,14 @@ class Definition:
     event_starts: MappingProxyType[str, tuple[str, ...]]
     #: link throw id -> the link catch it goes to
     links: MappingProxyType[str, str]
-    #: inclusive gateway id -> incoming flow id -> every node of its scope from which a token
-    #: could still reach that flow without passing the gateway (the join's rule)
+    #: inclusive or complex gateway id -> incoming flow id -> every node of its scope from
+    #: which a token could still reach that flow without passing the gateway (the join's rule)
     reach: MappingProxyType[str, MappingProxyType[str, frozenset[str]]]
     signature: str
     version: int = field(default=0, compare=False)
     #: Whether any element waits on a condition over the data (a conditional catch, alone
-    #: or as an event gateway's arm, or a conditional boundary): without one, a change of
+    #: or as an event gateway's arm, a conditional boundary or the conditional start of an
+    #: event subprocess): without one, a change of
     #: the data has nothing to re-check.
     conditional: bool = field(default=False, compare=False)
     #: The builder's ``Process.origin`` (what a codec needs to draw the process as its file
@@ -82,7 +86,7 @@ def _describe(value: Any) -> Any:
         return f"<fn {fingerprint(value)}>"
     if isinstance(value, tuple):
         return [_describe(v) for v in value]
-    if isinstance(value, EventDef):
+    if isinstance(value, (EventDef, ThrowDef)):
         return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
@@ -103,11 +107,14 @@ Into = dict[str, str | tuple[str, ...]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default"})
+                      "default", "no_wait", "instantiate", "parallel"})
 
+
+#: The elements that wait on a condition over the data (``Definition.conditional``).
+CONDITIONAL = (el.ConditionalCatch, el.ConditionalBoundary, el.ConditionalStart)
 
 #: The gateways whose signature always had a ``default`` (None included).
-DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway)
+DEFAULTED = (el.ExclusiveGateway, el.InclusiveGateway, el.ComplexGateway)
 
 
 def signature_of(pid: str, elements: list[el.Element], flows: list[el.Flow]) -> str:
@@ -179,8 +186,8 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         plain=freeze({k: tuple(v) for k, v in outgoing.items()  # () for an implicit end
                       if all(f.condition is None for f in v) and nodes[k].default is None}),
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
-        conditional=any(isinstance(e, (el.ConditionalCatch, el.ConditionalBoundary))
-                        for e in nodes.values()), compensation=freeze(undo.handlers),
+        conditional=any(isinstance(e, CONDITIONAL) for e in nodes.values()),
+        compensation=freeze(undo.handlers),
         compensation_events=freeze(undo.events), compensable=undo.compensable,
         activatable=freeze(adhoc))
 
@@ -193,7 +200,7 @@ def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str
     return [f"{e.kind} {e.id!r} has no outgoing flow: its track ends there (an implicit "
             "end)" for e in nodes.values()
             if not outgoing[e.id] and _implicit_end(e) and e.id not in gone
-            and not isinstance(nodes.get(e.within or ""), el.AdHocSubProcess)] + \
+            and not isinstance(nodes.get(e.within or ""), AdHocSubProcess)] + \
         [f"{e.kind} {e.id!r} is unreachable from the start event" for e in lost]
 
 
@@ -201,8 +208,8 @@ def _implicit_end(e: el.Element) -> bool:
     """Whether ``e`` without an outgoing flow ends its track there (BPMN's implicit end):
     any activity or event but an end, a link throw, a gateway (refused) or a placeholder."""
     return not e.for_compensation and not isinstance(
-        e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, el.Unsupported,
-            el.UnsupportedBoundary, el.CompensationBoundary) + GATEWAYS)
+        e, (el.EndEvent, el.LinkThrow, el.EventSubProcess, Unsupported,
+            UnsupportedBoundary, el.CompensationBoundary) + GATEWAYS)
 
 
 def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tuple[str, ...]]:
@@ -212,7 +219,8 @@ def _top_starts(pid: str, nodes: Nodes, found: list[str]) -> tuple[list[str], tu
               if isinstance(e, el.StartEvent) and e.within is None
               and not isinstance(e, el.TriggeredStart)]
     triggered = tuple(e.id for e in nodes.values()
-                      if isinstance(e, el.TriggeredStart) and e.within is None)
+                      if (isinstance(e, el.TriggeredStart) or isinstance(e, el.EventGateway)
+                          and e.instantiate) and e.within is None)
     if not starts and not triggered:
         found.append(f"process {pid!r} has no start event")
     elif len(starts) > 1:
@@ -259,7 +267,7 @@ def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[st
         if not isinstance(e, SCOPES):
             continue
         found = by_scope.get(e.id, [])
-        if isinstance(e, el.AdHocSubProcess):
+        if isinstance(e, AdHocSubProcess):
             p.extend(f"{s.kind} {s.id!r} is in ad-hoc subprocess {e.id!r}: an ad-hoc "
                      "subprocess has no start event (its elements are activated)"
                      for s in found)
@@ -275,8 +283,8 @@ def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[st
         else:
             if len(found) != 1 or not isinstance(found[0], el.TriggeredStart):
                 p.append(f"event_subprocess {e.id!r} needs exactly one start event, with a "
-                         f"trigger (message, timer, signal, error or escalation); it has "
-                         f"{len(found)}" + ("" if len(found) != 1 else " without a trigger"))
+                         "trigger (message, timer, signal, conditional, error or escalation); "
+                         f"it has {len(found)}" + ("" if len(found) != 1 else " without a trigger"))
             else:
                 inner[e.id] = found[0].id
                 events.setdefault(e.within or "", []).append(found[0].id)
@@ -299,7 +307,7 @@ def _activatable(nodes: Nodes, incoming: Flows) -> tuple[dict[str, tuple[str, ..
     least one."""
     out: dict[str, tuple[str, ...]] = {}
     for e in nodes.values():
-        if isinstance(e, el.AdHocSubProcess):
+        if isinstance(e, AdHocSubProcess):
             out[e.id] = tuple(
                 x.id for x in nodes.values() if x.within == e.id and not incoming[x.id]
                 and not x.for_compensation
@@ -370,7 +378,7 @@ def _unreachable(starts: list[str], nodes: Nodes, outgoing: Flows, boundaries: B
 
 def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[str, str]
            ) -> dict[str, MappingProxyType[str, frozenset[str]]]:
-    """For each inclusive gateway and each of its incoming flows: the nodes of its scope
+    """For each inclusive or complex gateway and each of its incoming flows: the nodes of its scope
     with a path to that flow that does not pass through the gateway (backwards along flows,
     from a boundary to its activity, from a link catch to its throws)."""
     throws: dict[str, list[str]] = {}
@@ -378,7 +386,7 @@ def _reach(nodes: Nodes, incoming: Flows, boundaries: Boundaries, links: dict[st
         throws.setdefault(c, []).append(t)
     out: dict[str, MappingProxyType[str, frozenset[str]]] = {}
     for g in nodes.values():
-        if not isinstance(g, el.InclusiveGateway):
+        if not isinstance(g, (el.InclusiveGateway, el.ComplexGateway)):
             continue
         per_flow: dict[str, frozenset[str]] = {}
         for f in incoming[g.id]:

@@ -103,6 +103,16 @@ class SignalStart(TriggeredStart):
 
 
 @dataclass(frozen=True)
+class ConditionalStart(TriggeredStart):
+    """Starts its event subprocess when its condition over the instance's data becomes true
+    while the enclosing scope runs; in the process itself, an instance is started by
+    ``Engine.start_on_conditions`` when it holds on the data given."""
+
+    condition: Expr | None = None
+    kind = "conditional_start"
+
+
+@dataclass(frozen=True)
 class ErrorStart(TriggeredStart):
     """Catches an error thrown inside its scope (``error`` None: every error). Always
     interrupting, as BPMN says."""
@@ -160,6 +170,7 @@ class CompensationEnd(EndEvent):
     """Compensates (as ``CompensationThrow``), then ends its track."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (ends at once)
     kind = "compensation_end"
     dehydratable = waits  # it waits for its handlers
 
@@ -290,6 +301,7 @@ class CompensationThrow(Element):
     """Compensates ``ref`` (None: its scope's, latest first), waiting for the handlers."""
 
     ref: str | None = None  # BPMN activityRef
+    no_wait: bool | None = None  # True: waitForCompletion="false" (goes on at once)
     kind = "compensation_throw"
     dehydratable = waits  # it waits for its handlers
 
@@ -330,18 +342,6 @@ class Transaction(SubProcess):
 
 
 @dataclass(frozen=True)
-class AdHocSubProcess(SubProcess):
-    """No start event: its inner elements with no incoming flow run when ``collection`` (on
-    entry) or a person (``Engine.activate``) activates them; docs/semantics.md."""
-
-    collection: Expr | None = None
-    completion: Expr | None = None
-    cancel_remaining: bool = True
-    sequential: bool = False
-    kind = "adhoc_subprocess"
-
-
-@dataclass(frozen=True)
 class EventSubProcess(Element):
     """An event subprocess (``triggeredByEvent``): started by its start event's trigger while
     its enclosing scope is active; no flow enters or leaves it."""
@@ -375,7 +375,18 @@ class InclusiveGateway(Element):
     """Split: every flow whose condition holds (the default when none does). Join: fires when
     a token has arrived and no other token of its scope can still reach it."""
 
+    decision: Decision | None = None  # a person or a rule chooses its flows (design review)
     kind = "inclusive_gateway"
+    dehydratable = waits  # a decision waits for a person (a join's wait asks no permission)
+
+
+@dataclass(frozen=True)
+class ComplexGateway(Element):
+    """Splits as the inclusive gateway; joins once ``activation`` holds, then resets
+    (``engine.elements.complex``); with no ``activation``, joins as the inclusive one."""
+
+    activation: Expr | None = None
+    kind = "complex_gateway"
 
 
 @dataclass(frozen=True)
@@ -383,9 +394,7 @@ class ExclusiveGateway(Element):
     #: A decision (design-review mode): a person or a rule chooses the flow, not conditions
     decision: Decision | None = None
     kind = "exclusive_gateway"
-
-    def dehydratable(self, ctx: WaitContext) -> bool:
-        return True  # a decision waits for a person, in no coroutine of its own
+    dehydratable = waits  # a decision waits for a person, in no coroutine of its own
 
 
 @dataclass(frozen=True)
@@ -395,6 +404,13 @@ class ParallelGateway(Element):
 
 @dataclass(frozen=True)
 class EventGateway(Element):
+    """The first of its arms' events wins. ``instantiate``: it stands at the start of the
+    process, and the first arm's event creates an instance (True; None: it does not);
+    ``parallel`` (BPMN's ``eventGatewayType="Parallel"``, only with ``instantiate``): the
+    instance then waits on each other arm for its own event too."""
+
+    instantiate: bool | None = None
+    parallel: bool | None = None
     kind = "event_gateway"
 
     def dehydratable(self, ctx: WaitContext) -> bool:
@@ -464,28 +480,6 @@ class CancelBoundary(Boundary):
 class ConditionalBoundary(Boundary):
     condition: Expr | None = None
     kind = "conditional_boundary"
-
-
-@dataclass(frozen=True)
-class Unsupported(Element):
-    """A placeholder for an element read from a file that the engine cannot run: it keeps
-    the graph whole; validation refuses it, naming ``tag`` and ``reason``."""
-
-    tag: str = ""
-    reason: str = ""
-    activity: bool = False  # per placeholder, not per class
-    definition: str = ""  # an event's definition in the file: ``compensate``, ``conditional``
-    kind = "unsupported"
-
-
-@dataclass(frozen=True)
-class UnsupportedBoundary(Boundary):
-    """A boundary event of a kind the engine cannot run: validation refuses it (``tag``)."""
-
-    tag: str = ""
-    reason: str = ""
-    definition: str = ""  # its event definition in the file: ``compensate``, ``cancel``
-    kind = "unsupported_boundary"
 
 
 @dataclass(frozen=True)

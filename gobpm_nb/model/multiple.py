@@ -5,6 +5,10 @@ triggers at once: a message, a timer and a signal, at most one of each kind. A m
 one fires on the first of them (the others are withdrawn at once); a parallel multiple
 catch (``parallel``) fires when every one of them has come. Each definition is held by a
 holder of its own, on the event's node, as an event-based gateway's arms are.
+
+An intermediate throw event or an end event with several definitions (``MultipleThrow``,
+``MultipleEnd``) throws every one of them, in the order given: a message, a signal and an
+escalation, at most one of each kind.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError
-from .elements import Boundary, Element, TriggeredStart, WaitContext
+from .elements import Boundary, Element, EndEvent, TriggeredStart, WaitContext
 from .expr import Expr
 from .timers import Timer, TimerSpec, timer_spec
 
@@ -67,6 +71,94 @@ class MultipleStart(TriggeredStart):
 
 
 MULTIPLE = (MultipleCatch, MultipleBoundary, MultipleStart)
+
+#: What a throw with several definitions may throw.
+THROWN = ("message", "signal", "escalation")
+
+
+@dataclass(frozen=True)
+class ThrowDef:
+    """One definition of a multiple throw: a message (published with its correlation
+    ``key``), a signal (broadcast) or an escalation (raised)."""
+
+    kind: str
+    message: str = ""
+    key: Expr | None = None
+    signal: str = ""
+    escalation: str = ""
+
+    def describe(self) -> list[Any]:
+        """What it counts for the process signature."""
+        return [self.kind, self.message, self.key.fingerprint() if self.key else None,
+                self.signal, self.escalation]
+
+
+@dataclass(frozen=True)
+class MultipleThrow(Element):
+    """An intermediate throw event that throws each of its definitions in order (messages
+    and signals with the ``payload`` fields), then leaves."""
+
+    events: tuple[ThrowDef, ...] = ()
+    payload: tuple[str, ...] = ()
+    kind = "multiple_throw"
+
+
+@dataclass(frozen=True)
+class MultipleEnd(EndEvent):
+    """An end event that throws each of its definitions in order, then ends its track."""
+
+    events: tuple[ThrowDef, ...] = ()
+    payload: tuple[str, ...] = ()
+    kind = "multiple_end"
+
+
+THROWS = (MultipleThrow, MultipleEnd)
+
+
+def throw_defs(owner: str, given: Any, expr: Any, problem: Any) -> tuple[ThrowDef, ...]:
+    """The definitions given to the builder: a list of dicts, each with exactly one of
+    ``message`` (and ``key``), ``signal`` or ``escalation``."""
+    if not isinstance(given, (list, tuple)):
+        problem(f"{owner!r}: give the events as a list of dicts, got {type(given).__name__}")
+        return ()
+    out = []
+    for i, d in enumerate(given):
+        kinds = [k for k in THROWN if isinstance(d, dict) and k in d]
+        if not isinstance(d, dict) or len(kinds) != 1 or \
+                set(d) - {kinds[0], "key"} or ("key" in d and kinds[0] != "message"):
+            problem(f"{owner!r}: event {i} must be a dict with exactly one of message (and "
+                    f"key), signal or escalation, got {d!r}")
+            continue
+        kind = kinds[0]
+        if kind == "message":
+            out.append(ThrowDef("message", message=d["message"],
+                                key=expr(owner, "key", d.get("key"))))
+        elif kind == "signal":
+            out.append(ThrowDef("signal", signal=d["signal"]))
+        else:
+            out.append(ThrowDef("escalation", escalation=d["escalation"]))
+    return tuple(out)
+
+
+def check_throws(e: Element) -> list[str]:
+    """A multiple throw's checks: two definitions or more, at most one of each kind, each
+    naming what it throws."""
+    assert isinstance(e, THROWS)
+    p: list[str] = []
+    kinds = [d.kind for d in e.events]
+    if len(kinds) < 2:
+        p.append(f"{e.kind} {e.id!r} needs two event definitions or more (it has "
+                 f"{len(kinds)})")
+    if len(set(kinds)) != len(kinds):
+        p.append(f"{e.kind} {e.id!r}: give at most one message, one signal and one "
+                 "escalation")
+    for d in e.events:
+        named = {"message": d.message, "signal": d.signal, "escalation": d.escalation}
+        if not isinstance(named[d.kind], str) or not named[d.kind]:
+            p.append(f"{e.kind} {e.id!r} names no {d.kind}")
+    if e.payload and not any(d.kind in ("message", "signal") for d in e.events):
+        p.append(f"{e.kind} {e.id!r}: payload= needs a message or a signal")
+    return p
 
 
 def event_defs(owner: str, given: Any, expr: Any, problem: Any) -> tuple[EventDef, ...]:

@@ -114,11 +114,15 @@ class Process(Builder):
                          f"{node!r}")
 
     def decide(self, gateway: str, weights: dict[str, float] | None = None) -> str:
-        """Make exclusive gateway ``gateway`` a decision: its flows' conditions are not read;
-        a person chooses a flow (``Engine.decide``) or, given ``weights`` (flow -> weight, a
-        flow named by its id or by the id of the node it leads to; flows not named weigh 0),
-        a rule draws one from the engine's seeded generator (``Engine(seed=...)``). An
-        inclusive gateway becomes an exclusive one that decides: one flow is taken."""
+        """Make exclusive or inclusive gateway ``gateway`` a decision: its flows' conditions
+        are not read; a person chooses (``Engine.decide``) or, given ``weights`` (flow ->
+        weight, a flow named by its id or by the id of the node it leads to; flows not named
+        weigh 0), a rule draws from the engine's seeded generator (``Engine(seed=...)``). An
+        exclusive gateway takes one flow: drawn by weight. An inclusive gateway takes one or
+        more and still joins as one: each weight is that flow's own probability (at most
+        1), each flow drawn on its own, and when none is drawn, one drawn by weight. A
+        complex gateway becomes an inclusive one that decides (its activation condition is
+        not kept)."""
         pairs: tuple[tuple[str, float], ...] = ()
         if weights is not None:
             if not isinstance(weights, dict):
@@ -132,9 +136,9 @@ class Process(Builder):
             pairs = tuple((name, float(w)) for name, w in weights.items())
         for i, e in enumerate(self._elements):
             if e.id == gateway:
-                if isinstance(e, el.InclusiveGateway):  # one flow, chosen: an exclusive one
-                    e = el.ExclusiveGateway(e.id, e.name, within=e.within, default=e.default)
-                if not isinstance(e, el.ExclusiveGateway):
+                if isinstance(e, el.ComplexGateway):  # it splits as an inclusive one
+                    e = el.InclusiveGateway(e.id, e.name, within=e.within, default=e.default)
+                if not isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)):
                     raise ModelError(f"decide({gateway!r}): {e.kind} {gateway!r} is not an "
                                      "exclusive or inclusive gateway")
                 self._elements[i] = dataclasses.replace(e, decision=el.Decision(pairs))

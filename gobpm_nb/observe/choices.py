@@ -40,7 +40,8 @@ Names = Callable[[Any], Mapping[str, str]]
 def decision_rows(engine: Any, instance: str, names: Names | None = None
                   ) -> list[dict[str, Any]]:
     """The decisions instance ``instance`` waits at (none for ``""``): ``{instance, track,
-    gateway, label, flows: [{flow, target, label}, ...]}`` each."""
+    gateway, label, several, flows: [{flow, target, label}, ...]}`` each; ``several``: one or
+    more flows may be taken (an inclusive gateway)."""
     if not instance:
         return []
     views = engine.decisions(instance)
@@ -49,7 +50,7 @@ def decision_rows(engine: Any, instance: str, names: Names | None = None
     definition = engine.instance(instance).definition
     named = names(definition) if names is not None and definition is not None else {}
     return [{"instance": v.instance, "track": v.track, "gateway": v.gateway,
-             "label": _label(definition, v.gateway),
+             "label": _label(definition, v.gateway), "several": bool(v.several),
              "flows": [{"flow": flow, "target": target,
                         "label": flow_label(definition, flow, target, named)}
                        for flow, target in v.flows]}

@@ -249,6 +249,8 @@ def _detail(element: Any) -> str:
     timer = getattr(element, "timer", None)
     if timer is not None:
         return f"{timer.kind} {timer.text}" if timer.kind != "duration" else str(timer.text)
+    if kind == "event_gateway" and element.instantiate:
+        return "parallel · instantiates" if element.parallel else "instantiates"
     if kind == "user_task":
         return f"user · {element.assignee}" if element.assignee else "user"
     if kind == "service_task":
@@ -265,7 +267,7 @@ def _detail(element: Any) -> str:
     if kind in ("signal_catch", "signal_throw", "signal_boundary", "signal_start",
                 "signal_end"):
         return str(element.signal)
-    if kind in ("conditional_catch", "conditional_boundary"):
+    if kind in ("conditional_catch", "conditional_boundary", "conditional_start"):
         return element.condition.describe() if element.condition is not None else ""
     if kind in ("error_boundary", "error_start"):
         return str(element.error) if element.error else "any error"
@@ -277,6 +279,9 @@ def _detail(element: Any) -> str:
         return f"handler {element.handler}"
     if kind in ("compensation_throw", "compensation_end"):
         return f"compensate {element.ref}" if element.ref else "compensate all"
+    if kind in ("multiple_throw", "multiple_end"):
+        return ", ".join(f"{d.kind} {d.message or d.signal or d.escalation}"
+                         for d in element.events)
     if kind == "end" and element.error:
         return f"error {element.error}"
     if kind == "end" and getattr(element, "escalation", None):

@@ -87,14 +87,17 @@ TOKEN_COLOUR = "#1864ab"
 
 #: Marker drawn inside a gateway diamond.
 GATEWAY_MARKERS = {"exclusive_gateway": "×", "parallel_gateway": "+", "event_gateway": "◇",
-                   "inclusive_gateway": "○"}
+                   "inclusive_gateway": "○", "complex_gateway": "✱"}
+#: Marker of an event-based gateway that creates instances (by its detail), as BPMN draws
+#: them: a pentagon, or a cross, in a circle.
+STARTING_MARKERS = {"instantiates": "⬠", "parallel · instantiates": "⊕"}
 #: Glyph inside an intermediate event, boundary or event subprocess start circle (catching
 #: events hollow, throwing ones filled, as BPMN draws them).
 EVENT_GLYPHS = {
     "timer_catch": "◷", "timer_boundary": "◷", "timer_start": "◷",
     "message_catch": "✉", "message_boundary": "✉", "message_throw": "✉", "message_start": "✉",
     "signal_catch": "△", "signal_boundary": "△", "signal_throw": "▲", "signal_start": "△",
-    "conditional_catch": "≡", "conditional_boundary": "≡",
+    "conditional_catch": "≡", "conditional_boundary": "≡", "conditional_start": "≡",
     "error_boundary": "⚡", "error_start": "⚡",
     "escalation_boundary": "⇧", "escalation_start": "⇧", "escalation_throw": "⬆",
     "link_catch": "⇨", "link_throw": "➜",
@@ -102,14 +105,17 @@ EVENT_GLYPHS = {
     "compensation_boundary": "◀◀", "compensation_start": "◀◀", "compensation_throw": "◀◀",
     "compensation_end": "◀◀", "cancel_boundary": "✕", "cancel_end": "✕",
     "multiple_catch": "⬠", "multiple_boundary": "⬠", "multiple_start": "⬠",
+    "multiple_throw": "⬟", "multiple_end": "⬟",
 }
 #: Glyph inside an end event by what it throws (the first word of its detail).
 END_GLYPHS = {"error": "⚡", "escalation": "⬆"}
 #: End events, drawn thick (a message or signal end with its glyph and its detail).
-END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end"})
+END_KINDS = frozenset({"end", "message_end", "signal_end", "compensation_end", "cancel_end",
+                       "multiple_end"})
 #: The starts of event subprocesses (drawn as start events, dashed when non-interrupting).
 TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "error_start",
-                              "escalation_start", "compensation_start", "multiple_start"})
+                              "escalation_start", "compensation_start", "multiple_start",
+                              "conditional_start"})
 #: The kind line of a subprocess's frame.
 SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»",
                   "transaction": "«transaction»", "adhoc_subprocess": "«ad-hoc subprocess» ~"}
@@ -350,9 +356,10 @@ def _shape(n: Any, extra: list[str], style: list[str], penwidth: float
         return [("shape", "box"), ("label", lines(SCOPE_CAPTIONS[n.kind], n.many, *extra)),
                 ("fontsize", "10")], penwidth
     if n.kind in GATEWAY_MARKERS:
-        return [("shape", "diamond"), ("label", q(GATEWAY_MARKERS[n.kind])),
+        marker = STARTING_MARKERS.get(n.detail, GATEWAY_MARKERS[n.kind])
+        return [("shape", "diamond"), ("label", q(marker)),
                 ("fontsize", "14"), ("width", "0.5"), ("height", "0.5"),
-                ("fixedsize", "true"), ("xlabel", lines(caption, *extra))], penwidth
+                ("fixedsize", "true"), ("xlabel", lines(caption, n.detail, *extra))], penwidth
     if n.attached_to is not None or n.kind in TRIGGERED_STARTS:
         boundary = n.attached_to is not None
         if not n.interrupting and "dashed" not in style:

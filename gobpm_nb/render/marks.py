@@ -17,8 +17,10 @@ by element, without deciding anything itself:
 - ``flows``: the XML ids of the flows taken (both ends reached, the source left);
 - ``choices``: the flows a person may choose now, one per flow of each decision waiting
   (``Engine.decisions``): ``{flow`` (its XML id), ``decide: {instance, track, flow}`` (the
-  ``decide`` command a click sends: the flow by its id in the definition), ``label``,
-  ``tip}``; drawn dashed in the decision colour, clickable in a dashboard;
+  ``decide`` command a click sends: the flow by its id in the definition), ``several``
+  (an inclusive gateway's decision: a click toggles the flow in the dashboard's decisions
+  row instead), ``label``, ``tip}``; drawn dashed in the decision colour, clickable in a
+  dashboard;
 - ``status``, ``residency``: the instance line above the diagram (a dehydrated instance
   is drawn dashed and says so);
 - ``colours``: the few colours the markers use, so the palette lives here only.
@@ -162,6 +164,7 @@ def choices(view: ProcessState, flows: Mapping[str, str],
             label = (names or {}).get(flow) or f"→ {labels.get(target, target)}"
             out.append({"flow": flows[flow], "label": label,
                         "decide": {"instance": d.instance, "track": d.track, "flow": flow},
+                        "several": bool(d.several),
                         "tip": f"? {gateway} ({d.track}): take {label} (flow {flow})"})
     return out
 

@@ -4,6 +4,7 @@ aside from a state it has)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import TypedDict
 
@@ -37,6 +38,18 @@ class Options(TypedDict, total=False):
 DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S",
                      "dehydrate": True, "keep_facts": 100_000,
                      "max_steps_without_wait": 10_000, "max_call_depth": 100, "seed": 0}
+
+
+def with_stored_seed(meta: Mapping[str, str], given: Options) -> Options:
+    """``given`` with the seed the store recorded (a recovered engine draws its decisions as
+    the one that wrote the store did): a different seed given is an EngineError."""
+    if "seed" not in meta:
+        return given
+    stored = int(meta["seed"])
+    if "seed" in given and given["seed"] != stored:
+        raise EngineError(f"the store was written by an engine with seed {stored}, not "
+                          f"{given['seed']!r}: recover with seed={stored} or no seed")
+    return given | {"seed": stored}
 
 
 def open_state(store: Store, start: str | datetime, given: Options) -> EngineState:

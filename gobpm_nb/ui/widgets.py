@@ -134,13 +134,15 @@ class DashboardWidget(_Widget):
                      (the start of one of its event subprocesses).
         decisions:   dict, default ``{}``; the decisions waiting for a person: ``total`` (in
                      the whole engine) and ``rows``, those of the selected instance, each
-                     ``{instance, track, gateway, label, flows: [{flow, target, label}]}``.
-                     A flow's button (or a click on the flow in the diagram) sends the
-                     ``decide`` command ``{instance, flow, track}``. ``activations``: the
-                     selected instance's ad-hoc subprocesses waiting for a person, each
-                     ``{instance, track, adhoc, label, elements: [{element, label}]}``; an
-                     element's button sends ``activate`` ``{instance, adhoc, element,
-                     track}``.
+                     ``{instance, track, gateway, label, several, flows: [{flow, target,
+                     label}]}``. A flow's button (or a click on the flow in the diagram)
+                     sends the ``decide`` command ``{instance, flow, track}``; where
+                     ``several`` (an inclusive gateway) it toggles the flow, and a "take"
+                     button sends the flows toggled on, ``flow`` a list of their ids.
+                     ``activations``: the selected instance's ad-hoc subprocesses waiting
+                     for a person, each ``{instance, track, adhoc, label, elements:
+                     [{element, label}]}``; an element's button sends ``activate``
+                     ``{instance, adhoc, element, track}``.
         facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
                      one page of the fact table (the browser never holds the whole log).
         fact_page:   dict, default ``{}``; what the fact table says about that page: the query

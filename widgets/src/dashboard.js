@@ -7,7 +7,7 @@
 import { FACT_COLUMNS, HOLD_COLUMNS, HORIZON_HELP } from "./contract.js";
 import { asText, fillSelect, h, trait, watch } from "./dom.js";
 import { GraphPane } from "./graph.js";
-import { decisionsRow } from "./decisions.js";
+import { decisionsRow, takesSeveral, toggleChoice } from "./decisions.js";
 import { isFrozen, momentLine } from "./moment.js";
 import { ProcessPane } from "./processPane.js";
 
@@ -540,8 +540,11 @@ function instancePicker(model, offs) {
 function graphs(model, offs, decisions) {
   const lineage = new GraphPane({ role: "lineage" });
   // a click on a flow of a waiting decision sends the same command as its button
+  // (at an inclusive gateway's decision it toggles the flow in the decisions row)
   const onChoose = (decide) => {
-    if (!isFrozen(model)) sendTo(model, { kind: "decide", instance: decide.instance, flow: decide.flow, track: decide.track });
+    if (isFrozen(model)) return;
+    if (takesSeveral(model, decide.instance, decide.track)) toggleChoice(decisions, decide);
+    else sendTo(model, { kind: "decide", instance: decide.instance, flow: decide.flow, track: decide.track });
   };
   const process = new ProcessPane({ role: "process", maxHeight: PROCESS_HEIGHT, minLabelPx: READABLE_PX, onChoose });
   lineage.canvas.style.height = `${PROCESS_HEIGHT}px`;

@@ -119,6 +119,10 @@ fieldset.gobpm-lock { border: 0; margin: 0; padding: 0; min-width: 0; }
 .gobpm-decision-where { font-weight: 600; }
 .gobpm-decide { border-color: #c2255c; color: #c2255c; font-weight: 600; }
 .gobpm-decide:hover { background: #c2255c; color: #ffffff; border-color: #c2255c; }
+.gobpm-pick[aria-pressed="true"] { background: #c2255c; color: #ffffff; }
+.gobpm-pick[aria-pressed="true"]::before { content: "✓ "; }
+.gobpm-take { border-style: solid; border-width: 2px; }
+.gobpm-take:disabled { opacity: 0.5; cursor: default; }
 .gobpm-timeline { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
 .gobpm-timeline-slider { flex: 1 1 240px; min-width: 160px; }
 .gobpm-branch { border-left: 3px solid #999; padding-left: 8px; margin-top: 8px; }

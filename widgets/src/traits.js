@@ -35,6 +35,7 @@
  * @typedef {object} Choice
  * @property {string} flow              the BPMN id of the sequence flow
  * @property {{instance: string, track: string, flow: string}} decide  the command's fields
+ * @property {boolean} [several]       an inclusive gateway's decision: a click toggles the flow
  * @property {string} label             the flow's name, or "→ <target>"
  * @property {string} tip               hover text
  */

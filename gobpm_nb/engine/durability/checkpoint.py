@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import CheckpointError
 from ...model import Definition
 from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ...model.multiple import MultipleCatch
 from ...vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from ..runtime.run import Run
@@ -59,6 +60,8 @@ class Image(NamedTuple):
     parent: tuple[str, str] | None = None
     #: The completed compensable activities' records, by scope (``Run.compensable``).
     compensable: dict[str, list[dict[str, Any]]] | None = None
+    #: The complex gateways waiting for their reset (``Run.resets``), or None.
+    resets: dict[str, list[str]] | None = None
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
@@ -90,6 +93,9 @@ def capture(run: Run, now: int) -> dict[str, Any]:
         doc = {"at": doc.pop("at"), "data": doc.pop("data"),
                "events": {s: wait_doc(w, orders, BOUNDARY)
                           for s, w in sorted(run.root.boundaries.items())}, **doc}
+    if run.resets:  # between "process" and "schema" in sorted order (absent: none)
+        doc = dict(sorted({**doc, "resets": {g: list(fl) for g, fl in
+                                             sorted(run.resets.items())}}.items()))
     if run.compensable:  # between "at" and "data" (absent: none, as before it existed)
         doc = {"at": doc.pop("at"), "compensable": {
             scope: copy.deepcopy(records) for scope, records in sorted(run.compensable.items())},
@@ -157,8 +163,14 @@ def read(doc: dict[str, Any], instance: str) -> Image:
             if scope != ROOT:
                 r.tracks([scope], f"compensable.{scope}")
             read_records(r, records, f"compensable.{scope}")
+    resets = None
+    if "resets" in doc:
+        resets = r.get(doc, "resets", "dict", "")
+        for g, fl in resets.items():
+            if not isinstance(fl, list) or not all(isinstance(f, str) for f in fl):
+                raise r.fail(f"resets.{g}", "is not a list of flow ids")
     return Image(instance, process, at, state, data, counters, tracks, joins, events, parent,
-                 compensable)
+                 compensable, resets)
 
 
 def read_records(r: Reader, records: Any, path: str) -> None:
@@ -261,13 +273,30 @@ def check_against(image: Image, defn: Definition, holds: Iterable[Hold] = ()) ->
                                           f"{defn.id!r}")
     for key, flows in image.joins.items():
         g, scope = join_parts(key)
-        if not isinstance(nodes.get(g), (el.ParallelGateway, el.InclusiveGateway)):
+        if not isinstance(nodes.get(g), (el.ParallelGateway, el.InclusiveGateway,
+                                         el.ComplexGateway)):
             raise r.fail(f"joins.{key}", f"{g!r} is not a joining gateway of {defn.id!r}")
         if scope is not None and scope not in ids:
             raise r.fail(f"joins.{key}", "names a scope that is not in the checkpoint")
         for f, waiting in flows.items():
             if any(t not in ids for t in waiting):
                 raise r.fail(f"joins.{key}.{f}", "names a track that is not in the checkpoint")
+    check_resets(r, image, defn, ids)
+
+
+def check_resets(r: Reader, image: Image, defn: Definition, ids: dict[str, Track]) -> None:
+    """Each complex gateway waiting for its reset is one of ``defn``'s, in a scope the
+    checkpoint holds, expecting tokens on incoming flows of its own."""
+    for key, flows in (image.resets or {}).items():
+        g, scope = join_parts(key)
+        if not isinstance(defn.nodes.get(g), el.ComplexGateway):
+            raise r.fail(f"resets.{key}", f"{g!r} is not a complex gateway of {defn.id!r}")
+        if scope is not None and scope not in ids:
+            raise r.fail(f"resets.{key}", "names a scope that is not in the checkpoint")
+        own = {f.id for f in defn.incoming[g]}
+        for f in flows:
+            if f not in own:
+                raise r.fail(f"resets.{key}", f"{f!r} is not an incoming flow of {g!r}")
 
 
 def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track],
@@ -294,13 +323,13 @@ def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track]
 KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveTask),
                 "signal": el.SignalCatch, "task": el.UserTask, "job": el.ServiceTask,
                 "conditional": el.ConditionalCatch,
-                "join": (el.ParallelGateway, el.InclusiveGateway),
+                "join": (el.ParallelGateway, el.InclusiveGateway, el.ComplexGateway),
                 "gateway": el.EventGateway, "scope": (el.SubProcess, el.EventSubProcess),
                 "many": (el.UserTask, el.ServiceTask, el.ScriptTask, el.ReceiveTask,
                          el.SubProcess, el.CallActivity),
-                "call": el.CallActivity, "decision": el.ExclusiveGateway,
+                "call": el.CallActivity, "decision": (el.ExclusiveGateway, el.InclusiveGateway),
                 "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction),
-                "multiple": MultipleCatch, "adhoc": el.AdHocSubProcess}
+                "multiple": MultipleCatch, "adhoc": AdHocSubProcess}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

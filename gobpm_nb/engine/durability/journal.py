@@ -94,9 +94,10 @@ class Buffer(Protocol):
 
 class Ids(Protocol):
     """The engine's instance counter, which the journal records and takes back (ids are never
-    reused)."""
+    reused), and the seed its decisions draw from, which the journal records once."""
 
     next_instance: int
+    seed: int
 
 
 class Journal:
@@ -136,7 +137,7 @@ class Journal:
 
     def changed(self, seq: bool = True) -> dict[str, str]:
         """Meta values that differ from what the store last recorded, in the order clock,
-        seq, next_instance, buffer, seen. The kernel's sequence goes with checkpoints and
+        seq, seed, next_instance, buffer, seen. The kernel's sequence goes with checkpoints and
         journal entries only (what carries hold numbers)."""
         # each value compared as it is made, without a dict of them all: once per checkpoint
         kernel = self.kernel
@@ -149,6 +150,9 @@ class Journal:
             text = str(kernel.seq)
             if written.get("seq") != text:
                 out["seq"] = text
+        text = str(self.ids.seed)
+        if written.get("seed") != text:
+            out["seed"] = text
         text = str(self.ids.next_instance)
         if written.get("next_instance") != text:
             out["next_instance"] = text

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ...vocabulary import NODE
 from ..runtime.compute import outgoing
 from ..runtime.run import Run
@@ -37,7 +38,7 @@ from .subprocesses import arm_events
 Result = Any  # list of flows | PARK | None
 
 
-def evaluate(run: Run, node: el.AdHocSubProcess, what: str, expr: Any) -> Any:
+def evaluate(run: Run, node: AdHocSubProcess, what: str, expr: Any) -> Any:
     """The collection or the completion condition over what the running track sees."""
     data = run.seen()
     if expr.python:  # a Python callable answers through the tape
@@ -56,7 +57,7 @@ def _evaluate(node: el.Element, what: str, expr: Any, data: dict[str, Any]) -> A
                                 f"{type(exc).__name__}") from None
 
 
-def enter(run: Run, tr: Track, node: el.AdHocSubProcess) -> Result:
+def enter(run: Run, tr: Track, node: AdHocSubProcess) -> Result:
     """The track runs the subprocess: the collection's elements are activated (a
     sequential one queues all but the first); the person's choice is held while one may be
     activated. An empty or absent collection activates nothing: it waits for a person."""
@@ -84,7 +85,7 @@ def enter(run: Run, tr: Track, node: el.AdHocSubProcess) -> Result:
     return PARK
 
 
-def activate(run: Run, tr: Track, node: el.AdHocSubProcess, w: AdHocWait, element: str,
+def activate(run: Run, tr: Track, node: AdHocSubProcess, w: AdHocWait, element: str,
              by: str) -> None:
     """A new track inside the subprocess enters ``element``."""
     w.started += 1
@@ -95,7 +96,7 @@ def activate(run: Run, tr: Track, node: el.AdHocSubProcess, w: AdHocWait, elemen
     spawn(run, child)
 
 
-def fire(run: Run, tr: Track, node: el.AdHocSubProcess, trigger: Trigger) -> Result:
+def fire(run: Run, tr: Track, node: AdHocSubProcess, trigger: Trigger) -> Result:
     """A ``scope`` trigger: the subprocess is complete, its track leaves. A ``decision``
     trigger: a person activated the element it names (``ref``); the track waits again."""
     w = tr.wait
@@ -118,7 +119,7 @@ def ended(run: Run, host: Track, last: Track) -> bool:
     that completes the subprocess (its track is resumed to leave it)."""
     w = host.wait
     node = run.defn.nodes[host.node]
-    assert isinstance(w, AdHocWait) and isinstance(node, el.AdHocSubProcess)
+    assert isinstance(w, AdHocWait) and isinstance(node, AdHocSubProcess)
     completed = last.state == "completed"
     w.done += completed
     if on_its_way(run, host):  # the tracks it starts end later, and check then

@@ -4,6 +4,8 @@ after each data change."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...model import elements as el
 from ...model.multiple import MultipleBoundary, MultipleStart
 from ...vocabulary import BOUNDARY, TERMINAL, WAITING
@@ -13,6 +15,10 @@ from ..runtime.tracks import spawn
 from ..state.records import Track, Trigger
 from ..state.waits import CatchWait, ConditionalWait, GatewayWait, MessageWait, SignalWait, Wait
 from .multiple import arm_boundary as arm_multiple
+
+#: What opens an event subprocess whose start fired over a track: (run, track id, start
+#: id, trigger) (``subprocesses.open_event``, handed in: it imports this module).
+Opener = Callable[[Run, str, str, Trigger], None]
 
 
 def arm_boundaries(run: Run, tr: Track, node: el.Element) -> None:
@@ -41,7 +47,8 @@ def arm_boundary(run: Run, tr: Track, b: el.Element, cycles: int | None) -> None
     elif isinstance(b, (el.ErrorStart, el.EscalationStart)):
         tr.boundaries[b.id] = CatchWait(b.id)  # caught where it is raised: nothing to hold
         return
-    elif isinstance(b, el.ConditionalBoundary):
+    elif isinstance(b, (el.ConditionalBoundary, el.ConditionalStart)):
+        # checked at the loop's next turn: one already true when armed fires then
         tr.boundaries[b.id] = ConditionalWait(b.id, order=run.core.kernel.next_seq())
         run.post(("data",))
         return
@@ -91,10 +98,15 @@ def fork_boundary(run: Run, tr: Track, b: el.Boundary, trigger: Trigger | None) 
     spawn(run, child, trigger or Trigger("boundary", b.id, BOUNDARY, tr.id))
 
 
-def check_conditions(run: Run) -> None:
-    """After a data change: fire conditional catches, arms and boundaries that now hold,
-    track by track in the order their first conditional wait was armed."""
-    for tr in sorted(run.live_tracks(), key=armed_first):
+def check_conditions(run: Run, open_event: Opener) -> None:
+    """After a data change: fire conditional catches, arms and boundaries and open the
+    event subprocesses whose conditional starts now hold, track by track (the process's
+    own scope, ``Run.root``, among them) in the order their first conditional wait was
+    armed. ``open_event`` opens an event subprocess (``subprocesses.open_event``)."""
+    tracks = run.live_tracks()
+    if run.root is not None and run.root.boundaries:
+        tracks.append(run.root)
+    for tr in sorted(tracks, key=armed_first):
         run.at = tr
         wait = tr.wait
         if tr.state == WAITING and isinstance(wait, ConditionalWait):
@@ -115,7 +127,7 @@ def check_conditions(run: Run) -> None:
                     run.core.kernel.resume(tr.coro, Trigger("conditional", node.id, "node",
                                                             tr.id))
                     break
-        check_boundaries(run, tr)
+        check_boundaries(run, tr, open_event)
 
 
 def armed_first(tr: Track) -> int:
@@ -128,19 +140,25 @@ def armed_first(tr: Track) -> int:
     return min(orders, default=0)
 
 
-def check_boundaries(run: Run, tr: Track) -> None:
-    """Fire each conditional boundary of a track whose condition has just become true."""
+def check_boundaries(run: Run, tr: Track, open_event: Opener) -> None:
+    """Fire each conditional boundary of a track, and open each event subprocess whose
+    conditional start is armed over it, whose condition has just become true (a rise:
+    ``last`` was False; one already true when armed rises at its first check)."""
     for bid, arm in list(tr.boundaries.items()):
-        if not isinstance(arm, ConditionalWait):
-            continue
+        if not isinstance(arm, ConditionalWait) or tr.boundaries.get(bid) is not arm:
+            continue  # not conditional, or withdrawn by an interrupting start just opened
         b = run.defn.nodes[bid]
-        assert isinstance(b, el.ConditionalBoundary)
+        assert isinstance(b, (el.ConditionalBoundary, el.ConditionalStart))
         now = check(run, bid, b.condition)
         if now and not arm.last:
             arm.last = True
-            if b.interrupting:
-                run.core.holders.release_waits(run.id, tr.id, "cancelled")
-            fire_boundary_event(run, tr.id, bid, Trigger("conditional", bid, BOUNDARY, tr.id))
+            trigger = Trigger("conditional", bid, BOUNDARY, tr.id)
+            if isinstance(b, el.ConditionalStart):
+                open_event(run, tr.id, bid, trigger)
+            else:
+                if b.interrupting:
+                    run.core.holders.release_waits(run.id, tr.id, "cancelled")
+                fire_boundary_event(run, tr.id, bid, trigger)
             if tr.state in TERMINAL:
                 break
         elif not now:

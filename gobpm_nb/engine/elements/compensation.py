@@ -29,7 +29,7 @@ from ..runtime.compute import outgoing
 from ..runtime.run import Run
 from ..runtime.tracks import PARK, spawn
 from ..state.records import Track, Trigger
-from ..state.waits import CompensateWait
+from ..state.waits import CompensateWait, ManyWait
 from .boundaries import fork_boundary
 
 Result = Any  # list of flows | PARK | None
@@ -89,8 +89,16 @@ def take(run: Run, scope: str, ref: str | None) -> list[Record]:
 # -- throws -------------------------------------------------------------------------------
 def enter_throw(run: Run, tr: Track, node: el.CompensationThrow | el.CompensationEnd
                 ) -> Result:
-    """A compensation throw or end: the handlers run one at a time, then it goes on."""
+    """A compensation throw or end: the handlers run one at a time, then it goes on. One
+    that does not wait (``no_wait``) hands them to a new track at the throw (origin
+    ``compensation``), which runs them as the throw would and then ends, and goes on at
+    once."""
     queue = take(run, tr.scope or ROOT, node.ref)
+    if node.no_wait and queue:
+        host = run.new_track(node.id, (tr.id,), "compensation", scope=tr.scope)
+        host.wait = CompensateWait(node.id, queue)
+        spawn(run, host, Trigger("compensation", node.id, "node", host.id))
+        return done(run, tr, node)
     tr.wait = w = CompensateWait(node.id, queue)
     if next_handler(run, tr, w):
         return PARK
@@ -114,15 +122,35 @@ def thrown(run: Run, tr: Track, node: el.Element) -> Result:
     """Every handler is done."""
     tr.wait = None
     if isinstance(node, el.Transaction):
+        guarded = body_of(run, tr) or tr
         for b in run.defn.boundaries.get(node.id, ()):
             if isinstance(b, el.CancelBoundary):
-                fork_boundary(run, tr, b, None)
+                fork_boundary(run, guarded, b, None)
                 return None
+    if getattr(node, "no_wait", None):  # the track that ran them for a throw gone on
+        run.end_track(tr, "completed")
+        return None
+    return done(run, tr, node)
+
+
+def done(run: Run, tr: Track, node: el.Element) -> Result:
+    """A throw goes on by its flows; an end event ends its track."""
     if isinstance(node, el.EndEvent):
         run.emit("node_left", tr.id, node.id, None)
         run.end_track(tr, "completed")
         return None
     return outgoing(run, node)
+
+
+def body_of(run: Run, tr: Track) -> Track | None:
+    """The body of the multi-instance activity ``tr`` is an inner instance of, or None: a
+    cancelled inner instance of a transaction fires the cancel boundary the body armed."""
+    if tr.locals is None or tr.scope is None:
+        return None
+    body = run.tracks.get(tr.scope)
+    if body is None or body.node != tr.node or not isinstance(body.wait, ManyWait):
+        return None
+    return body
 
 
 def next_handler(run: Run, host: Track, w: CompensateWait) -> bool:

@@ -19,6 +19,7 @@ the scope around it.
 from __future__ import annotations
 
 from ...model import elements as el
+from ...model.multiple import MultipleEnd, MultipleThrow
 from ...vocabulary import BOUNDARY, ROOT, TERMINAL, WAITING
 from ..runtime.compute import outgoing
 from ..runtime.run import Run
@@ -100,7 +101,8 @@ def open_event(run: Run, hid: str, sid: str, trigger: Trigger) -> None:
     holders = run.core.holders
     if start.interrupting:
         interrupt(run, host)
-    elif host.boundaries[sid].kind != "catch" and not holders.holds_boundary(run.id, hid, sid):
+    elif host.boundaries[sid].kind not in ("catch", "conditional") and \
+            not holders.holds_boundary(run.id, hid, sid):
         del host.boundaries[sid]  # spent: it was not armed again when its trigger came
     scope = hid if hid != ROOT else None
     sub = run.new_track(start.within or "", (hid,) if scope else (), "event", scope=scope)
@@ -189,6 +191,8 @@ def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
         publish(run, node)
     elif isinstance(node, el.SignalEnd):
         broadcast(run, node)
+    elif isinstance(node, MultipleEnd) and not throw_all(run, tr, node):
+        return None  # an escalation's interrupting catch cancelled this track
     if node.error is not None:
         if catch(run, tr, "error", node.error):
             return None  # the catch cancelled the scope this track was in
@@ -209,6 +213,29 @@ def enter_end(run: Run, tr: Track, node: el.EndEvent) -> Result:
     if node.terminate and run.state == "active":
         run.finish("terminated", tr)
     return None
+
+
+def enter_multiple_throw(run: Run, tr: Track, node: MultipleThrow) -> Result:
+    if not throw_all(run, tr, node):
+        return None
+    return outgoing(run, node)
+
+
+def throw_all(run: Run, tr: Track, node: MultipleThrow | MultipleEnd) -> bool:
+    """Throw each definition of a multiple throw or end, in order: a message published, a
+    signal broadcast (each with the node's payload), an escalation raised. False when an
+    escalation's interrupting catch cancelled the track: what comes after is not thrown."""
+    for d in node.events:
+        if d.kind == "message":
+            publish(run, el.MessageThrow(node.id, message=d.message, key=d.key,
+                                         payload=node.payload))
+        elif d.kind == "signal":
+            broadcast(run, el.SignalThrow(node.id, signal=d.signal, payload=node.payload))
+        else:
+            escalate(run, tr, d.escalation)
+            if tr.state in TERMINAL:
+                return False
+    return True
 
 
 def enter_escalation_throw(run: Run, tr: Track, node: el.EscalationThrow) -> Result:

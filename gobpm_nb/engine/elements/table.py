@@ -19,6 +19,7 @@ from . import (
     adhoc,
     call_activities,
     compensation,
+    complex,
     events,
     gateways,
     inclusive,
@@ -59,7 +60,7 @@ def handle(run: Run, item: tuple[Any, ...]) -> None:
     elif verb == "event":
         subprocesses.open_event(run, item[1], item[2], item[3])
     elif verb == "data":
-        check_conditions(run)
+        check_conditions(run, subprocesses.open_event)
 
 
 ENTER: dict[str, Callable[..., Result]] = {
@@ -67,6 +68,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "end": subprocesses.enter_end,
     "message_end": subprocesses.enter_end,
     "signal_end": subprocesses.enter_end,
+    "multiple_end": subprocesses.enter_end,
     "none_throw": events.enter_start,
     "subprocess": subprocesses.enter_subprocess,
     "transaction": subprocesses.enter_subprocess,
@@ -75,9 +77,11 @@ ENTER: dict[str, Callable[..., Result]] = {
     "compensation_end": compensation.enter_throw,
     "cancel_end": compensation.enter_cancel_end,
     "escalation_throw": subprocesses.enter_escalation_throw,
+    "multiple_throw": subprocesses.enter_multiple_throw,
     "link_throw": subprocesses.enter_link_throw,
     "link_catch": events.enter_start,
     "inclusive_gateway": inclusive.enter,
+    "complex_gateway": complex.enter,
     "script_task": tasks.call_fn,
     "service_task": tasks.enter_service,
     "user_task": tasks.enter_user_task,
@@ -109,6 +113,7 @@ FIRE: dict[str, Callable[..., Result]] = {
     "service_task": tasks.finish_activity(tasks.fire_job),
     "parallel_gateway": gateways.fire_join,
     "inclusive_gateway": inclusive.fire,
+    "complex_gateway": complex.fire,
     "event_gateway": gateways.fire_gateway,
     "subprocess": subprocesses.fire_scope,
     "transaction": subprocesses.fire_scope,
@@ -123,11 +128,14 @@ FIRE: dict[str, Callable[..., Result]] = {
 for _kind in ("timer_boundary", "message_boundary", "signal_boundary", "error_boundary",
               "conditional_boundary", "escalation_boundary", "message_start", "timer_start",
               "signal_start", "error_start", "escalation_start", "cancel_boundary",
-              "compensation_start"):
+              "compensation_start", "conditional_start"):
     FIRE[_kind] = events.fire_pass
 
 ENTER["call_activity"] = call_activities.enter_call
 FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
+# an inclusive gateway may be a decision (a person or a rule chooses its flows)
+ENTER["inclusive_gateway"] = gateways.enter_inclusive
+FIRE["inclusive_gateway"] = gateways.fire_inclusive
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
               "transaction", "call_activity", "adhoc_subprocess"):
     # multi-instance or a loop: a body over its runs
@@ -138,9 +146,11 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
     # a script task fires as a body
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
 
-for _kind in ("message_start", "timer_start", "signal_start"):  # starting an instance
+for _kind in ("message_start", "timer_start", "signal_start",
+              "conditional_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
 
-settle_joins = inclusive.settle_all
+settle_joins = complex.settle_all
 adhoc_ended = adhoc.ended
 open_root = subprocesses.open_root
+open_arms = gateways.open_arms

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ...errors import EngineError
-from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ..durability.journal import Journal
 from ..state.holders import Hold, Holders
 from ..state.records import AdHocView, Trigger
@@ -29,7 +29,7 @@ class Host(Protocol):
 def is_adhoc(core: Host, hold: Hold) -> bool:
     """Whether a ``decision`` hold is an ad-hoc subprocess's (not a decision gateway's)."""
     defn = core.runs[hold.instance].defn
-    return defn is not None and isinstance(defn.nodes.get(hold.node), el.AdHocSubProcess)
+    return defn is not None and isinstance(defn.nodes.get(hold.node), AdHocSubProcess)
 
 
 def adhocs(core: Host, instance: str | None = None) -> list[AdHocView]:
@@ -59,7 +59,7 @@ def activate(core: Host, instance: str, adhoc: str, element: str,
     that is not one of its activatable ones."""
     rec = core.run_of(instance)
     defn = rec.defn
-    if defn is not None and not isinstance(defn.nodes.get(adhoc), el.AdHocSubProcess):
+    if defn is not None and not isinstance(defn.nodes.get(adhoc), AdHocSubProcess):
         raise EngineError(f"{adhoc!r} is not an ad-hoc subprocess of process {defn.id!r}")
     views = [v for v in adhocs(core, instance)
              if v.adhoc == adhoc and (track is None or v.track == track)]

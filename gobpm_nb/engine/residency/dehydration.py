@@ -73,8 +73,8 @@ class Dehydration:
                 (self._handing or self._waiting) and (
                     run.id in self._handing or run.id in self._waiting)):
             return
-        if run.joins and behaviour.settle_joins(run):
-            return  # an inclusive join fired: a track runs again
+        if (run.joins or run.resets) and behaviour.settle_joins(run):
+            return  # an inclusive or complex join fired: a track runs again
         free = self.dehydrate and self.can_dehydrate(run, True) and not self.due(run)
         if not free and (not self.store.durable or run.has_unfired()):
             return

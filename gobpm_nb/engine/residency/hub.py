@@ -64,7 +64,7 @@ class Hub:
         if hold is None:  # nobody waits for it: a message start event creates an instance
             start = self.starts.message(name)
             if start is not None:
-                return self._start_by(name, values, start, message_id)
+                return self._start_by(name, values, start, message_id, key)
         if hold is None and expiry is None:
             self.emit("message_dropped", None, None, None, {"message": name,
                                                             "reason": "no subscriber"})
@@ -94,13 +94,14 @@ class Hub:
         return str(hold.instance)
 
     def _start_by(self, name: str, values: dict[str, Any], start: Any,
-                  message_id: str | None) -> str | None:
-        """A message start event takes the message: a new instance, its data the payload."""
+                  message_id: str | None, key: Any) -> str | None:
+        """A message start event takes the message: a new instance, its data the payload
+        (and, at a parallel event-based gateway, its key: ``Starts.fire``)."""
         if message_id is not None:
             self.journal.see(message_id)
         try:
             iid = self.starts.fire(start, Trigger("message", start.node, "start", start.track,
-                                                  values))
+                                                  values), key)
         except EngineError:
             if message_id is not None:
                 self.journal.forget(message_id)

@@ -40,6 +40,8 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     core.runs[rec.id] = run
     run.seq = dict(image.seq)
     run.joins = {g: {f: list(ts) for f, ts in fl.items()} for g, fl in image.joins.items()}
+    if image.resets:
+        run.resets = {g: list(fl) for g, fl in image.resets.items()}
     run.state = image.state
     for view in rec.history or ():
         run.tracks[view.id] = Track(view.id, view.node, view.parents, view.origin,
@@ -71,6 +73,9 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     run.reindex()
     if image.events is None and run.defn.event_starts.get(ROOT):  # its first checkpoint,
         core.behaviour.open_root(run, image.tracks[0])  # before its start opened it
+    first = image.tracks[0] if len(image.tracks) == 1 else None
+    if first is not None and first.via is not None and first.wait is None:  # as of its
+        core.behaviour.open_arms(run, first)  # start: a parallel gateway's arms, armed again
     if conditions:
         run.post(("data",))
     return run

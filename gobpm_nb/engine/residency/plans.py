@@ -151,7 +151,8 @@ class TimerPlans:
         # one timer hold for another (a plan into a timer knows the next timer's site)
         holders.hold_next(holds, iid, known[0], deadline)  # type: ignore[arg-type]
         self.emit_all(iid, tid, known[1])
-        if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins):
+        if run.running or (plan.idle and len(run.tracks) == 1 and not run.joins
+                               and not run.resets):
             return
         try:
             self.on_quiet(run)
@@ -215,6 +216,7 @@ class TimerPlans:
         tr.coro = None
         self.emit_all(run.id, tr.id, rows)
         run.joins = {}
+        run.resets = {}
         run.state, run.residency = "completed", FINISHED
         self.emit("instance_completed", run.id, None, None, COMPLETED)
         if run.loop is not None:

@@ -89,7 +89,8 @@ def recover_one(res: Residency, iid: str, resident: list[tuple[Image, Dehydrated
                 t.wait.child not in stored:
             t.wait, t.boundaries = None, {}  # (armed again as it enters)
     parked = [t for t in image.tracks if not isinstance(t.wait, JoinWait)]
-    unheld = any(track_holdable(t) is not None for t in parked)
+    unheld = any(track_holdable(t) is not None for t in parked) or \
+        any(not w.holdable for w in (image.events or {}).values())  # a conditional start
     if unheld and rec.defn is None:
         return unrecovered(res, iid, {"field": "process", "cause": "version not registered"},
                                 "its process version is not deployed")

@@ -26,6 +26,7 @@ from typing import Protocol
 from ...errors import CheckpointError, EngineError
 from ...model import Definition
 from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ...vocabulary import (
     BOUNDARY,
     FINISHED,
@@ -453,7 +454,7 @@ def in_place(defn: Definition | None, node: str) -> bool:
     one arm of a parallel multiple catch (the arms still to come stay its own), an ad-hoc
     subprocess's activation (the subprocess runs on, its tracks inside naming its track)."""
     n = defn.nodes.get(node) if defn is not None else None
-    return getattr(n, "parallel", False) or isinstance(n, el.AdHocSubProcess)
+    return getattr(n, "parallel", False) or isinstance(n, AdHocSubProcess)
 
 
 def inside(scopes: dict[str, str] | None, host: str) -> set[str] | None:

@@ -1,4 +1,5 @@
-"""Start events that create instances: a message, timer or signal start in the process itself.
+"""Start events that create instances: a message, timer, signal or conditional start in the
+process itself.
 
 ``deploy`` arms the start events of the newest version of a process as holds that belong to
 no instance (``DEPLOYED``; the hold's track names the process): a timer start's deadline in
@@ -7,11 +8,14 @@ version withdraws the older one's start holds and arms its own. A trigger starts
 instance at that start event with the trigger's payload as its data: a published message
 that no waiting instance takes, each broadcast of a signal, each deadline of a timer (a
 cycle arms its next one). A timer start's next deadline is kept in the store's meta, so a
-restarted engine keeps it (one that has fired for good does not fire again).
+restarted engine keeps it (one that has fired for good does not fire again). A conditional
+start arms nothing: ``on_conditions`` evaluates it on the data ``Engine.start_on_conditions``
+is given.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +26,7 @@ from ...model import Definition
 from ...model import elements as el
 from ..durability.journal import Journal, Store
 from ..runtime.compute import deadline_of
+from ..runtime.outside import Outside
 from ..state.fields import Reader
 from ..state.holders import DEPLOYED, Hold, Holders
 from ..state.records import Trigger
@@ -57,17 +62,25 @@ class Starts:
         self.armed[defn.id] = defn.version
         recorded = self.store.meta()
         for sid in defn.instance_starts:
-            start = defn.nodes[sid]
-            if isinstance(start, el.TimerStart):
-                at, left = self.first_deadline(defn, sid, recorded)
-                if at is not None:
-                    holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
-            elif isinstance(start, el.MessageStart):
-                holders.hold_subscription(DEPLOYED, defn.id, sid, "message", start.message,
-                                          None, START)
-            elif isinstance(start, el.SignalStart):
-                holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
-                                          None, START)
+            if isinstance(defn.nodes[sid], el.EventGateway):  # each arm, as a start event
+                for f in defn.outgoing[sid]:
+                    self._arm_one(defn, f.target, recorded)
+            else:
+                self._arm_one(defn, sid, recorded)
+
+    def _arm_one(self, defn: Definition, sid: str, recorded: dict[str, str]) -> None:
+        """Arm start event ``sid`` (or an arm of a gateway that creates instances)."""
+        start, holders = defn.nodes[sid], self.holders
+        if isinstance(start, (el.TimerStart, el.TimerCatch)):
+            at, left = self.first_deadline(defn, sid, recorded)
+            if at is not None:
+                holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
+        elif isinstance(start, (el.MessageStart, el.MessageCatch, el.ReceiveTask)):
+            holders.hold_subscription(DEPLOYED, defn.id, sid, "message", start.message,
+                                      None, START)
+        elif isinstance(start, (el.SignalStart, el.SignalCatch)):
+            holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
+                                      None, START)
 
     def first_deadline(self, defn: Definition, sid: str, recorded: dict[str, str]
                        ) -> tuple[int | None, int | None]:
@@ -109,9 +122,12 @@ class Starts:
                 return hold
         return None
 
-    def fire(self, hold: Hold, trigger: Trigger | None) -> str | None:
+    def fire(self, hold: Hold, trigger: Trigger | None, key: Any = None) -> str | None:
         """A start event's trigger: a new instance of the armed version, its data the
-        payload. A timer's next deadline (a cycle) is armed first."""
+        payload. A timer's next deadline (a cycle) is armed first. A message published with
+        ``key`` that creates an instance at a parallel event-based gateway initializes the
+        instance's correlation value with it: the arm's key field, unless the payload gives
+        it, holds the key."""
         holders = self.holders
         pid = hold.track
         defn = self.definition(pid, self.armed.get(pid, 0))
@@ -129,8 +145,15 @@ class Starts:
                     holders.hold_timer(DEPLOYED, pid, hold.node, at, START, left)
             else:
                 self._record(defn, hold.node, None, None)
+        begin, via = entry(defn, hold.node)
+        data = dict(payload or {})
+        gate, catch = defn.nodes[begin], defn.nodes[hold.node]
+        if key is not None and isinstance(gate, el.EventGateway) and gate.parallel and \
+                isinstance(catch, (el.MessageCatch, el.ReceiveTask)) and catch.key is not None \
+                and catch.key.field is not None:
+            data.setdefault(catch.key.field, key)
         try:
-            return self.launch(defn, dict(payload or {}), None, hold.node, hold.kind)
+            return self.launch(defn, data, None, begin, hold.kind, via=via)
         except EngineError as exc:
             if hold.kind == "message":
                 raise  # the publisher hears it: the message was not taken
@@ -144,6 +167,51 @@ class Starts:
             return None
 
 
+    def on_conditions(self, defns: list[Definition], data: dict[str, Any], tape: Outside
+                      ) -> list[tuple[Definition, str]]:
+        """Of each version, the first conditional start whose condition holds on ``data``
+        (none: the version is left out); a Python condition answers through ``tape``. A
+        condition that cannot be evaluated on it (a missing name, an error) counts as false,
+        said by a ``start_condition_failed`` fact naming the process, the start and the
+        kind of error, never a value."""
+        chosen = []
+        for defn in defns:
+            for sid in conditional_starts(defn):
+                start = defn.nodes[sid]
+                assert isinstance(start, el.ConditionalStart) and start.condition is not None
+                cond = start.condition
+                holds, cause, field = tape.call(("start_condition", sid), _holds, cond,
+                                                     data) if cond.python else \
+                    _holds(cond, data)
+                if cause is not None:
+                    details = {"process": defn.id, "cause": cause}
+                    if field is not None:
+                        details["field"] = field
+                    self.emit("start_condition_failed", None, None, sid, details)
+                if holds:
+                    chosen.append((defn, sid))
+                    break
+        return chosen
+
+
+def _holds(cond: Any, data: dict[str, Any]) -> tuple[bool, str | None, str | None]:
+    """Whether a condition holds on ``data`` (a copy is given), and what kept it from being
+    evaluated: the error's type name, and the missing name of a KeyError."""
+    try:
+        return bool(cond(copy.deepcopy(data))), None, None
+    except KeyError as exc:
+        name = exc.args[0] if exc.args and isinstance(exc.args[0], str) else None
+        return False, "KeyError", name
+    except Exception as exc:  # a user's callable or expression failed
+        return False, type(exc).__name__, None
+
+
+def conditional_starts(defn: Definition) -> list[str]:
+    """The process's own conditional start events, in the definition's order."""
+    return [sid for sid in defn.instance_starts
+            if isinstance(defn.nodes[sid], el.ConditionalStart)]
+
+
 class _Timing:
     """What ``deadline_of`` reads of an instance, for a start event that has none yet: its
     version, and the kernel as ``core.kernel`` (the start events' own)."""
@@ -153,26 +221,45 @@ class _Timing:
         self.defn = defn
 
 
+def entry(defn: Definition, sid: str) -> tuple[str, str | None]:
+    """Where an instance that start event ``sid`` creates begins, and by which flow its first
+    track leaves: the start event itself (None), or, for an arm of a gateway that creates
+    instances, the gateway and the flow to that arm."""
+    if isinstance(defn.nodes[sid], el.StartEvent):
+        return sid, None
+    (flow,) = defn.incoming[sid]
+    return flow.source, flow.id
+
+
 def _key(defn: Definition, sid: str) -> str:
     return f"start:{defn.id}:{defn.version}:{sid}"
 
 
-__all__ = ["START", "Starts"]
+__all__ = ["START", "Starts", "conditional_starts"]
 
 
 def how_it_starts(defn: Definition) -> str:
     """What starts instances of ``defn`` when it has no plain start event, one call per start
     event: ``eng.publish_message('invoice-received', payload={...})`` for a message start,
-    ``eng.broadcast_signal(...)`` for a signal start, the clock for a timer start."""
+    ``eng.broadcast_signal(...)`` for a signal start, the clock for a timer start,
+    ``eng.start_on_conditions({...})`` for a conditional start."""
     ways = []
     for sid in defn.instance_starts:
         node = defn.nodes[sid]
-        if isinstance(node, el.MessageStart):
+        if isinstance(node, el.EventGateway):
+            kind = "parallel" if node.parallel else "exclusive"
+            arms = ", ".join(repr(f.target) for f in defn.outgoing[sid])
+            ways.append(f"{kind} event-based gateway {sid!r}: the first event of its arms "
+                        f"({arms}) creates one")
+        elif isinstance(node, el.MessageStart):
             ways.append(f"message start {sid!r}: eng.publish_message({node.message!r}, "
                         "payload={...})")
         elif isinstance(node, el.SignalStart):
             ways.append(f"signal start {sid!r}: eng.broadcast_signal({node.signal!r}, "
                         "payload={...})")
+        elif isinstance(node, el.ConditionalStart) and node.condition is not None:
+            ways.append(f"conditional start {sid!r} ({node.condition.describe()}): "
+                        "eng.start_on_conditions({...}) starts one when it holds on the data")
         elif isinstance(node, el.TimerStart) and node.timer is not None:
             ways.append(f"timer start {sid!r} ({node.timer.kind} {node.timer.text}): it "
                         "starts one when the clock gets there (eng.advance or eng.run)")

@@ -8,7 +8,6 @@ needs of the engine it gets through ``RunHost``; it never imports the engine.
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,6 +19,7 @@ from ..state.incident import Incident, clean
 from ..state.records import Job, Task, Track, Trigger, join_parts
 from .calls import Calls
 from .outside import Outside
+from .reading import Reading
 
 if TYPE_CHECKING:
     from ...kernel import Kernel
@@ -55,14 +55,14 @@ class RunHost(Calls, Protocol):
     def hub(self) -> Messages: ...  # messages and signals (``hub.Hub``)
 
 
-class Run:
+class Run(Reading):
     """A resident instance: live tracks, data, joins, mailbox and loop (and, for a moment,
     a finished one: the engine keeps its summary, ``Finished``, once it has ended)."""
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
                  "root", "at", "parent", "thrown", "live", "inside",
-                 "cascade", "steps", "looping", "opening_events", "compensable")
+                 "cascade", "steps", "looping", "opening_events", "compensable", "resets")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
                  data: dict[str, Any] | None):
@@ -75,6 +75,8 @@ class Run:
         self.tracks: dict[str, Track] = {}
         self.seq = {"track": 0, "task": 0, "job": 0}
         self.joins: dict[str, dict[str, list[str]]] = {}
+        #: Complex gateways waiting for their reset: join key -> incoming flows still expected
+        self.resets: dict[str, list[str]] = {}
         self.mailbox: deque[tuple[Any, ...]] = deque()
         self.opening_events = 0  # event subprocess starts in the mailbox (``opening``)
         self.loop: Any = None
@@ -251,6 +253,9 @@ class Run:
         """Whether any live track evaluates a condition over the data after each change."""
         if not self.defn.conditional:
             return False
+        root = self.root
+        if root is not None and any(b.conditions() for b in root.boundaries.values()):
+            return True
         for tr in self.live.values():
             if ((tr.wait is not None and tr.wait.conditions())
                     or any(b.conditions() for b in tr.boundaries.values())):
@@ -334,6 +339,8 @@ class Run:
                     waiting.remove(tid)
             if join_parts(key)[1] == tid or not any(flows.values()):
                 del self.joins[key]
+        for key in [k for k in self.resets if join_parts(k)[1] == tid]:
+            del self.resets[key]
 
     def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
         """Stop ``tracks`` in order, and through them all inside them; the holds of all are
@@ -395,6 +402,7 @@ class Run:
             self.steps = tr.steps  # what its caller goes on from (``call_activities.returned``)
         self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
         self.joins = {}
+        self.resets = {}
         if self.root is not None:  # the process's event subprocesses can start no more
             self.core.holders.release_waits(self.id, ROOT, "withdrawn")
             self.root.boundaries = {}
@@ -440,46 +448,6 @@ class Run:
         self.emit("data_changed", None, node, {"fields": sorted(values)})
         if self.has_conditions():
             self.post(("data",))
-
-    def data_copy(self) -> dict[str, Any]:
-        """A copy of the instance data."""
-        return copy.deepcopy(self.data) if self.data is not None else {}
-
-    def seen_copy(self) -> dict[str, Any]:
-        """A copy of what the running track sees (``seen``): what a script is given."""
-        return copy.deepcopy(self.seen())
-
-    def seen(self) -> dict[str, Any]:
-        """The data the running track reads: the instance data, with the locals of each
-        multi-instance inner instance it runs in over it (innermost last)."""
-        data = self.data if self.data is not None else {}
-        tr = self.at
-        if tr is None or (tr.scope is None and tr.locals is None):
-            return data
-        layers = []
-        while tr is not None:
-            if tr.locals is not None:
-                layers.append(tr.locals)
-            tr = self.tracks.get(tr.scope) if tr.scope is not None else None
-        if not layers:
-            return data
-        view = dict(data)
-        for layer in reversed(layers):
-            view.update(layer)
-        return view
-
-    def written(self) -> dict[str, Any]:
-        """Where the running track's writes go: the locals of the innermost inner instance
-        whose outputs are collected, else the instance data."""
-        tr = self.at
-        while tr is not None and tr.scope is not None:
-            if tr.locals is not None:
-                many = self.defn.nodes[tr.node].many
-                if many is not None and many.output_collection is not None:
-                    return tr.locals
-            tr = self.tracks.get(tr.scope)
-        assert self.data is not None
-        return self.data
 
     # -- mailbox --------------------------------------------------------------------------
     def post(self, item: tuple[Any, ...]) -> None:

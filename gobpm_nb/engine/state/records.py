@@ -41,12 +41,14 @@ class HoldView(NamedTuple):
 
 class DecisionView(NamedTuple):
     """A track waiting at a decision gateway for a person's choice: the flows it may take,
-    as (flow id, the node it leads to), in the order drawn."""
+    as (flow id, the node it leads to), in the order drawn; ``several``: one or more of
+    them may be taken (an inclusive gateway), else exactly one."""
 
     instance: str
     track: str
     gateway: str
     flows: tuple[tuple[str, str], ...]
+    several: bool = False
 
 
 class AdHocView(NamedTuple):
