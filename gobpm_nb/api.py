@@ -3,11 +3,11 @@ store, its fact log, its command history and its watchers.
 
 Every public command (``deploy``, ``start``, ``start_many``, ``start_on_conditions``,
 ``step``, ``run``, ``advance``, ``publish_message``, ``broadcast_signal``, ``complete_task``,
-``decide``, ``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the command envelope
-(``travel.history.command``) and ends the same way, whether it returned or raised: the
-store records the clock and counters (durable stores), the history records the command,
-and every watcher added with ``after_each_command`` is called, so live widgets show the
-exact state the command left.
+``decide``, ``activate``, ``fetch_jobs``, ``complete_job``, ``fail_job``) goes through the
+command envelope (``travel.history.command``) and ends the same way, whether it returned or
+raised: the store records the clock and counters (durable stores), the history records the
+command, and every watcher added with ``after_each_command`` is called, so live widgets
+show the exact state the command left.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .engine.runtime.finished import Finished
 from .engine.runtime.run import Run
 from .engine.state.dehydrated import Dehydrated
 from .engine.state.records import (
+    AdHocView,
     DecisionView,
     EventView,
     HoldView,
@@ -378,8 +379,7 @@ class Engine:
         return self._state.core.decisions(instance)
 
     @command
-    def decide(self, instance: str, flow: str | list[str], track: str | None = None
-               ) -> None:
+    def decide(self, instance: str, flow: str | list[str], track: str | None = None) -> None:
         """Choose the flow a track waiting at a decision takes: ``flow`` by its id or by the
         id of the node it leads to; at an inclusive gateway's decision (``several`` in its
         ``DecisionView``) one flow or a list of one or more, each taken. ``track`` only when
@@ -388,6 +388,19 @@ class Engine:
         its own, a list at an exclusive gateway's decision, an empty list or a flow given
         twice is an EngineError that changes nothing."""
         self._state.core.decide(instance, flow, track)
+
+    def adhocs(self, instance: str | None = None) -> list[AdHocView]:
+        """The ad-hoc subprocesses waiting for a person's activation (or one instance's)."""
+        return self._state.core.adhocs(instance)
+
+    @command
+    def activate(self, instance: str, adhoc: str, element: str, track: str | None = None) -> None:
+        """Activate ``element`` of ad-hoc subprocess ``adhoc`` of ``instance`` (a person's
+        choice): it runs in a new track inside the subprocess; ``track`` only when several
+        tracks run it. Journalled, rewindable and durable like every command; an unknown
+        instance or subprocess, one that waits for no activation now or an element that is
+        not one of its activatable ones is an EngineError that changes nothing."""
+        self._state.core.activate(instance, adhoc, element, track)
 
     @command
     def fetch_jobs(self, topic: str, worker: str = "worker", max_jobs: int | None = None

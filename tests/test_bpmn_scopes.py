@@ -255,8 +255,6 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
 
 
 @pytest.mark.parametrize("xml, tag, reason", [
-    ('<adHocSubProcess id="x"><task id="in"/></adHocSubProcess>', "adHocSubProcess",
-     "ad-hoc subprocesses are not supported yet; its 1 inner elements are kept"),
     ('<intermediateCatchEvent id="x"><escalationEventDefinition/></intermediateCatchEvent>',
      "intermediateCatchEvent", "an escalation intermediate catch event is not valid BPMN"),
     ('<subProcess id="x"><standardLoopCharacteristics/><startEvent id="xs"/>'
@@ -269,7 +267,7 @@ def test_an_inclusive_gateway_reads_its_default_flow_as_the_flows_target(conditi
      "startEvent", "are supported only on a catch, a boundary or an event subprocess's"),
 ])
 def test_what_is_still_not_supported_is_refused_naming_the_reason(xml, tag, reason):
-    """Ad-hoc subprocesses, escalation catches, a standard loop that would run
+    """Escalation catches, a standard loop that would run
     for ever (a loop marker with no condition and no maximum) and a start event with a
     message and a condition stay refused: one error note each, on the element (a subprocess
     whose start is such a placeholder gets no note of its own)."""
@@ -298,9 +296,9 @@ def test_a_conditional_start_of_an_event_subprocess_is_read(interrupting, attrib
 
 
 def test_a_placeholder_inside_a_subprocess_is_within_it():
-    """What cannot run inside a subprocess (an ad-hoc subprocess, an error catch) is
-    a placeholder in that scope: refused with its own reason, nothing else reported."""
-    body = ('<subProcess id="sp"><startEvent id="ss"/><adHocSubProcess id="tx"/>'
+    """What cannot run inside a subprocess (an error catch) is a placeholder in that
+    scope: refused with its own reason, nothing else reported."""
+    body = ('<subProcess id="sp"><startEvent id="ss"/><task id="tx"/>'
             '<intermediateCatchEvent id="undo"><errorEventDefinition/>'
             '</intermediateCatchEvent><endEvent id="se"/>'
             '<sequenceFlow id="a" sourceRef="ss" targetRef="tx"/>'
@@ -309,10 +307,8 @@ def test_a_placeholder_inside_a_subprocess_is_within_it():
             '<sequenceFlow id="f0" sourceRef="t" targetRef="sp"/>'
             '<sequenceFlow id="f9" sourceRef="sp" targetRef="e"/>')
     model = load(body)
-    assert [(n.element, n.tag) for n in model.report] == [("tx", "adHocSubProcess"),
-                                                         ("undo", "intermediateCatchEvent")]
+    assert [(n.element, n.tag) for n in model.report] == [("undo", "intermediateCatchEvent")]
     kinds = {e.id: (e.kind, e.within) for e in model.processes["p"].elements}
-    assert kinds["tx"] == ("unsupported", "sp")
     assert kinds["undo"] == ("unsupported", "sp")
 
 

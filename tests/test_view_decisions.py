@@ -68,7 +68,7 @@ def test_the_dashboard_state_lists_the_shown_instances_decisions_and_counts_the_
     assert board.selected == "i1"
     assert board.decisions == {"total": 2, "rows": [
         {"instance": "i1", "track": "t1", "gateway": "ok", "label": "Looks good?",
-         "several": False, "flows": flows}]}
+         "several": False, "flows": flows}], "activations": []}
     assert proj.dashboard_state(eng, "i2").decisions["rows"][0]["instance"] == "i2"
     assert traits(board) == dashboard_traits(eng, "i1")
     assert "decide" in board.commands and COMMAND_FIELDS["decide"] == \
@@ -106,14 +106,14 @@ def test_deciding_from_the_dashboard_is_the_engines_decide_command(waiting):
     assert eng.history()[-1].name == "decide"
     assert eng.history()[-1].args[:2] == ("i1", "yes")
     assert board.last_step.startswith("Decide ok (instance i1, track t1): flow yes → ship")
-    assert board.decisions == {"total": 1, "rows": []}
+    assert board.decisions == {"total": 1, "rows": [], "activations": []}
     assert traits(board) == dashboard_traits(eng, "i1")
     board._handle_custom_msg({"kind": "run"}, [])
     assert [t["node"] for t in board.tasks] == ["ship"]
     # by the node it leads to, with no track: as eng.decide takes it
     board._handle_custom_msg({"kind": "decide", "instance": "i2", "flow": "fix", "track": ""},
                              [])
-    assert board.error == "" and board.decisions == {"total": 0, "rows": []}
+    assert board.error == "" and board.decisions == {"total": 0, "rows": [], "activations": []}
     board._handle_custom_msg({"kind": "run"}, [])
     assert sorted(t["node"] for t in board.tasks) == ["fix", "ship"]
 
@@ -196,6 +196,51 @@ def test_graphviz_draws_the_choosable_flows_dashed_in_the_decision_colour():
         board.handle_command({"kind": "decide", "instance": "i1", "flow": "no"})
         assert DECISION not in [line for line in board.process_dot.splitlines()
                                 if "->" in line][1]
+    finally:
+        board.close()
+
+
+def adhoc() -> bpm.Process:
+    """start -> ad-hoc "Work" [user task "Check", task "draft"] -> end, a person chooses."""
+    p = bpm.Process("adhoc")
+    p.start("s")
+    with p.adhoc_subprocess("work", "Work") as w:
+        w.user_task("check", "Check")
+        w.script_task("draft", fn=lambda d: {"drafted": True})
+    p.end("e")
+    p.flow("s", "work", "e")
+    return p
+
+
+def test_an_adhoc_subprocess_waiting_for_a_person_has_a_button_per_element():
+    """The decisions trait lists the selected instance's waiting ad-hoc subprocess with its
+    activatable elements; the ``activate`` command is ``eng.activate`` (in the history), says
+    what it did, and a refused one goes to the error bar, changing nothing."""
+    eng = bpm.Engine()
+    inst = eng.start(adhoc())
+    eng.run()
+    board = eng.dashboard()
+    try:
+        assert board.decisions == {"total": 1, "rows": [], "activations": [
+            {"instance": "i1", "track": "t1", "adhoc": "work", "label": "Work",
+             "elements": [{"element": "check", "label": "Check"},
+                          {"element": "draft", "label": "draft"}]}]}
+        assert COMMAND_FIELDS["activate"] == ("instance", "adhoc", "element", "track")
+        before, shown = snapshot(eng), board.decisions
+        board.handle_command({"kind": "activate", "instance": "i1", "adhoc": "work",
+                              "element": "nope"})
+        assert "command 'activate' failed: EngineError: 'nope' is not an activatable" in \
+            board.error
+        assert snapshot(eng) == before and board.decisions == shown
+        board.handle_command({"kind": "activate", "instance": "i1", "adhoc": "work",
+                              "element": "draft", "track": "t1"})
+        assert board.error == ""
+        assert eng.history()[-1].name == "activate"
+        assert board.last_step.startswith("Activate draft in work (instance i1)")
+        assert traits(board) == dashboard_traits(eng, "i1")
+        board.handle_command({"kind": "run"})
+        assert inst.state == "completed" and inst.data["drafted"] is True
+        assert board.decisions == {"total": 0, "rows": [], "activations": []}
     finally:
         board.close()
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import elements as el
+from ..model.adhoc import AdHocSubProcess
 from ..model.builder import Builder
 from .context import Context, drawn_name, pass_through
 from .expressions import translate
@@ -176,7 +177,8 @@ def implicit_starts(ctx: Context) -> None:
     p = ctx.process
     assert p is not None
     scopes: list[str | None] = [None]
-    scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))]
+    scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))
+               and not isinstance(e, AdHocSubProcess)]  # what runs in one is activated
     triggered = {e.id for e in p.elements if isinstance(e, el.EventSubProcess)}
     targets = {f.target for f in p.flows}
     for scope in scopes:

@@ -28,7 +28,7 @@ from .xmllib import etree
 #: the file's tags read as activities (what may be a compensation handler)
 _ACTIVITIES = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "receiveTask",
                "userTask", "businessRuleTask", "subProcess", "callActivity", "transaction"}
-_SCOPES = ("subProcess", "transaction")
+_SCOPES = ("subProcess", "transaction", "adHocSubProcess")
 
 
 def _handler_node(ctx: Context, boundary: etree._Element) -> etree._Element | None:

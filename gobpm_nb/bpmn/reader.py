@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import Process
+from .adhoc import read_adhoc
 from .asdrawn import event_arms, finish, fresh, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
@@ -46,9 +47,9 @@ TASKS = {"task", "manualTask", "scriptTask", "serviceTask", "sendTask", "busines
          "userTask", "receiveTask"}
 GATEWAYS = {"exclusiveGateway", "parallelGateway", "eventBasedGateway", "inclusiveGateway",
             "complexGateway"}
-NOT_YET = {  # tag -> why (activities: boundaries may attach to them)
-    "adHocSubProcess": "ad-hoc subprocesses are not supported yet",
+NOT_YET: dict[str, str] = {  # tag -> why (activities: boundaries may attach to them)
 }
+SCOPES = ("subProcess", "transaction", "adHocSubProcess")
 DATA = {"dataObject", "dataObjectReference", "dataStoreReference"}
 KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "extensionElements", "ioSpecification", "property", "auditing", "monitoring",
@@ -56,7 +57,7 @@ KEPT = {"laneSet", "textAnnotation", "association", "group", "documentation",
         "potentialOwner", "dataInputAssociation", "dataOutputAssociation",
         # what a subprocess holds besides its flow elements (loops: read_loop)
         "incoming", "outgoing", "categoryValueRef", "multiInstanceLoopCharacteristics",
-        "standardLoopCharacteristics"}
+        "standardLoopCharacteristics", "completionCondition"}  # (an ad-hoc one's: adhoc.py)
 
 
 def read_document(tree: etree._ElementTree, as_drawn: bool = False
@@ -112,6 +113,8 @@ def read_scope(ctx: Context, node: etree._Element, eid: str | None = None) -> No
     eid, name = eid or node.get("id", ""), node.get("name")
     if node.get("triggeredByEvent") == "true":
         scope = ctx.p.event_subprocess(eid, name)
+    elif local(node) == "adHocSubProcess":
+        scope = read_adhoc(ctx, node)
     elif local(node) == "transaction":
         scope = ctx.p.transaction(eid, name)
     else:
@@ -170,11 +173,12 @@ def read_element(ctx: Context, node: etree._Element) -> None:
         _written_placeholder(ctx, node, marker)
         return
     not_run(ctx, node)
-    activity = tag in TASKS or tag in NOT_YET or tag in ("subProcess", "callActivity",
-                                                          "transaction")
+    activity = tag in TASKS or tag in NOT_YET or tag in SCOPES or tag == "callActivity"
     if tag in EVENTS:
         _read_event(ctx, node)
-    elif tag in ("subProcess", "transaction"):
+    elif tag == "adHocSubProcess" and ctx.as_drawn and not _holds_nodes(node):
+        _placeholder(ctx, node, "an ad-hoc subprocess with nothing inside to activate", True)
+    elif tag in SCOPES:
         read_scope(ctx, node)
     elif tag == "callActivity":
         read_call(ctx, node)
@@ -221,6 +225,11 @@ def _read_event(ctx: Context, node: etree._Element) -> None:
             read_event(ctx, node)
     finally:
         ctx.scope = outer
+
+
+def _holds_nodes(node: etree._Element) -> bool:
+    """Whether a scope holds a flow node (anything with an id but a flow)."""
+    return any(is_bpmn(c) and c.get("id") and local(c) != "sequenceFlow" for c in node)
 
 
 def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:

@@ -22,8 +22,10 @@ from collections import Counter
 from ..errors import ModelError
 from ..model import Process
 from ..model import elements as el
+from ..model.adhoc import AdHocSubProcess
 from ..model.multiple import THROWS
 from ..model.placeholders import Unsupported, UnsupportedBoundary
+from .adhoc import write_adhoc, write_completion
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
@@ -61,10 +63,13 @@ TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
         "inclusive_gateway": "inclusiveGateway", "parallel_gateway": "parallelGateway",
         "complex_gateway": "complexGateway",
         "event_gateway": "eventBasedGateway", "transaction": "transaction",
+        "adhoc_subprocess": "adHocSubProcess",
         "compensation_throw": "intermediateThrowEvent", "compensation_end": "endEvent",
         "cancel_end": "endEvent", "compensation_start": "startEvent",
         "multiple_catch": "intermediateCatchEvent", "multiple_start": "startEvent",
         "multiple_throw": "intermediateThrowEvent", "multiple_end": "endEvent"}
+#: The elements that hold flow elements of their own.
+SCOPE_TAGS = ("subProcess", "transaction", "adHocSubProcess")
 # flow elements a placeholder is not written as (it is a flow node: else a <task>)
 _NOT_NODES = frozenset({"sequenceFlow", "boundaryEvent", "dataObject", "dataObjectReference",
                         "dataStoreReference"})
@@ -237,6 +242,9 @@ class Writer(RootElements):
         for held, rest in waiting.items():
             for _, node in rest:
                 slots.append(held, node)
+        for e in elements:  # after what it holds, where the schema puts it
+            if isinstance(e, AdHocSubProcess):
+                write_completion(self, index[e.id], e)
         for e in elements:  # a compensation handler is linked by an association (an artifact)
             if isinstance(e, el.CompensationBoundary):
                 aid = flow_ids[f"{e.id}->{e.handler}"] = self.fresh(f"Association_{slug(e.id)}")
@@ -282,6 +290,8 @@ class Writer(RootElements):
         if isinstance(e, el.ReceiveTask):
             node.set("messageRef", self.message(e.message, e.key))
         self._extensions(node, e)
+        if isinstance(e, AdHocSubProcess):
+            write_adhoc(self, node, e)
         for ref in ins:
             etree.SubElement(node, bpmn("incoming")).text = ref
         for ref in outs:
@@ -406,7 +416,7 @@ class _Slots:
     def container(self, held: str | None) -> etree._Element:
         """The XML element that holds what is in scope ``held``."""
         node = self.index.get(held, self.proc) if held is not None else self.proc
-        return node if local(node) in ("subProcess", "transaction") else self.proc
+        return node if local(node) in SCOPE_TAGS else self.proc
 
     def append(self, held: str | None, node: etree._Element) -> None:
         key = held if self.container(held) is not self.proc else None
@@ -442,7 +452,7 @@ _ACTIVITY_HEADER = _HEADER + ("categoryValueRef", "incoming", "outgoing", "ioSpe
 def _after_header(container: etree._Element) -> int:
     """Where the first flow element goes: after documentation, extensions, lanes, ... (and,
     in a subprocess, after its incoming and outgoing flows, loop, data)."""
-    header = _ACTIVITY_HEADER if local(container) in ("subProcess", "transaction") \
+    header = _ACTIVITY_HEADER if local(container) in SCOPE_TAGS \
         else _HEADER
     return max((i + 1 for i, c in enumerate(container) if local(c) in header), default=0)
 

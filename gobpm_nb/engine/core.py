@@ -22,6 +22,7 @@ from .durability.checkpoint import capture
 from .durability.journal import Codec, Journal, Store
 from .elements import call_activities
 from .elements import table as behaviour
+from .residency import activation
 from .residency.dehydration import Dehydration
 from .residency.hub import Hub
 from .residency.hydrate import restore
@@ -395,6 +396,8 @@ class Core:
             holds = [h for h in listed if waiting.get((h.instance, h.track)) == h]
         out = []
         for h in holds:
+            if activation.is_adhoc(self, h):
+                continue  # an ad-hoc subprocess's: ``adhocs``
             defn = self.runs[h.instance].defn
             flows = defn.outgoing[h.node] if defn is not None else ()
             several = defn is not None and defn.nodes[h.node].kind == "inclusive_gateway"
@@ -420,6 +423,8 @@ class Core:
             trigger = Trigger("decision", hold.node, "node", hold.track, None, flows[0])
         self.journal.record([(hold.instance, trigger)])
         self.deliver(hold, trigger)
+
+    adhocs, activate = activation.adhocs, activation.activate
 
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None

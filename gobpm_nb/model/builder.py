@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import ModelError
 from . import elements as el
 from . import multiple as mu
+from .adhoc import AdHocSubProcess
 from .expr import Expr
 from .placeholders import Unsupported, UnsupportedBoundary
 from .timers import TimerSpec, timer_spec
@@ -327,6 +328,28 @@ class Builder:
         inside it: ``with p.subprocess("handle") as sp: sp.start("hs") ...``."""
         self._add(el.SubProcess(id, name, for_compensation=for_compensation or None,
                                 default=default))
+        return Scope(id, self)
+
+    def adhoc_subprocess(self, id: str, name: str | None = None, *,
+                         collection: Condition | None = None,
+                         completion: Condition | None = None,
+                         cancel_remaining: bool = True, ordering: str = "Parallel",
+                         default: str | None = None) -> Scope:
+        """An ad-hoc subprocess: its inner elements with no incoming flow are activated by
+        ``collection`` (a list of their ids, on entry) or by a person (``Engine.activate``);
+        ``completion`` is checked after each inner track ends, and when it holds
+        ``cancel_remaining`` cancels what still runs; ``ordering="Sequential"`` runs one
+        activated element at a time. Its id, and the builder of its inside."""
+        if ordering not in ("Parallel", "Sequential"):
+            self.add_problem(f"adhoc_subprocess {id!r}: ordering {ordering!r} is neither "
+                             "'Parallel' nor 'Sequential'")
+        if not isinstance(cancel_remaining, bool):
+            self.add_problem(f"adhoc_subprocess {id!r}: cancel_remaining must be True or False")
+        self._add(AdHocSubProcess(
+            id, name, default=default,
+            collection=self._expr(id, "collection", collection),
+            completion=self._expr(id, "completion condition", completion),
+            cancel_remaining=cancel_remaining is not False, sequential=ordering == "Sequential"))
         return Scope(id, self)
 
     def event_subprocess(self, id: str, name: str | None = None) -> Scope:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ModelError
 from . import elements as el
+from .adhoc import AdHocSubProcess
 from .checks import GATEWAYS, check_element
 from .compensation import compensation_of
 from .expr import Expr
@@ -67,6 +68,9 @@ class Definition:
     compensation_events: MappingProxyType[str, str] = field(
         default_factory=lambda: MappingProxyType({}), compare=False)
     compensable: frozenset[str] = field(default=frozenset(), compare=False)
+    #: ad-hoc subprocess id -> its activatable elements (inside it, no incoming flow)
+    activatable: MappingProxyType[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
 
     def node(self, id: str) -> el.Element:
         return self.nodes[id]
@@ -96,6 +100,9 @@ def _describe(value: Any) -> Any:
 Nodes = dict[str, el.Element]
 Flows = dict[str, list[el.Flow]]
 Boundaries = dict[str, list[el.Boundary]]
+#: Where a token entering a scope goes: a subprocess's start, an ad-hoc one's activatable
+#: elements.
+Into = dict[str, str | tuple[str, ...]]
 
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
@@ -154,16 +161,15 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
     found.extend(_check_scopes(nodes))
     starts, triggered = _top_starts(pid, nodes, found)
     (inner, events, found_scopes), (links, found_links) = _starts(nodes), _links(nodes)
-    found.extend(found_scopes + found_links)
-    boundaries: dict[str, list[el.Boundary]] = {}
-    timers: dict[str, Timer] = {}
+    adhoc, found_adhoc = _activatable(nodes, incoming)
+    found.extend(found_scopes + found_links + found_adhoc)
+    boundaries, timers = dict[str, list[el.Boundary]](), dict[str, Timer]()
     for e in nodes.values():
         found.extend(check_element(e, nodes, outgoing, incoming, boundaries, timers))
     found.extend((undo := compensation_of(nodes, incoming, outgoing, boundaries)).problems)
-    lost: list[el.Element] = []
-    if len(starts) <= 1 and (starts or triggered):
-        lost = _unreachable(starts + list(triggered), nodes, outgoing, boundaries, inner,
-                            events, links)
+    lost = _unreachable(starts + list(triggered), nodes, outgoing, boundaries,
+                        {**inner, **adhoc}, events, links) \
+        if len(starts) <= 1 and (starts or triggered) else []
     warned = _warnings(nodes, outgoing, lost)
     if found:
         raise ModelError(found, warned)
@@ -182,16 +188,19 @@ def build_definition(pid: str, name: str | None, elements: list[el.Element],
         signature=signature_of(pid, elements, flows), origin=origin, warnings=tuple(warned),
         conditional=any(isinstance(e, CONDITIONAL) for e in nodes.values()),
         compensation=freeze(undo.handlers),
-        compensation_events=freeze(undo.events), compensable=undo.compensable)
+        compensation_events=freeze(undo.events), compensable=undo.compensable,
+        activatable=freeze(adhoc))
 
 
 def _warnings(nodes: Nodes, outgoing: Flows, lost: list[el.Element]) -> list[str]:
-    """Each implicit end (an element without an outgoing flow), then each element never
+    """Each implicit end (an element without an outgoing flow; not in an ad-hoc
+    subprocess, where that is how an activated element ends), then each element never
     entered (``lost``; not an implicit end too)."""
     gone = {e.id for e in lost}
     return [f"{e.kind} {e.id!r} has no outgoing flow: its track ends there (an implicit "
             "end)" for e in nodes.values()
-            if not outgoing[e.id] and _implicit_end(e) and e.id not in gone] + \
+            if not outgoing[e.id] and _implicit_end(e) and e.id not in gone
+            and not isinstance(nodes.get(e.within or ""), AdHocSubProcess)] + \
         [f"{e.kind} {e.id!r} is unreachable from the start event" for e in lost]
 
 
@@ -258,7 +267,11 @@ def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[st
         if not isinstance(e, SCOPES):
             continue
         found = by_scope.get(e.id, [])
-        if isinstance(e, el.SubProcess):
+        if isinstance(e, AdHocSubProcess):
+            p.extend(f"{s.kind} {s.id!r} is in ad-hoc subprocess {e.id!r}: an ad-hoc "
+                     "subprocess has no start event (its elements are activated)"
+                     for s in found)
+        elif isinstance(e, el.SubProcess):
             plain = [s for s in found if not isinstance(s, el.TriggeredStart)]
             if len(plain) != 1:
                 p.append(f"subprocess {e.id!r} has {len(plain)} plain start events; give one")
@@ -287,6 +300,22 @@ def _starts(nodes: Nodes) -> tuple[dict[str, str], dict[str, list[str]], list[st
     return inner, events, p
 
 
+def _activatable(nodes: Nodes, incoming: Flows) -> tuple[dict[str, tuple[str, ...]],
+                                                         list[str]]:
+    """Each ad-hoc subprocess's activatable elements: those directly inside it with no
+    incoming flow (not a boundary, start, event subprocess or compensation handler); at
+    least one."""
+    out: dict[str, tuple[str, ...]] = {}
+    for e in nodes.values():
+        if isinstance(e, AdHocSubProcess):
+            out[e.id] = tuple(
+                x.id for x in nodes.values() if x.within == e.id and not incoming[x.id]
+                and not x.for_compensation
+                and not isinstance(x, (el.Boundary, el.StartEvent, el.EventSubProcess)))
+    return out, [f"adhoc_subprocess {a!r} has no element to activate (an element inside it "
+                 "with no incoming flow)" for a, ids in out.items() if not ids]
+
+
 def _links(nodes: Nodes) -> tuple[dict[str, str], list[str]]:
     """Each link throw's catch: the one link catch of its name in its scope."""
     p: list[str] = []
@@ -308,13 +337,13 @@ def _links(nodes: Nodes) -> tuple[dict[str, str], list[str]]:
     return links, p
 
 
-def _next(here: str, nodes: Nodes, outgoing: Flows, boundaries: Boundaries,
-          inner: dict[str, str], events: dict[str, list[str]], links: dict[str, str]
-          ) -> list[str]:
+def _next(here: str, nodes: Nodes, outgoing: Flows, boundaries: Boundaries, inner: Into,
+          events: dict[str, list[str]], links: dict[str, str]) -> list[str]:
     """Where a token at ``here`` may go next (into a subprocess: its start)."""
     nxt = [f.target for f in outgoing[here]] + [b.id for b in boundaries.get(here, ())]
-    if here in inner:
-        nxt.append(inner[here])
+    into = inner.get(here)  # a subprocess's start, or an ad-hoc one's activatable elements
+    if into is not None:
+        nxt.extend([into] if isinstance(into, str) else into)
     if isinstance(nodes[here], el.SubProcess):
         nxt.extend(_host(nodes, s) for s in events.get(here, ()))
     if here in links:
@@ -333,7 +362,7 @@ def _host(nodes: Nodes, start: str) -> str:
 
 
 def _unreachable(starts: list[str], nodes: Nodes, outgoing: Flows, boundaries: Boundaries,
-                 inner: dict[str, str], events: dict[str, list[str]], links: dict[str, str]
+                 inner: Into, events: dict[str, list[str]], links: dict[str, str]
                  ) -> list[el.Element]:
     reached = set(starts)
     todo = list(starts) + [_host(nodes, s) for s in events.get("", ())]

@@ -1,8 +1,10 @@
 """The decisions waiting for a person, as the dashboard shows them.
 
-Read through ``engine.decisions(instance)`` only (``Engine.decisions``: each track waiting at a
-decision gateway, with the flows it may take) and the instance's definition for the names of
-the gateway and of the nodes the flows lead to. A flow is labelled by its name where the
+Read through ``engine.decisions(instance)`` and ``engine.adhocs(instance)`` only
+(``Engine.decisions``: each track waiting at a decision gateway, with the flows it may take;
+``Engine.adhocs``: each ad-hoc subprocess waiting for a person, with its activatable
+elements) and the instance's definition for the names of the gateway and of the nodes the
+flows lead to. A flow is labelled by its name where the
 process's file gives it one (``names(definition)``: flow id -> name; asked only when the
 instance waits at a decision), else ``→ <target>`` (the target's name, or its id).
 
@@ -55,8 +57,28 @@ def decision_rows(engine: Any, instance: str, names: Names | None = None
             for v in views]
 
 
+def activation_rows(engine: Any, instance: str) -> list[dict[str, Any]]:
+    """The ad-hoc subprocesses of ``instance`` waiting for a person's activation
+    (``Engine.adhocs``; none for ``""``): ``{instance, track, adhoc, label, elements:
+    [{element, label}, ...]}`` each, the elements in the order they were added."""
+    if not instance:
+        return []
+    views = engine.adhocs(instance)
+    if not views:
+        return []
+    definition = engine.instance(instance).definition
+    return [{"instance": v.instance, "track": v.track, "adhoc": v.adhoc,
+             "label": _label(definition, v.adhoc),
+             "elements": [{"element": e, "label": _label(definition, e)} for e in v.elements]}
+            for v in views]
+
+
 def decisions_state(engine: Any, instance: str, names: Names | None = None
                     ) -> dict[str, Any]:
-    """The dashboard's ``decisions`` trait: ``total`` (decisions waiting in the whole
-    engine) and ``rows`` (those of ``instance``, :func:`decision_rows`)."""
-    return {"total": len(engine.decisions()), "rows": decision_rows(engine, instance, names)}
+    """The dashboard's ``decisions`` trait: ``total`` (a person's choices waiting in the
+    whole engine: decisions and ad-hoc activations), ``rows`` (the decisions of
+    ``instance``, :func:`decision_rows`) and ``activations`` (its ad-hoc subprocesses,
+    :func:`activation_rows`)."""
+    return {"total": len(engine.decisions()) + len(engine.adhocs()),
+            "rows": decision_rows(engine, instance, names),
+            "activations": activation_rows(engine, instance)}

@@ -37,7 +37,7 @@ FORK_ORIGINS = ("boundary", "continuation")
 #: start of an event subprocess of the process), where it would name a track.
 PROCESS_SCOPE = "process"
 #: Element kinds that are scopes: drawn as a frame around the elements ``within`` them.
-SCOPE_KINDS = frozenset({"subprocess", "event_subprocess", "transaction"})
+SCOPE_KINDS = frozenset({"subprocess", "event_subprocess", "transaction", "adhoc_subprocess"})
 
 #: Newest facts a live dashboard keeps at hand: its fact table's newest page, read without
 #: copying the log (the table pages through the whole kept log: :mod:`.fact_pages`).

@@ -118,7 +118,7 @@ TRIGGERED_STARTS = frozenset({"message_start", "timer_start", "signal_start", "e
                               "conditional_start"})
 #: The kind line of a subprocess's frame.
 SCOPE_CAPTIONS = {"subprocess": "«subprocess»", "event_subprocess": "«event subprocess»",
-                  "transaction": "«transaction»"}
+                  "transaction": "«transaction»", "adhoc_subprocess": "«ad-hoc subprocess» ~"}
 TASKS = frozenset({"script_task", "service_task", "user_task", "receive_task",
                    "call_activity"})
 TASK_CAPTIONS = {"script_task": "script", "service_task": "service", "user_task": "user",

@@ -28,7 +28,7 @@ from ..model import Definition, Process
 
 NAMES = ("deploy", "start", "step", "run", "advance", "publish_message", "broadcast_signal",
          "complete_task", "fetch_jobs", "complete_job", "fail_job", "start_many", "decide",
-         "start_on_conditions")
+         "start_on_conditions", "activate")
 NUMBER = {name: n for n, name in enumerate(NAMES)}
 WIDTH = 5  # numbers per entry: first, last, before, after, events (-1: none)
 #: A command's arguments as kept: JSON text, a builder's number, or copied values.

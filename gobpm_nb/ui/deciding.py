@@ -1,4 +1,7 @@
-"""The dashboard's ``decide`` command: a person chooses the flow a decision gateway takes.
+"""The dashboard's ``decide`` command: a person chooses the flow a decision gateway takes;
+and its ``activate`` command: a person activates an element of an ad-hoc subprocess
+(``{"kind": "activate", "instance", "adhoc", "element", "track"}`` from an element's button,
+``Engine.activate``).
 
 The front end sends ``{"kind": "decide", "instance": ..., "flow": ..., "track": ...}`` from
 a flow's button in the decisions row, or from a click on a flow drawn dashed on the BPMN
@@ -39,7 +42,7 @@ def decide_line(view: DecisionView | None, flow: str | list[str], dehydrated: bo
 
 
 class DecisionCommands:
-    """The dashboard's ``decide`` command (mixed into ``Dashboard``)."""
+    """The dashboard's ``decide`` and ``activate`` commands (mixed into ``Dashboard``)."""
 
     _engine: Engine
     last_step: str
@@ -63,6 +66,31 @@ class DecisionCommands:
         eng.decide(instance, flow, track)
         away = eng.describe_instance(instance).residency == "dehydrated"
         self.last_step = decide_line(view, flow, away)
+
+    def _activate(self, command: Command) -> None:
+        """An element's button in an ad-hoc subprocess's row: ``Engine.activate``."""
+        instance, adhoc, element = (_named(command, k, what) for k, what in (
+            ("instance", "an instance id"), ("adhoc", "an ad-hoc subprocess"),
+            ("element", "an element")))
+        track = command.get("track")
+        if track in ("", None):
+            track = None
+        elif not isinstance(track, str):
+            raise ValueError(f"activate's track must be a track id, got {track!r}")
+        eng = self._engine
+        eng.activate(instance, adhoc, element, track)
+        away = eng.describe_instance(instance).residency == "dehydrated"
+        line = f"Activate {element} in {adhoc} (instance {instance})"
+        self.last_step = line + ("; the dehydrated instance is woken from the store at the "
+                                 "next Step or Run" if away else
+                                 "; it runs at the next Step or Run")
+
+
+def _named(command: Command, key: str, what: str) -> str:
+    value = command.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"activate needs {what}, got {value!r}")
+    return value
 
 
 __all__ = ["DecisionCommands", "decide_line"]

@@ -181,7 +181,7 @@ class Dashboard(TimelineCommands, DecisionCommands, _Live, DashboardWidget):
         for kind, fn in (("step", self._step), ("run", self._run), ("advance", self._advance),
                          ("play", self._play), ("pause", self._pause),
                          ("publish", self._publish), ("complete", self._complete),
-                         ("decide", self._decide),
+                         ("decide", self._decide), ("activate", self._activate),
                          ("select", self._select), ("facts", self._facts),
                          ("rewind", self._rewind), ("replay", self._replay),
                          ("branch", self._branch)):

@@ -41,6 +41,7 @@ COMMAND_FIELDS: dict[str, tuple[str, ...]] = {
     "publish": ("name", "key", "payload"),
     "complete": ("task", "outputs"),
     "decide": ("instance", "flow", "track"),
+    "activate": ("instance", "adhoc", "element", "track"),
     "select": ("instance",),
     "facts": ("instance", "fact_kind", "page"),
     "rewind": ("to",),
@@ -138,6 +139,10 @@ class DashboardWidget(_Widget):
                      sends the ``decide`` command ``{instance, flow, track}``; where
                      ``several`` (an inclusive gateway) it toggles the flow, and a "take"
                      button sends the flows toggled on, ``flow`` a list of their ids.
+                     ``activations``: the selected instance's ad-hoc subprocesses waiting
+                     for a person, each ``{instance, track, adhoc, label, elements:
+                     [{element, label}]}``; an element's button sends ``activate``
+                     ``{instance, adhoc, element, track}``.
         facts:       list of ``{seq, at, kind, instance, track, node, details}``, oldest first:
                      one page of the fact table (the browser never holds the whole log).
         fact_page:   dict, default ``{}``; what the fact table says about that page: the query

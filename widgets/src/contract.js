@@ -48,7 +48,10 @@
  *   track, gateway, label, several, flows: [{flow, target, label}]}`. A flow's button (or a
  *   click on the flow in the diagram) sends the `decide` command `{instance, flow, track}`;
  *   where `several` (an inclusive gateway) it toggles the flow, and a "take" button sends the
- *   flows toggled on, `flow` a list of their ids.
+ *   flows toggled on, `flow` a list of their ids. `activations`: the selected instance's ad-hoc
+ *   subprocesses waiting for a person, each `{instance, track, adhoc, label, elements:
+ *   [{element, label}]}`; an element's button sends `activate` `{instance, adhoc, element,
+ *   track}`.
  * @property {FactRow[]} facts  list of `{seq, at, kind, instance, track, node, details}`, oldest
  *   first: one page of the fact table (the browser never holds the whole log).
  * @property {FactPage|{}} fact_page  dict, default `{}`; what the fact table says about that

@@ -4,9 +4,11 @@
 // {kind: "decide", instance, flow, track}, the command a click on the flow in the BPMN diagram
 // sends too (Python calls eng.decide). At an inclusive gateway's (`several`) the buttons, and
 // the flows on the diagram (`toggleChoice`), toggle flows on and off, and a "take" button
-// sends the flows toggled on, `flow` a list of their ids in the gateway's order. The row shows
-// only while some decision waits in the engine (`decisions.total`); it says how many wait
-// elsewhere. Frozen, its buttons are disabled with the other controls.
+// sends the flows toggled on, `flow` a list of their ids in the gateway's order. Ad-hoc
+// subprocesses waiting for a person (`decisions.activations`) get a button per activatable
+// element (`activate`). The row shows only while some decision or activation waits in the
+// engine (`decisions.total`); it says how many wait elsewhere. Frozen, its buttons are
+// disabled with the other controls.
 import { asText, h, trait, watch } from "./dom.js";
 
 const TOGGLE = "gobpm-toggle-choice";
@@ -105,6 +107,28 @@ export function takesSeveral(model, instance, track) {
   return rows.some((r) => r && r.instance === instance && r.track === track && r.several === true);
 }
 
+// An ad-hoc subprocess waiting for a person (`decisions.activations`): one button per
+// activatable element, sending {kind: "activate", instance, adhoc, element, track}.
+function activation(row, send) {
+  const elements = Array.isArray(row.elements) ? row.elements.filter((e) => e && typeof e === "object") : [];
+  const buttons = elements.map((e) =>
+    h("button", {
+      type: "button",
+      class: "gobpm-button gobpm-decide",
+      "data-action": "activate",
+      "data-element": asText(e.element),
+      title: `run ${asText(e.element)} inside ${asText(row.adhoc)}: eng.activate(${JSON.stringify(asText(row.instance))}, ${JSON.stringify(asText(row.adhoc))}, ${JSON.stringify(asText(e.element))})`,
+      onclick: () => send({ kind: "activate", instance: row.instance, adhoc: row.adhoc, element: e.element, track: row.track }),
+    }, [asText(e.label)]),
+  );
+  const where = h("span", { class: "gobpm-decision-where", text: `~ ${asText(row.label)}` });
+  where.title = `track ${asText(row.track)} runs ad-hoc subprocess ${asText(row.adhoc)} of instance ${asText(row.instance)}: activate an element`;
+  const item = h("span", { class: "gobpm-decision", "data-role": "activation" }, [where, ...buttons]);
+  item.dataset.adhoc = asText(row.adhoc);
+  item.dataset.track = asText(row.track);
+  return item;
+}
+
 export function decisionsRow(model, offs, locked, send) {
   const list = h("span", { class: "gobpm-decision-list", "data-role": "decision-list" });
   const note = h("span", { class: "gobpm-muted", "data-role": "decisions-note" });
@@ -119,16 +143,18 @@ export function decisionsRow(model, offs, locked, send) {
     const value = trait(model, "decisions", {});
     const info = value && typeof value === "object" ? value : {};
     const rows = Array.isArray(info.rows) ? info.rows.filter((r) => r && typeof r === "object") : [];
+    const adhocs = Array.isArray(info.activations) ? info.activations.filter((r) => r && typeof r === "object") : [];
     const total = Number(info.total) || 0;
     const made = rows.map((r) => decision(r, send, picks));
     toggles = new Map(made.filter((m) => m.toggle).map((m) => [m.key, m.toggle]));
     for (const key of [...picks.keys()]) if (!toggles.has(key)) picks.delete(key);
-    list.replaceChildren(...made.map((m) => m.item));
-    const elsewhere = total - rows.length;
+    list.replaceChildren(...made.map((m) => m.item), ...adhocs.map((r) => activation(r, send)));
+    const shown = rows.length + adhocs.length;
+    const elsewhere = total - shown;
     note.textContent = elsewhere > 0
-      ? `${rows.length ? "+ " : ""}${elsewhere} waiting in ${elsewhere === 1 ? "another instance" : "other instances"}`
+      ? `${shown ? "+ " : ""}${elsewhere} waiting in ${elsewhere === 1 ? "another instance" : "other instances"}`
       : "";
-    row.hidden = total === 0 && rows.length === 0;
+    row.hidden = total === 0 && shown === 0;
   };
   const onToggle = (event) => {
     const d = event.detail || {};

@@ -47,6 +47,9 @@
  * @property {Array<{instance: string, track: string, gateway: string, label: string,
  *   flows: Array<{flow: string, target: string, label: string}>}>} rows  the selected
  *   instance's, in the order armed
+ * @property {Array<{instance: string, track: string, adhoc: string, label: string,
+ *   elements: Array<{element: string, label: string}>}>} [activations]  the selected
+ *   instance's ad-hoc subprocesses waiting for a person to activate an element
  */
 
 /**

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ...errors import CheckpointError
 from ...model import Definition
 from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ...model.multiple import MultipleCatch
 from ...vocabulary import BOUNDARY, LIVE, NODE, ORIGINS, ROOT
 from ..runtime.run import Run
+from ..state.adhoc_wait import AdHocWait
 from ..state.fields import Reader
 from ..state.records import Track, TrackView, join_parts
 from ..state.waits import (
@@ -313,7 +315,8 @@ def check_scope(r: Reader, tr: Track, node: el.Element, tracks: dict[str, Track]
     if host is not None and tr.origin in ("compensation", "continuation") and \
             isinstance(host.wait, CompensateWait):
         return  # a compensation handler, under the throw that runs it
-    if host is None or host.node != node.within or not isinstance(host.wait, ScopeWait):
+    if host is None or host.node != node.within or \
+            not isinstance(host.wait, (ScopeWait, AdHocWait)):
         raise r.fail(path, f"{tr.scope!r} is not a track running {node.within!r}")
 
 
@@ -326,7 +329,7 @@ KIND_OF_WAIT = {"timer": el.TimerCatch, "message": (el.MessageCatch, el.ReceiveT
                          el.SubProcess, el.CallActivity),
                 "call": el.CallActivity, "decision": (el.ExclusiveGateway, el.InclusiveGateway),
                 "compensate": (el.CompensationThrow, el.CompensationEnd, el.Transaction),
-                "multiple": MultipleCatch}
+                "multiple": MultipleCatch, "adhoc": AdHocSubProcess}
 
 
 def check_wait(r: Reader, tr: Track, node: el.Element, defn: Definition, path: str) -> None:

@@ -16,6 +16,7 @@ from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.records import Track
 from . import (
+    adhoc,
     call_activities,
     compensation,
     complex,
@@ -71,6 +72,7 @@ ENTER: dict[str, Callable[..., Result]] = {
     "none_throw": events.enter_start,
     "subprocess": subprocesses.enter_subprocess,
     "transaction": subprocesses.enter_subprocess,
+    "adhoc_subprocess": adhoc.enter,
     "compensation_throw": compensation.enter_throw,
     "compensation_end": compensation.enter_throw,
     "cancel_end": compensation.enter_cancel_end,
@@ -115,6 +117,7 @@ FIRE: dict[str, Callable[..., Result]] = {
     "event_gateway": gateways.fire_gateway,
     "subprocess": subprocesses.fire_scope,
     "transaction": subprocesses.fire_scope,
+    "adhoc_subprocess": adhoc.fire,
     "compensation_throw": compensation.fire_throw,
     "compensation_end": compensation.fire_throw,
     "event_subprocess": subprocesses.fire_scope,
@@ -134,7 +137,8 @@ FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
 ENTER["inclusive_gateway"] = gateways.enter_inclusive
 FIRE["inclusive_gateway"] = gateways.fire_inclusive
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
-              "transaction", "call_activity"):  # multi-instance or a loop: a body over its runs
+              "transaction", "call_activity", "adhoc_subprocess"):
+    # multi-instance or a loop: a body over its runs
     # completed, a compensable activity leaves its record (``compensation``)
     ENTER[_kind] = compensation.recording(ENTER[_kind])
     FIRE[_kind] = compensation.recording(FIRE.get(_kind, events.fire_pass))
@@ -147,5 +151,6 @@ for _kind in ("message_start", "timer_start", "signal_start",
     ENTER[_kind] = events.enter_start
 
 settle_joins = complex.settle_all
+adhoc_ended = adhoc.ended
 open_root = subprocesses.open_root
 open_arms = gateways.open_arms

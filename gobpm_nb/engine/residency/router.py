@@ -26,6 +26,7 @@ from typing import Protocol
 from ...errors import CheckpointError, EngineError
 from ...model import Definition
 from ...model import elements as el
+from ...model.adhoc import AdHocSubProcess
 from ...vocabulary import (
     BOUNDARY,
     FINISHED,
@@ -177,7 +178,7 @@ class Residency:
             return
         if getattr(boundary, "interrupting", True):
             run.withdraw(tr, "cancelled", firing=hold)
-            if tr.wait is not None and tr.wait.kind in ("scope", "many"):
+            if tr.wait is not None and tr.wait.kind in ("scope", "many", "adhoc"):
                 run.withdraw_inside(tr.id)
         else:
             core.holders.release(hold, "fired")
@@ -291,9 +292,8 @@ class Residency:
         waking, until the wake has succeeded."""
         holders = self.core.holders
         holders.accept(hold)
-        if hold.wait_kind == NODE and rec.defn is not None and getattr(
-                rec.defn.nodes.get(hold.node), "parallel", False):
-            return  # one arm of a parallel multiple catch: the others wait on
+        if hold.wait_kind == NODE and in_place(rec.defn, hold.node):
+            return  # one arm of a parallel multiple catch, an activation: the rest wait on
         beaten: set[str] | None = {hold.track}
         if hold.wait_kind == BOUNDARY:
             defn = rec.defn
@@ -401,14 +401,13 @@ class Residency:
         """Rebuild a dehydrated instance and hand it its triggers, in the order they came
         (``within``: the first one's work runs within the event running now)."""
         hold = triggers[0][0]
-        # one arm of a parallel multiple catch: its track is rebuilt parked and resumed in
-        # place, as a resident one is (the arms still to come stay its own)
-        in_place = rec.defn is not None and getattr(rec.defn.nodes.get(hold.node),
-                                                    "parallel", False)
-        node_wake = hold.wait_kind == NODE and not in_place
+        # one arm of a parallel multiple catch, an ad-hoc subprocess's activation: its
+        # track is rebuilt parked and resumed in place, as a resident one is
+        resumed = in_place(rec.defn, hold.node)
+        node_wake = hold.wait_kind == NODE and not resumed
         self.core.emit("hydrated", rec.id, hold.track, hold.node, {
             "trigger": hold.kind, "track": hold.track,
-            "outcome": "continuation" if node_wake else "resumed" if in_place
+            "outcome": "continuation" if node_wake else "resumed" if resumed
             else "boundary"})
         run = restore(self.core, rec, image, {hold.track} if node_wake else frozenset())
         # No quiet point until every trigger it was woken with is handed over: the first
@@ -448,6 +447,14 @@ class Residency:
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""
         return list(self.pending)
+
+
+def in_place(defn: Definition | None, node: str) -> bool:
+    """Whether a node trigger at ``node`` resumes its track in place, its other holds kept:
+    one arm of a parallel multiple catch (the arms still to come stay its own), an ad-hoc
+    subprocess's activation (the subprocess runs on, its tracks inside naming its track)."""
+    n = defn.nodes.get(node) if defn is not None else None
+    return getattr(n, "parallel", False) or isinstance(n, AdHocSubProcess)
 
 
 def inside(scopes: dict[str, str] | None, host: str) -> set[str] | None:

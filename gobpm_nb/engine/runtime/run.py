@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 BUSY = frozenset({"ready", "running"})
 #: Waits over tracks inside them: those the last ends (``close_scope``), those that stop them.
-SCOPES, RUNS = ("scope", "compensate"), ("scope", "many", "compensate")
+SCOPES, RUNS = ("scope", "compensate"), ("scope", "many", "compensate", "adhoc")
 
 
 class RunHost(Calls, Protocol):
@@ -227,6 +227,8 @@ class Run(Reading):
         live."""
         host = self.tracks[scope]
         w = host.wait
+        if w is not None and w.kind == "adhoc" and host.state not in TERMINAL:
+            return bool(self.core.behaviour.adhoc_ended(self, host, last))
         if host.state in TERMINAL or w is None or w.kind not in SCOPES or w.fired or \
                 scope in self.inside or self.opening(scope):
             return False
@@ -284,7 +286,8 @@ class Run(Reading):
         """A track's own wait's hold fired: release it and all else the track holds (if any)."""
         holders = self.core.holders
         w = tr.wait
-        if len(self.holds) == 1 or (not tr.boundaries and w is not None and not w.races):
+        if len(self.holds) == 1 or (w is not None and (
+                w.keeps or (not tr.boundaries and not w.races))):
             holders.release(hold, "fired")
         else:
             holders.release_waits(self.id, tr.id, "withdrawn", firing=hold)

@@ -51,6 +51,16 @@ class DecisionView(NamedTuple):
     several: bool = False
 
 
+class AdHocView(NamedTuple):
+    """A track running an ad-hoc subprocess that waits for a person to activate one of its
+    ``elements`` (its activatable elements, in the order they were added)."""
+
+    instance: str
+    track: str
+    adhoc: str
+    elements: tuple[str, ...]
+
+
 class TaskView(NamedTuple):
     id: str
     instance: str

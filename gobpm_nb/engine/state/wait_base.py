@@ -50,6 +50,11 @@ class Wait:
     #: Whether its arms race: the first to fire withdraws the others (an event-based
     #: gateway's, a multiple event's).
     races: ClassVar[bool] = False
+    #: Whether its track's other holds stay when its own fires (an ad-hoc subprocess's
+    #: activation: the subprocess goes on, its boundaries armed).
+    keeps: ClassVar[bool] = False
+    #: The kind of its holder, when it is not its own kind.
+    holds_as: ClassVar[str | None] = None
 
     def __init__(self, node: str):
         self.node = node

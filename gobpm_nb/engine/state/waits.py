@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...vocabulary import NODE
+from .adhoc_wait import AdHocWait
 from .fields import Reader
 from .holders import Holders
 from .records import Job, Task
@@ -432,7 +433,7 @@ class MultipleWait(ArmsWait):
 KINDS: dict[str, type[Wait]] = {w.kind: w for w in (
     TimerWait, MessageWait, SignalWait, TaskWait, JobWait, ConditionalWait, JoinWait,
     GatewayWait, ScopeWait, CatchWait, ManyWait, CallWait, DecisionWait, CompensateWait,
-    MultipleWait)}
+    MultipleWait, AdHocWait)}
 ARM_KINDS = ("timer", "message", "signal", "conditional")
 BOUNDARY_KINDS = ("timer", "message", "signal", "conditional", "catch", "multiple")
 
@@ -469,4 +470,4 @@ def wait_doc(w: Wait | None, orders: dict[tuple[str, str, str], int], wait_kind:
     if isinstance(w, MultipleWait):
         return w.arms_doc({kind: n for (node, wk, kind), n in orders.items()
                            if wk == wait_kind and node == w.node})
-    return w.doc(orders.get((w.node, wait_kind, w.kind)))
+    return w.doc(orders.get((w.node, wait_kind, w.holds_as or w.kind)))
