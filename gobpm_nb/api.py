@@ -41,8 +41,9 @@ from .model.timers import add
 from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
-from .travel.history import Command, command, settle, tell
-from .travel.opening import DEFAULT_START, DEFAULTS, Options, open_state, with_stored_seed
+from .travel.history import Command, command, tell
+from .travel.opening import DEFAULT_START, Options, open_state
+from .travel.recovering import recovered
 from .travel.rewind import Rewound, span_of
 from .travel.rewind import branch as branch_at
 from .travel.rewind import commands as commands_of
@@ -93,33 +94,7 @@ class Engine:
         started and not run yet comes back ready and runs when the next command runs.
         Instances whose process version is not among ``processes`` stay dehydrated until it
         is deployed."""
-        check_store(store)
-        if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
-                not all(isinstance(p, Process) for p in processes):
-            raise EngineError(f"processes must be a list of Process, got {processes!r}")
-        unknown = sorted(set(options) - set(DEFAULTS))
-        if unknown:
-            raise EngineError(f"recover() takes no option {', '.join(map(repr, unknown))}: "
-                              "the clock resumes where the store recorded it")
-        _, meta = read_store(store)
-        options = with_stored_seed(meta, options)
-        start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
-        state = open_state(store, start, options)
-        core = state.core
-        core.load_registry(meta)
-        core.journal.load(meta)
-        for p in processes:
-            core.deploy(p)
-        try:
-            core.recover()
-        except GobpmError:
-            raise
-        except Exception as exc:  # the store failed while it was read
-            raise EngineError(f"recovery from {store!r} failed: the store raised "
-                              f"{type(exc).__name__}: {exc}") from None
-        settle(state)
-        state.history.start(state)  # the command history starts here
-        return cls._on(state)
+        return cls._on(recovered(store, processes, options))
 
     @property
     def store(self) -> Store:
