@@ -187,3 +187,27 @@ def test_an_empty_adhoc_subprocess_is_refused_as_written_and_passes_through_as_d
     inst = eng.start(model.process())
     eng.run()
     assert inst.state == "completed"
+
+
+def test_an_adhoc_subprocess_drawn_with_a_start_event_runs_as_a_plain_one_as_drawn():
+    """A start event inside an ad-hoc subprocess is refused as written (its elements are
+    activated, not started); drawn so, the diagram reads as a plain subprocess run from its
+    start event, with an as-drawn note."""
+    text = doc().replace('<userTask id="check"/>', '<startEvent id="inner"/><userTask id="check"/>'
+                         '<endEvent id="inner_end"/>'
+                         '<sequenceFlow id="f_s" sourceRef="inner" targetRef="check"/>'
+                         '<sequenceFlow id="f_c" sourceRef="check" targetRef="draft"/>'
+                         '<sequenceFlow id="f_e" sourceRef="send" targetRef="inner_end"/>')
+    with pytest.raises(bpm.ModelError, match="an ad-hoc subprocess has no start event"):
+        bpm.load_bpmn(text).process()
+    model = bpm.load_bpmn(text, run_as_drawn=True)
+    assert any(n.element == "work" and "runs as a plain subprocess" in n.message
+               for n in model.report)
+    eng = bpm.Engine()
+    inst = eng.start(model.process())
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert inst.state == "completed"
+    assert [f.node for f in eng.facts if f.kind == "node_left" and f.node in
+            ("check", "draft", "send")] == ["check", "draft", "send"]

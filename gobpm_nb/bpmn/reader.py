@@ -107,17 +107,24 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     return p
 
 
+def _has_start(node: etree._Element) -> bool:
+    return any(is_bpmn(c) and local(c) == "startEvent" for c in node)
+
+
 def read_scope(ctx: Context, node: etree._Element, eid: str | None = None) -> None:
     """A subprocess (an event subprocess when ``triggeredByEvent``) and what it holds;
     ``eid``: the id it is read under when the file gives it none."""
     eid, name = eid or node.get("id", ""), node.get("name")
     if node.get("triggeredByEvent") == "true":
         scope = ctx.p.event_subprocess(eid, name)
-    elif local(node) == "adHocSubProcess":
+    elif local(node) == "adHocSubProcess" and not (ctx.as_drawn and _has_start(node)):
         scope = read_adhoc(ctx, node)
     elif local(node) == "transaction":
         scope = ctx.p.transaction(eid, name)
     else:
+        if local(node) == "adHocSubProcess":
+            ctx.assume(node, f"ad-hoc subprocess {eid!r} is drawn with a start event, from "
+                             "which its elements are reached: it runs as a plain subprocess")
         scope = ctx.p.subprocess(eid, name)
     outer, ctx.scope = ctx.scope, scope
     try:
