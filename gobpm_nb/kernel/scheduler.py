@@ -316,6 +316,13 @@ class Kernel:
                 send(event[0], event[1])
             count += 1
 
+    def due_by(self, at: int) -> bool:
+        """Whether an event would run at or before ``at``: one ready now, or a deadline."""
+        if self._ready:
+            return True
+        nxt = self.next_at()
+        return nxt is not None and nxt <= at
+
     def jump(self, to: int) -> None:
         """Move the clock forward to ``to``; it never moves backwards."""
         if to < self.now:

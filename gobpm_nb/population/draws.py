@@ -5,13 +5,14 @@ draw."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 from ..errors import ScenarioError
-from ..kernel import unit
+from ..kernel.draws import SCALE
 from .reading import duration, mapping, need, number, one_of, only, shown
 
 #: Uniforms are kept inside (0, 1) for inverse transforms that are infinite at the ends.
@@ -20,16 +21,20 @@ STANDARD = NormalDist()
 
 
 class Stream:
-    """The draws of one source: ``next()`` is the n-th number in [EDGE, 1 - EDGE]."""
+    """The draws of one source: ``next()`` is the n-th number in [EDGE, 1 - EDGE], the
+    ``kernel.unit`` of (seed, source, n), with the hash of its fixed start computed once."""
 
-    __slots__ = ("seed", "source", "n")
+    __slots__ = ("seed", "source", "n", "_head")
 
     def __init__(self, seed: int, source: str):
         self.seed, self.source, self.n = seed, source, 0
+        self._head = hashlib.sha256(f"{seed}/{source}/".encode())
 
     def next(self) -> float:
-        self.n += 1
-        return min(max(unit(self.seed, self.source, self.n), EDGE), 1.0 - EDGE)
+        self.n = n = self.n + 1
+        h = self._head.copy()
+        h.update(str(n).encode())
+        return min(max(int.from_bytes(h.digest()[:8]) * SCALE, EDGE), 1.0 - EDGE)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,13 @@ signals from outside, calendars opening) interleaved with the engine's own event
 driver runs the engine (its public API only) up to the earlier of its own next instant
 and the engine's next deadline, reads the facts that came (tasks and jobs created, tracks
 withdrawn, cases ended), hands queued work to free resources, and at its own instants
-starts cases and completes work. At a tie the engine's events run first."""
+starts cases and completes work. At a tie the engine's events run first.
+
+Most instants are the driver's alone (an arrival, a finished task): there the engine has
+nothing to run before the driver's commands, so its clock is only moved there (the kernel's
+``jump``, what ``run(until=...)`` ends with) and the engine runs once, after them; an
+instant whose commands were all moot (work withdrawn meanwhile, a calendar opening) runs
+it not at all."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from typing import Any
 
 from ..api import Engine
 from ..errors import EngineError
-from ..kernel import iso, to_datetime, to_us
+from ..kernel import iso, to_datetime
 from ..model import elements as el
 from ..observe import Fact
 from .calendars import HOUR
@@ -50,15 +56,16 @@ class Driver:
                       for name, spec in sc.pools.items()}
         self.pools[UNASSIGNED.name] = PoolRun(UNASSIGNED, None)
         self.dirty: dict[str, PoolRun] = {}
+        self.kernel = self.eng._state.core.kernel
+        self.issued = False  # whether an engine command was given at this instant
         self.facts: list[Fact] = []
-        self.eng.subscribe(self._keep)
+        self.eng.subscribe(self.facts.append)
+        #: each data field's generator and stream; each work node's duration and stream
+        self.makers = [(name, gen, self.stream(f"data:{name}")) for name, gen in sc.data.items()]
+        self.timing: dict[str, tuple[Any, Stream]] = {}
         self.arrival_end = sc.start + sc.warmup + sc.horizon
         self.limit = self.arrival_end + sc.drain
         self.coming = sc.arrivals.times(self.stream("arrivals"), sc.start, self.arrival_end)
-
-    def _keep(self, f: Fact) -> None:
-        if f.kind in WANTED:
-            self.facts.append(f)
 
     def stream(self, source: str) -> Stream:
         s = self.streams.get(source)
@@ -75,22 +82,27 @@ class Driver:
         """Run to the end; returns the virtual time it ended at."""
         self._next_arrival()
         bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
-        eng, heap, loops, now = self.eng, self.heap, 0, self.sc.start
+        eng, kernel, heap, loops, now = self.eng, self.kernel, self.heap, 0, self.sc.start
         while True:
-            due = eng.next_due
+            due = kernel.next_at()
             nxt = min(heap[0][0] if heap else self.limit + 1,
-                      to_us(due) if due is not None else self.limit + 1)
+                      due if due is not None else self.limit + 1)
             if nxt > self.limit:
                 break
             now = nxt
-            eng.run(until=to_datetime(now))
-            self._absorb()
+            if kernel.due_by(now):
+                eng.run(until=to_datetime(now))
+                self._absorb()
+            else:
+                kernel.jump(now)
             if heap and heap[0][0] == now:
+                self.issued = False
                 while heap and heap[0][0] == now:
                     _, _, kind, payload = heapq.heappop(heap)
                     self._apply(now, kind, payload)
-                eng.run(until=to_datetime(now))
-                self._absorb()
+                if self.issued:
+                    eng.run(until=to_datetime(now))
+                    self._absorb()
             self._dispatch(now)
             loops += 1
             if bar is not None and loops % 512 == 0:
@@ -117,10 +129,10 @@ class Driver:
             self.push(nxt[0], "arrive", nxt[1])
 
     def _arrive(self, now: int, given: dict[str, Any] | None) -> None:
-        data = {name: gen.sample(self.stream(f"data:{name}").next())
-                for name, gen in self.sc.data.items()}
+        data = {name: gen.sample(stream.next()) for name, gen, stream in self.makers}
         if given:
             data.update(given)
+        self.issued = True
         iid = self.eng.start(self.process, data=data).id
         self.cases[iid] = Case(iid, now, data, now < self.sc.start + self.sc.warmup)
         for i, o in enumerate(self.sc.outside):
@@ -130,6 +142,7 @@ class Driver:
         self._next_arrival()
 
     def _send(self, o: Outside, iid: str) -> None:
+        self.issued = True
         if o.kind == "signal":
             self.eng.broadcast_signal(o.name, o.payload)
             return
@@ -138,21 +151,27 @@ class Driver:
 
     # -- facts ----------------------------------------------------------------------------------
     def _absorb(self) -> None:
-        facts, topics = self.facts, []
-        if not facts:
+        """Read the facts that came since the last time (their details are read in place,
+        not copied: the driver only looks at them)."""
+        kept, topics = self.facts, []
+        if not kept:
             return
-        self.facts = []
+        facts = kept.copy()
+        kept.clear()
         for f in facts:
-            kind = f.kind
+            kind = f[2]
+            if kind not in WANTED:
+                continue
+            details: Any = f[6]
             if kind == "task_created" or kind == "job_created":
                 self._created(f, kind)
-                if kind == "job_created" and f.details["topic"] not in topics:
-                    topics.append(f.details["topic"])
+                if kind == "job_created" and details["topic"] not in topics:
+                    topics.append(details["topic"])
             elif kind == "track_state":
-                if f.details["state"] in ENDED:
+                if details["state"] in ENDED:
                     self._withdraw((f.instance, f.track), f.t)
             elif kind == "wait_released":
-                if f.details["kind"] == "task" and f.details.get("reason") != "fired":
+                if details["kind"] == "task" and details.get("reason") != "fired":
                     self._withdraw((f.instance, f.track), f.t)
             elif kind == "node_entered":
                 if f.node in self.ends and f.instance in self.cases:
@@ -167,7 +186,8 @@ class Driver:
         if node not in self.work_nodes or f.instance not in self.cases:
             return
         pool = self.pools[self.sc.pool_of(node).name]
-        ref = f.details["task" if kind == "task_created" else "job"]
+        details: Any = f[6]
+        ref = details["task" if kind == "task_created" else "job"]
         w = Work(f.instance or "", node, ref, kind[:4], pool, f.track or "", f.t)
         self.works.append(w)
         self.open.setdefault((w.case, w.track), []).append(w)
@@ -179,8 +199,8 @@ class Driver:
     def _ended(self, f: Fact) -> None:
         case = self.cases[f.instance or ""]
         case.end = f.t
-        case.state = "failed" if f.kind == "instance_failed" else f.details.get("state",
-                                                                                "completed")
+        case.state = "failed" if f.kind == "instance_failed" else (f[6] or {}).get(
+            "state", "completed")
         for track in case.tracks:
             self._withdraw((case.id, track), f.t)
         case.tracks = []
@@ -226,8 +246,12 @@ class Driver:
     def _start(self, now: int, w: Work, pool: PoolRun) -> None:
         resource = pool.resource()
         assert resource is not None
-        dist = self.sc.durations.get(w.node)
-        w.work = round(dist.sample(self.stream(f"duration:{w.node}").next())) if dist else 0
+        timing = self.timing.get(w.node)
+        if timing is None:
+            timing = self.timing[w.node] = (self.sc.durations.get(w.node),
+                                            self.stream(f"duration:{w.node}"))
+        dist, stream = timing
+        w.work = round(dist.sample(stream.next())) if dist else 0
         w.resource, w.started = resource, now
         pool.busy += 1
         cal = pool.spec.calendar
@@ -242,6 +266,7 @@ class Driver:
             if not works:
                 del self.open[(w.case, w.track)]
         w.ended = now
+        self.issued = True
         try:
             if w.kind == "task":
                 self.eng.complete_task(w.ref)
