@@ -48,7 +48,10 @@ import gobpm_nb as bpm
 from gobpm_nb.vocabulary import LIVE
 
 EXAMPLES = int(os.environ.get("TRANSPARENCY_EXAMPLES", "300"))
+# The same examples on every run (CI's verdict is reproducible); TRANSPARENCY_RANDOM=1
+# explores new ones, as a search for findings
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,
+                    derandomize=os.environ.get("TRANSPARENCY_RANDOM") != "1",
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.function_scoped_fixture])
 START = {"total": 0, "x": 0}  # each instance also gets its correlation value k
@@ -403,6 +406,25 @@ FOUND = {
                                   for name, case in FOUND.items()])
 def test_what_the_generator_found(db_dir, case):
     """The shrunk examples of what the generator found, in the six ways, nothing excused."""
+    tree, schedule = case
+    six_ways(tree, schedule, 0, db_dir)
+
+
+# Found and not fixed yet: each fails in the six ways until its fix lands (strict: a fix
+# turns it into a pass, which fails here, so it moves to FOUND).
+OPEN = {
+    "finding H: a signal thrown at the instant a dehydrated instance's own timer is due "
+    "reaches it before that timer, where a resident one takes its timer first (the signal's "
+    "wake is applied within the timer's event, in the order the triggers were accepted)":
+        (([("or", [(0, [("timer", "PT10M"), ("send", "signal", "sa")]),
+                   (0, [("signal", "sa")])])], []), []),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="an open finding of the generator (OPEN)")
+@pytest.mark.parametrize("case", [pytest.param(case, id=name.split(":")[0])
+                                  for name, case in OPEN.items()])
+def test_what_the_generator_found_and_is_not_fixed_yet(db_dir, case):
     tree, schedule = case
     six_ways(tree, schedule, 0, db_dir)
 
