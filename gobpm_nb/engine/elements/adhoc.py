@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model import elements as el
 from ...model.adhoc import AdHocSubProcess
 from ...vocabulary import NODE
 from ..runtime.compute import outgoing
@@ -33,6 +32,7 @@ from ..state.adhoc_wait import AdHocWait
 from ..state.incident import Incident
 from ..state.records import Track, Trigger
 from .boundaries import arm_boundaries
+from .multi_instance import evaluate as evaluate_expression
 from .subprocesses import arm_events
 
 Result = Any  # list of flows | PARK | None
@@ -40,21 +40,7 @@ Result = Any  # list of flows | PARK | None
 
 def evaluate(run: Run, node: AdHocSubProcess, what: str, expr: Any) -> Any:
     """The collection or the completion condition over what the running track sees."""
-    data = run.seen()
-    if expr.python:  # a Python callable answers through the tape
-        return run.core.tape.call(("adhoc", node.id), _evaluate, node, what, expr, data)
-    return _evaluate(node, what, expr, data)
-
-
-def _evaluate(node: el.Element, what: str, expr: Any, data: dict[str, Any]) -> Any:
-    try:
-        return expr(data)
-    except KeyError as exc:
-        raise Incident(node.id, f"ad-hoc {what} {expr.describe()!r} names missing "
-                                f"field {exc}") from None
-    except Exception as exc:
-        raise Incident(node.id, f"ad-hoc {what} {expr.describe()!r} raised "
-                                f"{type(exc).__name__}") from None
+    return evaluate_expression(run, node, what, expr, owner="ad-hoc")
 
 
 def enter(run: Run, tr: Track, node: AdHocSubProcess) -> Result:

@@ -46,13 +46,16 @@ def inner(run: Run, tr: Track) -> bool:
 
 
 def evaluate(run: Run, node: el.Element, what: str, expr: Any,
-             extra: dict[str, Any] | None = None) -> Any:
-    """A multi-instance expression over what the running track sees (plus ``extra``)."""
+             extra: dict[str, Any] | None = None, owner: str = "multi-instance") -> Any:
+    """An expression of ``owner`` (a multi-instance activity's, an ad-hoc subprocess's)
+    over what the running track sees (plus ``extra``); an error is the node's incident."""
     data = run.seen()
     if extra:
         data = {**data, **extra}
+    what = f"{owner} {what}"
     if expr.python:  # a Python callable answers through the tape
-        return run.core.tape.call(("many", node.id), _evaluate, node, what, expr, data)
+        key = "adhoc" if owner == "ad-hoc" else "many"
+        return run.core.tape.call((key, node.id), _evaluate, node, what, expr, data)
     return _evaluate(node, what, expr, data)
 
 
@@ -60,10 +63,10 @@ def _evaluate(node: el.Element, what: str, expr: Any, data: dict[str, Any]) -> A
     try:
         return expr(data)
     except KeyError as exc:
-        raise Incident(node.id, f"multi-instance {what} {expr.describe()!r} names missing "
+        raise Incident(node.id, f"{what} {expr.describe()!r} names missing "
                                 f"field {exc}") from None
     except Exception as exc:
-        raise Incident(node.id, f"multi-instance {what} {expr.describe()!r} raised "
+        raise Incident(node.id, f"{what} {expr.describe()!r} raised "
                                 f"{type(exc).__name__}") from None
 
 
