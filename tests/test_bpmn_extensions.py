@@ -10,6 +10,7 @@ HEAD = ('<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" '
         'xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" '
         'xmlns:camunda="http://camunda.org/schema/1.0/bpmn" '
         'xmlns:activiti="http://activiti.org/bpmn" '
+        'xmlns:flowable="http://flowable.org/bpmn" '
         'xmlns:gobpm="urn:gobpm-nb:bpmn:1" id="d" targetNamespace="http://example.com">')
 
 
@@ -170,18 +171,72 @@ NOT_RUN = {
         extended("task", '<camunda:inputOutput><camunda:outputParameter name="total">'
                  '${price * qty}</camunda:outputParameter></camunda:inputOutput>'),
         "camunda:inputOutput on task 'x' is not run (1 outputParameter)"),
+}
+
+
+LISTENERS = {
     "camunda:executionListener": (
         extended("task", '<camunda:executionListener class="com.acme.Audit" event="start"/>'),
-        "camunda:executionListener on task 'x' is not run (class 'com.acme.Audit')"),
+        "camunda:executionListener on task 'x' is not run (event 'start', class "
+        "'com.acme.Audit'): the engine calls no code when an element starts, ends or is "
+        "taken; the run leaves it out"),
+    "activiti:taskListener with fields": (
+        extended("userTask", '<activiti:taskListener event="create" delegateExpression='
+                 '"${notifier}"><activiti:field name="to" stringValue="a"/><activiti:field '
+                 'name="cc" stringValue="b"/></activiti:taskListener>'),
+        "activiti:taskListener on userTask 'x' is not run (event 'create', "
+        "delegateExpression '${notifier}', 2 fields): the engine calls no code when a user "
+        "task is created, assigned or completed"),
+    "flowable:taskListener with a script": (
+        extended("userTask", '<flowable:taskListener event="complete"><flowable:script '
+                 'scriptFormat="groovy">task.setVariable("a", 1)</flowable:script>'
+                 '</flowable:taskListener>'),
+        "flowable:taskListener on userTask 'x' is not run (event 'complete', a groovy "
+        "script)"),
     "zeebe:executionListeners": (
         extended("serviceTask", JOB + '<zeebe:executionListeners><zeebe:executionListener '
-                 'eventType="end" type="audit"/></zeebe:executionListeners>'),
-        "zeebe:executionListeners on serviceTask 'x' is not run (1 executionListener)"),
+                 'eventType="end" type="audit"/><zeebe:executionListener eventType="start" '
+                 'type="check"/></zeebe:executionListeners>'),
+        "zeebe:executionListeners on serviceTask 'x' is not run (end job 'audit', start job "
+        "'check')"),
     "zeebe:taskListeners": (
         extended("userTask", '<zeebe:taskListeners><zeebe:taskListener eventType="complete" '
                  'type="check"/></zeebe:taskListeners>'),
-        "zeebe:taskListeners on userTask 'x' is not run (1 taskListener)"),
+        "zeebe:taskListeners on userTask 'x' is not run (complete job 'check'): the engine "
+        "calls no code when a user task is created, assigned or completed"),
 }
+
+
+@pytest.mark.parametrize("node, says", LISTENERS.values(), ids=LISTENERS.keys())
+def test_a_listener_is_a_warning_naming_it_the_process_runs_without_it_and_exports_it(
+        node, says):
+    """A listener calls code the engine does not run: a warning on its element naming the
+    kind, the event and the code; the process runs past it, and the export keeps it."""
+    model = bpm.load_bpmn(one_node(node))
+    [note] = model.report
+    assert (note.severity, note.element) == ("warning", "x")
+    assert note.message.startswith(says)
+    eng = bpm.Engine()
+    process = model.process()
+    instance = eng.start(process)
+    eng.run()
+    for task in eng.tasks():
+        eng.complete_task(task.id)
+    for job in eng.fetch_jobs("charge"):
+        eng.complete_job(job.id)
+    eng.run()
+    assert instance.state == "completed"
+    assert says.split(" on ")[0].split(":")[1] in model.to_bpmn()
+
+
+def test_an_expression_listener_that_sets_a_variable_says_that_is_not_done_either():
+    """``${execution.setVariable('done', true)}`` would set a value: the note says it is not
+    set, so what reads it meets it missing (an incident), never a guess."""
+    [note] = bpm.load_bpmn(one_node(extended(
+        "task", '<activiti:executionListener event="end" expression='
+                '"${execution.setVariable(\'done\', true)}"/>'))).report
+    assert note.severity == "warning"
+    assert "(it would set 'done' to true: that is not done either" in note.message
 
 
 @pytest.mark.parametrize("node, says", NOT_RUN.values(), ids=NOT_RUN.keys())
@@ -197,7 +252,7 @@ def test_a_vendor_extension_that_changes_data_or_behaviour_is_an_error_naming_it
         model.process()
 
 
-def test_listeners_on_a_flow_or_the_process_are_errors_too():
+def test_listeners_on_a_flow_or_the_process_are_warnings_too():
     """An execution listener on a sequence flow (taken) or on the process (start, end)."""
     listener = ('<extensionElements><camunda:executionListener event="take" '
                 'expression="${audit.log()}"/></extensionElements>')
@@ -206,9 +261,10 @@ def test_listeners_on_a_flow_or_the_process_are_errors_too():
         f'<sequenceFlow id="f1" sourceRef="s" targetRef="x">{listener}</sequenceFlow>'
     ).replace('isExecutable="true">', f'isExecutable="true">{listener}')
     model = bpm.load_bpmn(doc)
-    assert [(n.element, n.message.split(" (")[0]) for n in model.report] == [
-        ("p", "camunda:executionListener on process 'p' is not run"),
-        ("f1", "camunda:executionListener on sequenceFlow 'f1' is not run")]
+    assert [(n.severity, n.element, n.message.split(" (")[0]) for n in model.report] == [
+        ("warning", "p", "camunda:executionListener on process 'p' is not run"),
+        ("warning", "f1", "camunda:executionListener on sequenceFlow 'f1' is not run")]
+    assert model.process()
 
 
 def test_a_call_activity_keeps_reading_its_zeebe_io_mapping():

@@ -10,11 +10,8 @@
 
 Extensions that would change the data or run code, which the engine does not run, are error
 notes naming the extension and its element (``not_run``), never dropped silently:
-``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``,
-execution listeners (``zeebe:executionListeners``, ``camunda:executionListener``) and task
-listeners (``zeebe:taskListeners``, ``camunda:taskListener``). A listener that names no
-class, expression, delegate or script, or an empty list of listeners, does nothing: a
-warning, and the run leaves it out.
+``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``.
+Execution and task listeners are left out of the run with a warning (``listeners.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +22,8 @@ from ..errors import ModelError
 from ..model.expr import NO_KEY
 from .context import Context
 from .expressions import translate
+from .listeners import is_listener
+from .listeners import note as listener_note
 from .names import (
     BPMN,
     CAMUNDA,
@@ -151,17 +150,10 @@ def _standard_key(ctx: Context, message: etree._Element) -> tuple[str | None, bo
 
 _NO_LOCALS = ("the engine has no local variables: what a task, job, message or child "
               "returns is merged into the instance data as it is, and nothing is mapped in")
-_NO_LISTENERS = "the engine calls no code when an element starts, ends or is taken"
 # (namespaces, local name) -> why the engine does not run it
 _NOT_RUN: dict[tuple[tuple[str, ...], str], str] = {
     ((ZEEBE,), "ioMapping"): _NO_LOCALS,
     (CAMUNDA, "inputOutput"): _NO_LOCALS,
-    ((ZEEBE,), "executionListeners"): _NO_LISTENERS,
-    (CAMUNDA, "executionListener"): _NO_LISTENERS,
-    ((ZEEBE,), "taskListeners"): "the engine calls no code when a user task is created, "
-                                 "assigned or completed",
-    (CAMUNDA, "taskListener"): "the engine calls no code when a user task is created, "
-                               "assigned or completed",
 }
 
 
@@ -172,37 +164,25 @@ def not_run(ctx: Context, node: etree._Element) -> None:
     eid = node.get("id")
     for ext in children(node, BPMN, "extensionElements"):
         for found in ext:
+            if is_listener(found):
+                listener_note(ctx, node, found)
+                continue
             for (spaces, name), why in _NOT_RUN.items():
                 if local(found) != name or namespace(found) not in spaces:
                     continue
                 if name == "ioMapping" and local(node) == "callActivity":
                     continue
-                if "Listener" in name and _parts(found) == "empty":
-                    ctx.warning(found, f"{label(found)} on {local(node)} {eid!r} names no "
-                                       "class, expression, delegate or script: it does "
-                                       "nothing, and the run leaves it out")
-                    continue
                 ctx.detail(found, f"{label(found)} on {local(node)} {eid!r} is not run "
                                   f"({_parts(found)}): {why}", "the run leaves it out")
 
 
-#: Camunda 7's (and Activiti's, Flowable's) listeners: one names the code it calls
-_LISTENERS = ("executionListener", "taskListener")
-_CODE = ("class", "expression", "delegateExpression")
-
-
 def _parts(found: etree._Element) -> str:
-    """What an extension holds, by kind and count: ``2 inputs, 1 output``; a listener's
-    code first: ``class 'com.acme.Audit'``."""
+    """What an extension holds, by kind and count: ``2 inputs, 1 output``."""
     counts: dict[str, int] = {}
     for c in found:
         if isinstance(c.tag, str):
             counts[local(c)] = counts.get(local(c), 0) + 1
-    code = [f"{a} {found.get(a)!r}" for a in _CODE if found.get(a) is not None] \
-        if local(found) in _LISTENERS else []
-    if not counts and not code:
-        return "empty"
-    return ", ".join(code + [f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items()])
+    return ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items()) or "empty"
 
 
 def implementation(node: etree._Element) -> str:
