@@ -16,6 +16,7 @@ from ..errors import ModelError
 from ..model.expr import NO_KEY
 from ..model.timers import timer_spec
 from . import drawncomp
+from .activiti import message_expression, vendor_key
 from .asdrawn import plain_start
 from .context import Context, drawn_name
 from .drawnflows import paired_link
@@ -303,6 +304,8 @@ def message_of(ctx: Context, owner: etree._Element, eid: str,
         return (owner.get("messageRef") or "").rpartition(":")[2], NO_KEY if keyed and \
             ctx.as_drawn else None
     key = correlation_key(ctx, message, eid) if keyed else None
+    if keyed and key is None and eid not in ctx.explained:
+        key = vendor_key(ctx, owner, eid)
     if waits and key is None and eid not in ctx.explained:  # as Camunda 7 correlates it
         (ctx.assume if ctx.as_drawn else ctx.warning)(
             owner, f"message {ctx.name_of(message)!r} has no correlation key{_BY_NAME}")
@@ -328,18 +331,22 @@ def _unreferenced(ctx: Context, owner: etree._Element, node: etree._Element, eid
     state), each with a warning; as written, anything else is an error note."""
     named, by = drawn_name(node), "name" if (node.get("name") or "").strip() else "id"
     waits = keyed and not _throws(node)
+    vendor = message_expression(ctx, owner, eid, waits, _BY_NAME)
+    if vendor is not None:
+        return vendor
     said = f"it is the message {named!r} (its {by}){_BY_NAME if waits else ''}"
     if not ctx.as_drawn and (by == "name" or local(node) == "receiveTask"):
         ctx.warning(owner, f"no messageRef: {said}")
         return named, NO_KEY if keyed else None
     unnamed = "" if ctx.as_drawn else " and no name"
     if ctx.detail(owner, f"no messageRef{unnamed}: it names no <message>, so nothing can "
-                         "correlate to it", said):
+                         f"correlate to it{_REFUSED if waits else ''}", said):
         return named, NO_KEY if keyed else None
     ctx.explained.add(eid)
     return "", None
 
 
+_REFUSED = " (Flowable refuses such a wait when the process is deployed)"
 _BY_NAME = ", correlated by its name alone: a message published with no key " \
            "(eng.publish_message(name)) reaches the first such wait armed"
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..errors import ModelError
 from ..model import Process
+from .activiti import service_type
 from .adhoc import read_adhoc
 from .asdrawn import event_arms, finish, fresh, is_flow_of_gateway, stand_in
 from .calls import read_call
@@ -288,6 +289,9 @@ def read_task(ctx: Context, node: etree._Element) -> None:
         ctx.warning(node, f"service task {eid!r} is not a worker job (no zeebe:taskDefinition "
                           f"or camunda:type='external'){implementation(node)}: it passes the "
                           f"data through unchanged until p.set_function({eid!r}, fn)")
+        p.service_task(eid, name, fn=pass_through)
+    elif tag == "sendTask" and service_type(node):
+        ctx.warning(node, service_type(node) or "")
         p.service_task(eid, name, fn=pass_through)
     elif tag == "sendTask" and ctx.as_drawn and (_hosts(ctx, eid) or
                                                  node.get("isForCompensation") == "true"):
