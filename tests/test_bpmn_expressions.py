@@ -65,8 +65,6 @@ def test_translation_table(text, language, expected):
     ("=items[1] = 2", None, "it reads [1 from 'items'"),
     ("${items[-1] == 2}", None, "it reads [- from 'items'"),
     ("${order._secret}", None, "it reads ._secret from 'order'"),
-    ("=a + 1 > 2", None, "it uses arithmetic ('+')"),
-    ("=a * 2 > 2", None, "it uses arithmetic ('*')"),
     ("=a == 1", None, "FEEL compares with '=', not '=='"),
     ("=a && b", None, "FEEL writes 'and'"),
     ("=not a", None, "FEEL negates with the function not(...)"),
@@ -80,9 +78,12 @@ def test_translation_table(text, language, expected):
     ("${a ? b : c}", None, "it uses a conditional ('? :')"),
     ("${a = 1}", None, "'=' alone is an assignment in JUEL"),
     ("${bean.check(x)}", None, "it calls 'check' on 'bean'"),
+    ("${a % 2 == 0}", None, "it takes a remainder"),
+    ("${a mod 2 == 0}", None, "it takes a remainder"),
+    ("${variables:base64(v) == 'aA=='}", None, "it calls variables:base64"),
+    ("${execution.getVariable(name) == 1}", None, "it calls 'getVariable' on 'execution'"),
     ("${task:get(x)}", None, "it calls a function of the prefix 'task'"),
     ("${empty items}", None, "it uses 'empty'"),
-    ("${x div 2 > 1}", None, "it uses 'div'"),
     ("Hello ${name}", None, "it mixes text and expressions"),
     ("${a} and ${b}", None, "it mixes text and expressions"),
     ("${__import__}", None, "it uses '__import__'"),
@@ -183,6 +184,6 @@ def test_flowable_variable_functions_read_as_comparisons():
     assert translate("${var:lte('myVar', 10)}", "juel") == "myVar <= 10"
     assert translate('${variables:notEquals(myVar, "hi") && ok}', "juel") == \
         "myVar != 'hi' and ok"
-    for refused in ("${var:exists('myVar')}", "${var:equals(a, b)}", "${var:equals(a)}"):
+    for refused in ("${var:equals(a, b)}", "${var:equals(a)}"):
         with pytest.raises(bpm.ModelError, match="does not translate"):
             translate(refused, "juel")

@@ -3,13 +3,13 @@
 What translates, in FEEL (``= amount > 100``; ``=`` compares), JUEL (``${amount > 100}``,
 ``&&``, ``||``, ``!``, ``==``, ``eq``...) and plain text (a condition with neither marker):
 names, string/number/boolean/null literals, one comparison per operand pair, ``and``/``or``/
-``not`` and parentheses; in a condition, a path into the data (``order.price``, JUEL's
-``items[0]``: ``order['price']``, ``items[0]``); Flowable's comparisons of a variable with a
-value (``${var:equals(input, 1)}``, ``var:greaterThan``..., under ``var``, ``vars`` or
-``variables``). Everything else (calls, paths elsewhere,
-arithmetic, ternaries, names with spaces) is refused with a ModelError naming the
-expression — nothing is ever ``eval``'d: the text is tokenized and parsed here, and the
-result is the safe evaluator's own syntax.
+``not`` and parentheses, arithmetic (``+``, ``-``, ``*``, ``/``, JUEL's ``div``; ``/``
+divides as JUEL does, to a fraction); in a condition, a path into the data
+(``order.price``, JUEL's ``items[0]``: ``order['price']``, ``items[0]``), a few JUEL
+methods and Flowable's variable functions (``juel.py``). Everything else (other calls,
+paths elsewhere, remainders, ternaries, names with spaces) is refused with a ModelError
+naming the expression — nothing is ever ``eval``'d: the text is tokenized and parsed here,
+and the result is the safe evaluator's own syntax.
 """
 
 from __future__ import annotations
@@ -17,34 +17,27 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import Any
 
 from ..errors import ModelError
 from ..model.expr import shown
+from . import juel
+from .juel import PREFIXES, Node
+from .juel import RESERVED as _RESERVED
+from .juel import Refused as _Refused
+from .juel import string as _string
 from .names import CALLABLE_LANGUAGE, SAFE_LANGUAGE
-
-Node = tuple[Any, ...]  # ("or"|"and", [nodes]) | ("not", node) | ("cmp", op, a, b) | ...
 
 _TOKEN = re.compile(r"""\s*(?:
     (?P<number>\d+(?:\.\d+)?)
   | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>==|!=|<=|>=|&&|\|\||[<>=!()-])
+  | (?P<op>==|!=|<=|>=|&&|\|\||[<>=!()+*/%-])
   | (?P<other>\S)
 )""", re.VERBOSE)
 
 _WORD_OPS = {"and": "and", "or": "or", "not": "not"}
 _JUEL_WORDS = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
 _LITERALS = {"true": True, "false": False, "null": None}
-#: Flowable's JUEL functions comparing a variable with a value, ``var:equals(name, 1)``
-#: (under the prefixes var, vars and variables): the comparison each reads as
-_VARIABLE_FUNCTIONS = {
-    "equals": "==", "eq": "==", "notEquals": "!=", "ne": "!=", "lowerThan": "<", "lt": "<",
-    "lowerThanOrEquals": "<=", "lte": "<=", "greaterThan": ">", "gt": ">",
-    "greaterThanOrEquals": ">=", "gte": ">="}
-_VARIABLE_PREFIXES = ("var", "vars", "variables")
-_RESERVED = {"for", "some", "every", "if", "then", "else", "in", "between", "instance", "of",
-             "function", "return", "satisfies", "empty", "div", "mod", "instanceof"}
 _FEEL_RESERVED = _RESERVED | {"and", "or", "not", "true", "false", "null"}
 
 # dialect -> symbol -> what it means here (``None``: refused, with why)
@@ -64,10 +57,6 @@ _WHY = {"==": "FEEL compares with '=', not '=='", "&&": "FEEL writes 'and'",
 #: How deeply parentheses and negations may nest in a file's expression: each level is five
 #: frames of the parser below, read inside as many subprocesses as the XML parser allows.
 MAX_NESTING = 50
-
-
-class _Refused(Exception):
-    """Why a text does not translate."""
 
 
 def dialect(text: str, language: str | None) -> str:
@@ -112,7 +101,8 @@ def translate(text: str, language: str | None = None, what: str = "condition") -
     except _Refused as refused:
         why = refused
     raise ModelError(f"{what} {shown(text)} ({kind.upper()}) does not translate: "
-                     f"{why}; only names, literals, comparisons and and/or/not do") from None
+                     f"{why}; only names, literals, comparisons, arithmetic and and/or/not "
+                     "do") from None
 
 
 def _unwrap(text: str, kind: str) -> str:
@@ -175,7 +165,7 @@ class _Parser:
             if text in _WORD_OPS:
                 return _WORD_OPS[text]
             return _JUEL_WORDS.get(text) if self.kind != "feel" else None
-        if kind != "op" or text in "()-":
+        if kind != "op" or text in _ARITHMETIC:
             return None
         meaning = _SYMBOLS[self.kind].get(text)
         if meaning is None:
@@ -204,15 +194,36 @@ class _Parser:
         return parts[0] if len(parts) == 1 else ("and", parts)
 
     def comparison(self) -> Node:
-        left = self.unary()
+        left = self.additive()
         op = self.symbol(self.peek())
         if op not in ("==", "!=", "<", ">", "<=", ">="):
             return left
         self.take()
-        right = self.unary()
+        right = self.additive()
         if self.symbol(self.peek()) in ("==", "!=", "<", ">", "<=", ">="):
             raise _Refused("it chains comparisons")
         return ("cmp", op, left, right)
+
+    def additive(self) -> Node:
+        node = self.multiplicative()
+        while self.peek() in (("op", "+"), ("op", "-")):
+            node = ("arith", self.take()[1], node, self.multiplicative())
+        return node
+
+    def multiplicative(self) -> Node:
+        """``*`` and ``/`` (JUEL's ``div``); a remainder is refused: Java rounds it towards
+        zero, Python down, so they differ for a negative number."""
+        node = self.unary()
+        while True:
+            token = self.peek()
+            if token in (("op", "%"), ("name", "mod")):
+                raise _Refused("it takes a remainder, which Java and Python round "
+                               "differently for negative numbers")
+            if token not in (("op", "*"), ("op", "/")) and \
+                    (self.kind != "juel" or token != ("name", "div")):
+                return node
+            self.take()
+            node = ("arith", "*" if token == ("op", "*") else "/", node, self.unary())
 
     def unary(self) -> Node:
         """``not`` binds tighter than a comparison, as JUEL's ``!`` does; FEEL's ``not`` is a
@@ -240,6 +251,11 @@ class _Parser:
             return inner
         if kind == "op" and text == "-" and follow is not None and follow[0] == "number":
             return ("lit", -_number(self.take()[1]))
+        if kind == "op" and text == "-":
+            self.deeper()
+            node = ("neg", self.unary())
+            self.depth -= 1
+            return node
         if kind == "number":
             return ("lit", _number(text))
         if kind == "string":
@@ -265,38 +281,17 @@ class _Parser:
             if not self.paths:
                 raise _Refused(f"it reads a path or an index from {text!r}")
             return self.path(("name", text))
-        if follow == ("other", ":") and self.kind == "juel" and text in _VARIABLE_PREFIXES:
-            return self.variable_function(text)
+        if follow == ("other", ":") and self.kind == "juel" and text in PREFIXES:
+            return juel.variable_function(self, text)
         if follow == ("other", ":") and self.kind != "feel":
             raise _Refused(f"it calls a function of the prefix {text!r}")
-        if follow is not None and follow[0] == "name" and self.symbol(follow) is None:
+        if follow is not None and follow[0] == "name" and self.symbol(follow) is None and \
+                not (self.kind == "juel" and follow[1] in ("div", "mod")):
             if follow[1] in _RESERVED or keyword.iskeyword(follow[1]):
                 raise _Refused(f"it uses {follow[1]!r}, which is not a plain name")
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
         return ("name", text)
 
-
-    def variable_function(self, prefix: str) -> Node:
-        """Flowable's ``var:equals(name, value)`` (``_VARIABLE_FUNCTIONS``): the variable
-        (a name, or its name in quotes) compared with a literal."""
-        self.take()  # the ':'
-        kind, fn = self.take()
-        op = _VARIABLE_FUNCTIONS.get(fn) if kind == "name" else None
-        if op is None or self.take() != ("op", "("):
-            raise _Refused(f"it calls {prefix}:{fn}; of the prefix {prefix!r} only the "
-                           "comparisons (equals, notEquals, lowerThan, greaterThan...) are read")
-        kind, name = self.take()
-        name = _string(name) if kind == "string" else name
-        if kind not in ("name", "string") or not name.isidentifier() or \
-                name in _RESERVED or keyword.iskeyword(name) or name.startswith("__"):
-            raise _Refused(f"{prefix}:{fn} names no plain variable ({name!r})")
-        if self.take() != ("other", ","):
-            raise _Refused(f"{prefix}:{fn} takes a variable and a value")
-        value = self.atom()
-        if value[0] != "lit" or self.take() != ("op", ")"):
-            raise _Refused(f"{prefix}:{fn} compares {name!r} with something other than one "
-                           "literal value")
-        return ("cmp", op, ("name", name), value)
 
     def path(self, node: Node) -> Node:
         """A JUEL or FEEL path into the data, ``order.price``, and a JUEL index, ``items[0]``
@@ -310,6 +305,9 @@ class _Parser:
                     self.peek() != ("op", "("):
                 node = ("item", node, text)
                 continue
+            if step == "." and kind == "name" and self.kind == "juel" and \
+                    not text.startswith("_") and self.peek() == ("op", "("):
+                return juel.method(self, node, text, _render(node))
             if step == "[" and self.kind != "feel" and kind in ("number", "string") and \
                     "." not in text[:1] + (text if kind == "number" else "") and \
                     self.peek() == ("other", "]"):
@@ -323,10 +321,13 @@ class _Parser:
         return node
 
 
+_ARITHMETIC = "()+-*/%"
+
+
 def _unexpected(token: tuple[str, str]) -> str:
     kind, text = token
     if text in "+-*/%":
-        return f"it uses arithmetic ({text!r})"
+        return f"it uses arithmetic ({text!r}) where a value is expected"
     if text in "?:":
         return "it uses a conditional ('? :')"
     return f"{text!r} is not allowed here"
@@ -336,32 +337,39 @@ def _number(text: str) -> int | float:
     return float(text) if "." in text else int(text)
 
 
-def _string(text: str) -> str:
-    """A quoted literal's value: a backslash escapes the character after it."""
-    return re.sub(r"\\(.)", r"\1", text[1:-1])
-
-
-_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5,
-               "item": 5}  # Python's
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "in": 4, "notin": 4, "arith": 5,
+               "neg": 7, "name": 8, "lit": 8, "item": 8, "call": 8, "method": 8}  # Python's
 
 
 def _render(node: Node, outer: int = 0) -> str:
     """The safe evaluator's (Python) spelling of a parsed condition, parenthesized only where
     precedence needs it."""
     kind = node[0]
+    level = _PRECEDENCE[kind] + (kind == "arith" and node[1] in "*/")
     if kind == "name":
         text = node[1]
     elif kind == "item":
-        text = f"{_render(node[1], 5)}[{node[2]!r}]"
+        text = f"{_render(node[1], 8)}[{node[2]!r}]"
     elif kind == "lit":
         text = repr(node[1])
     elif kind == "cmp":
         text = f"{_render(node[2], 5)} {node[1]} {_render(node[3], 5)}"
+    elif kind in ("in", "notin"):
+        text = f"{_render(node[1], 5)} {'not in' if kind == 'notin' else 'in'} " \
+               f"{_render(node[2], 5)}"
+    elif kind == "arith":
+        text = f"{_render(node[2], level)} {node[1]} {_render(node[3], level + 1)}"
+    elif kind == "neg":
+        text = f"-{_render(node[1], 7)}"
+    elif kind == "call":
+        text = f"{node[1]}({', '.join(_render(a) for a in node[2])})"
+    elif kind == "method":
+        text = f"{_render(node[1], 8)}.{node[2]}({', '.join(_render(a) for a in node[3])})"
     elif kind == "not":
         text = f"not {_render(node[1], 3)}"
     else:
         text = f" {kind} ".join(_render(part, _PRECEDENCE[kind] + 1) for part in node[1])
-    return f"({text})" if _PRECEDENCE[kind] < outer else text
+    return f"({text})" if level < outer else text
 
 
 # -- the way back: the safe evaluator's syntax as FEEL ----------------------------------------

@@ -2,7 +2,10 @@
 
 String expressions are parsed once and evaluated by ``simpleeval`` over the instance data:
 names resolve to data fields, there are no attribute lookups on private names, no imports
-and no calls except a few harmless builtins. ``eval``/``exec`` are never used.
+and no calls except a few harmless builtins and two that read a field by its name:
+``variable('x')`` (its value, None or the default given when it is missing, as JUEL's
+``execution.getVariable``) and ``defined('x')`` (whether it is there). ``eval``/``exec``
+are never used.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "min": min, "max": max, "abs": abs, "round": round,
     "str": str, "int": int, "float": float, "bool": bool,
 }
+
+#: The functions that read the data by a field's name (``Expr.__call__`` binds them).
+DATA_FUNCTIONS = ("variable", "defined")
 
 #: The correlation key of a message wait that correlates by the message's name alone
 #: (``key=NO_KEY``): its value is None, the key of a message published without one
@@ -79,7 +85,9 @@ class Expr:
                 raise KeyError(self._field)
             return data[self._field]
         # A deep copy: methods such as ``items.append(1)`` must not change the instance data.
-        ev = EvalWithCompoundTypes(names=copy.deepcopy(dict(data)), functions=SAFE_FUNCTIONS)
+        names = copy.deepcopy(dict(data))
+        ev = EvalWithCompoundTypes(names=names, functions={**SAFE_FUNCTIONS,
+                                                           **_data_functions(names)})
         try:
             return ev.eval(str(self.source), previously_parsed=self._tree)
         except NameNotDefined as exc:
@@ -100,6 +108,18 @@ class Expr:
 
     def __repr__(self) -> str:
         return f"Expr({self.describe()!r})"
+
+
+def _data_functions(names: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    """``variable`` and ``defined`` over one evaluation's copy of the data."""
+
+    def variable(name: str, default: Any = None) -> Any:
+        return names.get(name, default)
+
+    def defined(name: str) -> bool:
+        return name in names
+
+    return {"variable": variable, "defined": defined}
 
 
 #: How deeply an expression may nest (parentheses, ``not``, operators): the evaluator walks
@@ -133,7 +153,7 @@ def _refuse_unsafe(source: str, tree: ast.AST) -> None:
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             bad = node.attr
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id not in SAFE_FUNCTIONS:
+                node.func.id not in SAFE_FUNCTIONS and node.func.id not in DATA_FUNCTIONS:
             bad = node.func.id
         if bad is not None:
             raise ModelError(f"expression {source!r} uses {bad!r}, which is not allowed")
