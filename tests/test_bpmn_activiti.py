@@ -109,3 +109,52 @@ def test_real_activiti_files_a_boundary_by_message_expression_and_a_mail_task():
     eng.run()
     assert instance.state == "completed"
     assert 'activiti:type="mail"' in mail.to_bpmn()
+
+
+def test_a_boundary_with_no_event_definition_never_fires_and_the_rest_runs():
+    """BPMN gives a boundary with no definition no trigger: a warning saying it never fires;
+    the activity it is attached to runs and leaves by its own flow."""
+    body = ('<startEvent id="s"/><userTask id="x"/><boundaryEvent id="b" attachedToRef="x"/>'
+            '<userTask id="after"/><endEvent id="e"/>'
+            '<sequenceFlow id="f1" sourceRef="s" targetRef="x"/>'
+            '<sequenceFlow id="f2" sourceRef="x" targetRef="e"/>'
+            '<sequenceFlow id="f3" sourceRef="b" targetRef="after"/>'
+            '<sequenceFlow id="f4" sourceRef="after" targetRef="e"/>')
+    model = bpm.load_bpmn(HEAD + f'<process id="p" isExecutable="true">{body}</process>'
+                          '</definitions>')
+    [note] = model.report
+    assert (note.severity, note.element) == ("warning", "b")
+    assert "it never fires" in note.message
+    eng = bpm.Engine()
+    instance = eng.start(model.process(), {"a": 1})
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id, {"a": 2})
+    eng.run()
+    assert instance.state == "completed"
+    assert "after" not in [f.node for f in eng.facts]
+
+
+def test_an_intermediate_catch_with_no_trigger_is_an_error_saying_why():
+    """Not valid BPMN 2.0: whether it would wait or pass is not guessed."""
+    model = bpm.load_bpmn(doc('<intermediateCatchEvent id="x"/>'))
+    [note] = model.errors("p")
+    assert "an intermediate catch with none is not valid BPMN 2.0" in note.message
+    vendor = bpm.load_bpmn(doc('<intermediateCatchEvent id="x"><extensionElements>'
+                               '<flowable:eventType>order</flowable:eventType>'
+                               '</extensionElements></intermediateCatchEvent>'))
+    [note] = vendor.errors("p")
+    assert "its trigger (flowable:eventType 'order') is the vendor's own" in note.message
+
+
+def test_flowables_variable_listener_boundary_never_fires_in_a_real_file():
+    model = bpm.load_bpmn(DATA / "VariableListenerEventTest.boundaryVariableListener"
+                                 ".bpmn20.xml")
+    [warning] = [n for n in model.report if n.element == "variableListenerEvent"]
+    assert "(flowable:variableListenerEventDefinition 'var1')" in warning.message
+    eng = bpm.Engine()
+    instance = eng.start(model.process(), {"var1": 1})
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id, {"var1": 2})  # Flowable's would fire here
+    eng.run()
+    assert instance.state == "completed" and eng.tasks() == []
+    assert "variableListenerEventDefinition" in model.to_bpmn()

@@ -32,6 +32,7 @@ DATA = Path(__file__).parent / "data" / "listeners"
     ("${a * (b + c) - -d div 2 > 0}", "a * (b + c) - -d / 2 > 0"),
     ("${(a - b) - (c - d) == 0}", "a - b - (c - d) == 0"),
     ("=total * 2 > limit", "total * 2 > limit"),
+    ('${customer.prop("age").numberValue() >= 21}', "customer['age'] >= 21"),
 ])
 def test_juel_calls_and_arithmetic_translate(text, expected):
     assert translate(text) == expected
@@ -62,7 +63,8 @@ def test_the_translation_answers_as_the_vendor_engine_does(text, data, answer):
     ("${order.isStandard()}", "it calls 'isStandard' on 'order'"),
     ("${variables:base64(v) == 'aA=='}", "it calls variables:base64"),
     ("${execution.getVariable(name) == 1}", "it calls 'getVariable' on 'execution'"),
-    ("${customer.prop('age').numberValue() < 21}", "it calls 'prop' on 'customer'"),
+    ("${customer.prop(age).numberValue() < 21}", "it calls 'prop' on 'customer'"),
+    ("${customer.prop('age').elements() < 21}", "it calls 'elements' on "),
 ])
 def test_what_does_not_map_is_still_refused_naming_it(text, why):
     with pytest.raises(bpm.ModelError, match="does not translate") as info:
@@ -121,5 +123,19 @@ def test_flowables_get_or_default_chooses_the_branch(data, task):
     assert model.errors("testExpressionFunction") == []
     eng = bpm.Engine()
     eng.start(model.process(), data)
+    eng.run()
+    assert [t.name for t in eng.tasks()] == [task]
+
+
+@pytest.mark.parametrize("age, task", [(30, "Over 21"), (17, "Under 21")])
+def test_camunda_spins_json_property_chooses_the_branch(age, task):
+    """Camunda's example: ``${customer.prop("age").numberValue() >= 21}`` reads the field
+    ``age`` of the JSON variable ``customer`` (a dict here)."""
+    model = bpm.load_bpmn(DATA / "task-form-embedded-json-variables.process.bpmn")
+    assert model.errors("customerDataProcess") == []
+    eng = bpm.Engine()
+    eng.start(model.process(), {"customer": {"name": "Ann", "age": age}})
+    eng.run()
+    eng.complete_task(eng.tasks()[0].id)  # Approve customer; the service task passes
     eng.run()
     assert [t.name for t in eng.tasks()] == [task]

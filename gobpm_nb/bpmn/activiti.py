@@ -7,6 +7,11 @@
   sends messages of fixed names.
 - ``correlationKey`` on a ``messageEventDefinition`` (Activiti's): the key of its message
   (a wait's, a throw's) when the message itself names none, if it translates.
+- a catch event with no BPMN event definition (often Flowable's own: an event registry
+  ``flowable:eventType``, a ``flowable:variableListenerEventDefinition``): a boundary never
+  fires (a warning; the activity runs as if nothing were attached), an intermediate catch
+  is an error (it would wait for what the engine cannot deliver, or, with no trigger at
+  all, it is not valid BPMN).
 - ``type`` on a send task (``activiti:type="mail"``, ``"camel"``, ``"http"``...): the task is
   one of the vendor's built-in services, not a message throw. The engine runs none of them:
   it passes the data through, with a warning, as an imported service task does.
@@ -18,8 +23,8 @@ from ..errors import ModelError
 from ..model.expr import NO_KEY
 from .context import Context
 from .expressions import translate
-from .listeners import SPACES
-from .names import local
+from .listeners import SPACES, is_listener
+from .names import BPMN, children, label, local, namespace
 from .xmllib import etree
 
 #: what each of the vendor's built-in services would do
@@ -90,3 +95,45 @@ def vendor_key(ctx: Context, owner: etree._Element, eid: str) -> str | None:
             return NO_KEY
         ctx.explained.add(eid)
         return None
+
+
+def vendor_trigger(node: etree._Element) -> str:
+    """The vendor's own trigger of a catch event with no BPMN definition, as a note says it:
+    `` (flowable:eventType 'order')``; '' when it has none."""
+    for ext in children(node, BPMN, "extensionElements"):
+        for c in ext:
+            if not isinstance(c.tag, str) or is_listener(c) or namespace(c) not in SPACES:
+                continue
+            if local(c) == "eventType" or local(c).endswith("EventDefinition"):
+                what = (c.text or "").strip() or c.get("variableName") or ""
+                return f" ({label(c)}{f' {what!r}' if what else ''})"
+    return ""
+
+
+def never_fires(ctx: Context, node: etree._Element) -> bool:
+    """A boundary event with no event definition has no trigger BPMN defines, so it never
+    fires: a warning, and a boundary whose condition is never true (the activity runs as if
+    nothing were attached). True when built; an intermediate catch is the caller's (an
+    error: ``no_trigger``). Design-review mode keeps its own stand-in."""
+    if local(node) != "boundaryEvent" or ctx.as_drawn:
+        return False
+    eid = node.get("id", "")
+    ctx.warning(node, f"boundary event {eid!r} has no event definition{vendor_trigger(node)}: "
+                      "nothing the engine knows triggers it, so it never fires; the activity "
+                      "runs as if it were not attached, and the path after it is not taken")
+    ctx.p.conditional_boundary(eid, node.get("name"), condition="False",
+                               attached_to=(node.get("attachedToRef") or "").rpartition(":")[2],
+                               interrupting=node.get("cancelActivity", "true") != "false")
+    return True
+
+
+def no_trigger(node: etree._Element) -> str:
+    """Why an intermediate catch event with no event definition cannot run."""
+    vendor = vendor_trigger(node)
+    if vendor:
+        return (f"a catch event needs an event definition; its trigger{vendor} is the "
+                "vendor's own (an event registry event, a variable listener), which the "
+                "engine cannot deliver: it would wait for ever")
+    return ("a catch event needs an event definition: an intermediate catch with none is not "
+            "valid BPMN 2.0 (a none intermediate event only throws), Camunda 8 refuses it when "
+            "deployed, and the engine does not guess whether it waits or passes")

@@ -16,7 +16,7 @@ from ..errors import ModelError
 from ..model.expr import NO_KEY
 from ..model.timers import timer_spec
 from . import drawncomp
-from .activiti import message_expression, vendor_key
+from .activiti import message_expression, never_fires, no_trigger, vendor_key
 from .asdrawn import plain_start
 from .context import Context, drawn_name
 from .drawnflows import paired_link
@@ -89,8 +89,10 @@ def _placeholder(ctx: Context, node: etree._Element,
                  "start event of an event subprocess"
     elif found[0]:
         reason = f"{found[0]} {_WHERE[tag]} events are not supported yet"
+    elif never_fires(ctx, node):
+        return
     else:
-        reason = "a catch event needs an event definition"
+        reason = no_trigger(node)
     kind = found[0] if found is not None else ""
     if tag == "boundaryEvent":
         ctx.unsupported(eid, node.get("name"), tag=tag, reason=reason,

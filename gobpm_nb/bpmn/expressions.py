@@ -307,7 +307,10 @@ class _Parser:
                 continue
             if step == "." and kind == "name" and self.kind == "juel" and \
                     not text.startswith("_") and self.peek() == ("op", "("):
-                return juel.method(self, node, text, _render(node))
+                node = juel.method(self, node, text, _render(node))
+                if node[0] in ("name", "item"):  # a JSON node read on: prop('k').prop(...)
+                    continue
+                return node
             if step == "[" and self.kind != "feel" and kind in ("number", "string") and \
                     "." not in text[:1] + (text if kind == "number" else "") and \
                     self.peek() == ("other", "]"):

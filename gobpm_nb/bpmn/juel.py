@@ -5,7 +5,9 @@ syntax (``expressions.py`` parses the text; this reads a call it meets).
   ``len(x) == 0``, ``x.size()`` and ``x.length()`` ``len(x)``, ``x.contains(v)`` ``v in x``
   (a string's substring, a list's item, a dict's key), ``x.startsWith(v)`` and
   ``x.endsWith(v)`` the string methods; ``execution.getVariable('x')`` the variable ``x``,
-  None when it is missing, as JUEL's null (``variable('x')``).
+  None when it is missing, as JUEL's null (``variable('x')``); Camunda Spin's JSON
+  ``customer.prop("age").numberValue()`` the field ``customer['age']`` (a JSON variable is
+  a dict here; ``numberValue``, ``stringValue`` and ``boolValue`` give the value itself).
 - Flowable's functions of a variable, under the prefixes ``var``, ``vars`` and
   ``variables``: the comparisons (``var:equals(x, 1)``: ``x == 1``), ``get`` (``variable``),
   ``getOrDefault`` (``variable('x', default)``), ``exists`` (``defined('x')``),
@@ -34,7 +36,9 @@ RESERVED = {"for", "some", "every", "if", "then", "else", "in", "between", "inst
             "function", "return", "satisfies", "empty", "div", "mod", "instanceof"}
 #: what a variable that Flowable calls empty may hold
 _EMPTY: Node = ("lit", (None, "", [], {}))
-_METHODS = "equals, isEmpty, size, length, contains, startsWith, endsWith"
+_METHODS = "equals, isEmpty, size, length, contains, startsWith, endsWith, Spin's prop('k')"
+#: Camunda Spin's JSON node values: a node read by ``prop`` is the data's own value here
+_SPIN_VALUES = ("numberValue", "stringValue", "boolValue")
 
 
 class Refused(Exception):
@@ -90,6 +94,10 @@ def method(p: Reader, target: Node, name: str, shown: str) -> Node:
         return ("in", args[0], target)
     if name in ("startsWith", "endsWith") and one:
         return ("method", target, name.lower(), args)
+    if name == "prop" and one and args[0][0] == "lit" and isinstance(args[0][1], str):
+        return ("item", target, args[0][1])
+    if name in _SPIN_VALUES and not args:
+        return target
     if target == ("name", "execution") and name == "getVariable" and one and \
             args[0][0] == "lit" and isinstance(args[0][1], str) and plain(args[0][1]):
         return ("call", "variable", args)
