@@ -18,6 +18,7 @@ from ..model.multiple import MULTIPLE, THROWN, THROWS, MultipleCatch
 from .context import Context
 from .events import _escalation_code, _signal, host_of, message_of, timer
 from .names import BPMN, children, is_bpmn, local
+from .timertext import timer_text
 from .vendor import payload
 from .xmllib import etree
 
@@ -114,7 +115,7 @@ def write_multiple(writer: Any, node: etree._Element, e: el.Element) -> None:
     for d in e.events:
         if d.kind == "timer" and d.timer is not None:
             spec = etree.SubElement(node, f"{{{BPMN}}}timerEventDefinition")
-            writer.formal(spec, TIMER_TAGS[d.timer.kind], d.timer.text, None)
+            writer.formal(spec, TIMER_TAGS[d.timer.kind], *timer_text(d.timer))
         elif d.kind == "message":
             etree.SubElement(node, f"{{{BPMN}}}messageEventDefinition",
                              messageRef=writer.message(d.message, d.key))
