@@ -5,8 +5,9 @@ with two or more message, timer or signal definitions — ``*EventDefinition`` c
 ``eventDefinitionRef``s naming definitions at the document's root — is read as the
 builder's ``catch`` (``parallelMultiple="true"``: ``all_of``), ``boundary`` or ``start_on``.
 An intermediate throw event or an end event with two or more message, signal or escalation
-definitions is read as ``throw(events=...)`` or ``end(events=...)``: each thrown in
-document order. Anything else with several definitions stays a placeholder (``events``).
+definitions (several of a kind too) is read as ``throw(events=...)`` or ``end(events=...)``:
+each thrown in document order. Anything else with several definitions stays a placeholder
+(``events``).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
 def _read_throw(ctx: Context, node: etree._Element, defs: list[etree._Element],
                 kinds: list[str]) -> bool:
     """A throw or end event with several definitions it can throw: each in document order."""
-    if len(defs) < 2 or any(k not in THROWN for k in kinds) or len(set(kinds)) != len(kinds):
+    if len(defs) < 2 or any(k not in THROWN for k in kinds):
         return False
     eid, name = node.get("id", ""), node.get("name")
     events: list[dict[str, Any]] = []

@@ -7,8 +7,8 @@ catch (``parallel``) fires when every one of them has come. Each definition is h
 holder of its own, on the event's node, as an event-based gateway's arms are.
 
 An intermediate throw event or an end event with several definitions (``MultipleThrow``,
-``MultipleEnd``) throws every one of them, in the order given: a message, a signal and an
-escalation, at most one of each kind.
+``MultipleEnd``) throws every one of them, in the order given: messages, signals and
+escalations, several of a kind if it names them (two messages are two publications).
 """
 
 from __future__ import annotations
@@ -141,17 +141,13 @@ def throw_defs(owner: str, given: Any, expr: Any, problem: Any) -> tuple[ThrowDe
 
 
 def check_throws(e: Element) -> list[str]:
-    """A multiple throw's checks: two definitions or more, at most one of each kind, each
-    naming what it throws."""
+    """A multiple throw's checks: two definitions or more, each naming what it throws."""
     assert isinstance(e, THROWS)
     p: list[str] = []
     kinds = [d.kind for d in e.events]
     if len(kinds) < 2:
         p.append(f"{e.kind} {e.id!r} needs two event definitions or more (it has "
                  f"{len(kinds)})")
-    if len(set(kinds)) != len(kinds):
-        p.append(f"{e.kind} {e.id!r}: give at most one message, one signal and one "
-                 "escalation")
     for d in e.events:
         named = {"message": d.message, "signal": d.signal, "escalation": d.escalation}
         if not isinstance(named[d.kind], str) or not named[d.kind]:
