@@ -97,6 +97,29 @@ def test_a_cycle_expression_is_evaluated_again_at_each_repetition():
     assert eng.holders() == [] and eng.tasks() == []
 
 
+def test_an_event_subprocess_timer_start_reads_its_instances_data():
+    """Armed when the instance starts: its own data gives the wait; without it, an incident
+    at the start event, and nothing is left held."""
+    p = bpm.Process("esp")
+    p.start("s")
+    p.user_task("u")
+    p.end("e")
+    p.flow("s", "u", "e")
+    with p.event_subprocess("ev") as ev:
+        ev.timer_start("ts", duration="=wait", interrupting=False)
+        ev.end("ee")
+        ev.flow("ts", "ee")
+    eng = bpm.Engine()
+    eng.start(p, {"wait": "PT1H"})
+    eng.advance("PT2H")
+    assert fired(eng) == [("ts", at("2026-01-01T01:00:00"))]
+    eng = bpm.Engine()
+    inst = eng.start(p, {})
+    eng.advance("PT2H")
+    assert inst.state == "failed" and eng.holders() == []
+    assert incidents(eng) == ["timer duration 'wait' names missing field 'wait'"]
+
+
 def test_an_expression_that_does_not_parse_is_refused_when_built():
     with pytest.raises(bpm.ModelError, match="uses 'open'"):
         waiting(duration="=open('x')").validate()
@@ -194,6 +217,18 @@ def test_a_file_timer_in_juel_feel_or_python_reads_the_data():
         assert inst.state == "completed" and fired(eng) == [("t", at("2026-01-01T01:00:00"))]
         again = bpm.load_bpmn(model.process("p").to_bpmn())
         assert again.errors("p") == [], text
+
+
+def test_iso_text_is_read_as_it_is_whatever_expression_language_the_file_names():
+    """OMNITRACKER names its own expressionLanguage; its P7D is still a duration."""
+    xml = _catch_file("timeDuration", "P7D").replace(
+        'targetNamespace="t"', 'targetNamespace="t" expressionLanguage="urn:acme:expr"')
+    model = bpm.load_bpmn(xml)
+    assert model.errors("p") == []
+    eng = bpm.Engine()
+    eng.start(model.process("p"))
+    eng.advance("P8D")
+    assert fired(eng) == [("t", at("2026-01-08T00:00:00"))]
 
 
 def test_a_file_timer_that_does_not_translate_is_an_error_note_naming_it():

@@ -41,9 +41,10 @@ def timer_value(text: str, language: str | None, kind: str) -> str:
     literal = _LITERAL.match(text)
     if literal is not None and _closed(text):
         return literal.group(1)[1:-1].strip()
+    marked = text.startswith("=") or "${" in text or "#{" in text
+    if not marked and (_ISO.match(text) or (kind == "cycle" and is_cron(text))):
+        return text  # whatever language the file names for its expressions
     how = dialect(text, language)
-    if how == "plain" and (_ISO.match(text) or (kind == "cycle" and is_cron(text))):
-        return text
     what = f"timer {kind}"
     if how == "feel":
         inner = text[1:].strip() if text.startswith("=") else text
