@@ -111,3 +111,14 @@ def test_flowable_sequential_user_tasks_over_loop_data_input_run_as_written():
         eng.advance("PT1M")
         done += 1
     assert done == 2 and inst.state == "completed"
+
+
+def test_an_element_variable_beside_a_cardinality_is_a_warning_not_a_refusal():
+    """Flowable's (and Camunda 7's) elementVariable with a loopCardinality and no collection:
+    those engines set no item, so nothing is set here either; it runs its cardinality."""
+    model = load("<loopCardinality>2</loopCardinality>",
+                 attrs=' flowable:elementVariable="item"')
+    (note,) = [n for n in model.report if "elementVariable" in n.message]
+    assert note.severity == "warning" and "is not set" in note.message
+    inst, seen = run_over(model, {}, lambda i: {})
+    assert seen == [None, None] and inst.state == "completed"

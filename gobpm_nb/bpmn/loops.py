@@ -141,6 +141,7 @@ class _LoopReader:
         vendor = out["collection"] is not None
         self._standard_parts(vendor)
         if not vendor:
+            self._no_item(out, zeebe)
             ItemAware(self.ctx, self.eid, self.loop, self._problem).read(out)
         if self.failed:
             return None
@@ -171,6 +172,18 @@ class _LoopReader:
                                        "or an output element but not both as the engine "
                                        "reads them: nothing is collected")
             out["output_collection"] = out["output_element"] = None
+
+    def _no_item(self, out: dict[str, Any], zeebe: etree._Element | None) -> None:
+        """Camunda 7's, Activiti's or Flowable's elementVariable beside a cardinality and no
+        collection: those engines set nothing (no item), and neither does this one."""
+        if out["element"] is None or out["cardinality"] is None or \
+                (zeebe is not None and zeebe.get("inputElement") is not None):
+            return
+        self.ctx.warning(self.loop, f"multi-instance {self.eid!r}: elementVariable "
+                                    f"{out['element']!r} is not set: without a collection "
+                                    "there is no item (loopCounter numbers each inner "
+                                    "instance)")
+        out["element"] = None
 
     def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,
                      what: str) -> str | None:
