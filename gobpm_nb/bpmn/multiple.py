@@ -1,7 +1,8 @@
 """Events with several event definitions (``model.multiple``): read and written.
 
-An intermediate catch event, a boundary event or the start event of an event subprocess
-with two or more message, timer or signal definitions — ``*EventDefinition`` children, or
+An intermediate catch event, a boundary event or a start event (of an event subprocess, or of
+the process: there several messages or signals too, each held alone) with two or more
+message, timer or signal definitions — ``*EventDefinition`` children, or
 ``eventDefinitionRef``s naming definitions at the document's root — is read as the
 builder's ``catch`` (``parallelMultiple="true"``: ``all_of``), ``boundary`` or ``start_on``.
 An intermediate throw event or an end event with two or more message, signal or escalation
@@ -47,10 +48,11 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
     parallel = node.get("parallelMultiple") == "true"
     if tag in ("intermediateThrowEvent", "endEvent"):
         return _read_throw(ctx, node, defs, kinds)
-    where = tag == "intermediateCatchEvent" or tag == "boundaryEvent" or (
-        tag == "startEvent" and ctx.scope is not None)
+    top = tag == "startEvent" and ctx.scope is None  # starts instances: each held alone
+    where = tag in ("intermediateCatchEvent", "boundaryEvent", "startEvent")
     if len(defs) < 2 or not where or any(k not in _KINDS for k in kinds) or \
-            len(set(kinds)) != len(kinds) or (parallel and tag != "intermediateCatchEvent"):
+            (len(set(kinds)) != len(kinds) and not top) or \
+            (parallel and tag != "intermediateCatchEvent"):
         return False
     events: list[dict[str, Any]] = []
     for kind, spec in zip(kinds, defs, strict=True):

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ModelError
 from .elements import Boundary, Element, EndEvent, TriggeredStart, WaitContext
 from .expr import Expr
-from .timers import Timer, TimerSpec, timer_spec
+from .timers import Timer, TimerExpr, TimerSpec, at_deployment, timer_spec
 
 KINDS = ("message", "timer", "signal")
 
@@ -198,8 +198,11 @@ def check_multiple(e: Element, timers: dict[str, Timer]) -> list[str]:
     if len(kinds) < 2:
         p.append(f"{e.kind} {e.id!r} needs two event definitions or more (it has "
                  f"{len(kinds)})")
-    if len(set(kinds)) != len(kinds):
+    top = isinstance(e, MultipleStart) and e.within is None  # each definition held alone
+    if len(set(kinds)) != len(kinds) and not top:
         p.append(f"{e.kind} {e.id!r}: give at most one message, one timer and one signal")
+    if top and kinds.count("timer") > 1:
+        p.append(f"{e.kind} {e.id!r}: give at most one timer")
     for d in e.events:
         if d.kind == "message" and not d.message:
             p.append(f"{e.kind} {e.id!r} names no message")
@@ -211,13 +214,12 @@ def check_multiple(e: Element, timers: dict[str, Timer]) -> list[str]:
             p.append(f"{e.kind} {e.id!r} names no signal")
         elif d.kind == "timer" and d.timer is not None:
             try:
-                timers[e.id] = d.timer.parsed()
+                parsed = d.timer.parsed()
+                timers[e.id] = at_deployment(parsed) if top and \
+                    isinstance(parsed, TimerExpr) else parsed
             except ModelError as exc:
                 p.append(f"{e.kind} {e.id!r}: {exc}")
             if d.timer.kind == "cycle":
                 p.append(f"{e.kind} {e.id!r}: a cycle timer is not one of several "
                          "definitions here (give a duration or a date)")
-    if isinstance(e, MultipleStart) and e.within is None:
-        p.append(f"{e.kind} {e.id!r}: a start event with several definitions starts only "
-                 "an event subprocess here, not the process")
     return p
