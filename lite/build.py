@@ -44,7 +44,7 @@ MICROPIP = "micropip==0.11.1"  # the version Pyodide 314's own lock file names
 # extension) and gobpm_nb's runtime dependencies (pyproject.toml; lxml has no WebAssembly
 # wheel and is not needed there: gobpm_nb.bpmn.xmllib uses the standard library).
 REQUIREMENTS = ["ipython", "jedi", "comm", "ipywidgets", "anywidget", "psygnal",
-                "typing_extensions", "isodate", "simpleeval", "graphviz"]
+                "typing_extensions", "isodate", "croniter", "simpleeval", "graphviz"]
 # Pulled in by the requirements but not wanted in the browser: the classic notebook's widget
 # extension (the site has JupyterLab's), and a terminal library Pyodide cannot use (the
 # kernel ships its own shim).

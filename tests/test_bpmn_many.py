@@ -200,8 +200,8 @@ def test_a_multi_instance_task_inside_a_subprocess_is_read_in_its_scope():
     ('<userTask id="x">' + loop() + '</userTask>',
      "gives neither an input collection (zeebe:loopCharacteristics inputCollection, "
      "camunda:collection) nor a loopCardinality"),
-    ('<userTask id="x">' + loop('<loopDataInputRef>items</loopDataInputRef>') + '</userTask>',
-     "<loopDataInputRef> is not read"),
+    ('<userTask id="x">' + loop('<loopDataInputRef>my.items</loopDataInputRef>')
+     + '</userTask>', "<loopDataInputRef> 'my.items' is not a variable name"),
     ('<userTask id="x">' + zeebe('<complexBehaviorDefinition id="cb"><condition>true'
                                  '</condition></complexBehaviorDefinition>') + '</userTask>',
      "complexBehaviorDefinition is not supported"),

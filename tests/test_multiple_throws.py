@@ -111,7 +111,6 @@ def test_an_escalation_nobody_catches_is_a_fact_and_the_rest_is_thrown():
 
 @pytest.mark.parametrize("events, problem", [
     ([{"signal": "go"}], "needs two event definitions or more"),
-    ([{"signal": "go"}, {"signal": "stop"}], "at most one message, one signal"),
     ([{"signal": "go"}, {"timer": "PT1H"}], "event 1 must be a dict with exactly one of"),
     ([{"signal": "go"}, {"signal": "x", "key": "k"}], "event 1 must be a dict"),
     ([{"signal": ""}, {"message": "m"}], "names no signal"),
@@ -225,3 +224,44 @@ def test_the_process_view_draws_the_throw_with_what_it_throws():
     picture = process_picture(eng, t.id)
     assert "⬟" in picture.dot and "message paid, signal go" in picture.dot
     assert 'bpmnElement="both"' in picture.bpmn
+
+
+def test_a_file_throw_of_two_messages_publishes_both_in_document_order():
+    """As SpiffWorkflow's multiple-throw.bpmn: two message definitions on one throw, each a
+    message of its own; both are published and each reaches its own waiting instance."""
+    xml = """<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d"
+    targetNamespace="t">
+  <bpmn:message id="M1" name="message_1"/>
+  <bpmn:message id="M2" name="message_2"/>
+  <bpmn:process id="initiate" isExecutable="true">
+    <bpmn:startEvent id="s"/>
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="t"/>
+    <bpmn:intermediateThrowEvent id="t">
+      <bpmn:messageEventDefinition messageRef="M1"/>
+      <bpmn:messageEventDefinition messageRef="M2"/>
+    </bpmn:intermediateThrowEvent>
+    <bpmn:sequenceFlow id="f2" sourceRef="t" targetRef="e"/>
+    <bpmn:endEvent id="e"/>
+  </bpmn:process>
+</bpmn:definitions>"""
+    model = bpm.load_bpmn(xml)
+    assert [n for n in model.report if n.severity == "error"] == []
+    p = model.process()
+    (t,) = [e for e in p.elements if e.id == "t"]
+    assert [d.message for d in t.events] == ["message_1", "message_2"]
+    eng = bpm.Engine()
+    waits = {}
+    for name in ("message_1", "message_2"):
+        w = bpm.Process(f"on_{name}")
+        w.start("s")
+        w.message_catch("m", message=name, key=bpm.NO_KEY)
+        w.end("e")
+        w.flow("s", "m", "e")
+        waits[name] = eng.start(w)
+    eng.run()
+    eng.start(p)
+    eng.run()
+    assert [waits[n].state for n in ("message_1", "message_2")] == ["completed"] * 2
+    taken = [f.details["message"] for f in eng.facts if f.kind == "message_correlated"]
+    assert taken == ["message_1", "message_2"]

@@ -22,6 +22,7 @@ from .context import Context, drawn_name
 from .drawnflows import paired_link
 from .expressions import translate
 from .names import BPMN, children, is_bpmn, local
+from .timertext import timer_value
 from .vendor import correlation_key, payload
 from .xmllib import etree
 
@@ -263,9 +264,14 @@ def timer(ctx: Context, spec: etree._Element, eid: str) -> dict[str, str]:
         found = spec.find(f"{{{BPMN}}}{tag}")
         if found is not None:
             text = (found.text or "").strip()
-            if text.startswith('="') and text.endswith('"'):
-                text = text[2:-1]
-            out[arg] = text
+            try:
+                out[arg] = timer_value(text, found.get("language") or ctx.language, arg)
+            except ModelError as exc:  # the process does not run; in design-review mode
+                owner = spec.getparent()  # the timer waits for nothing
+                tag = local(owner) if owner is not None else "timer"
+                ctx.detail(found, f"{tag} {eid!r}: {exc}", "it waits for nothing (PT0S): the "
+                                                         "timer fires at once")
+                return {"duration": "PT0S"}
     if len(out) != 1:
         message = f"a timer needs exactly one of timeDuration, timeDate or timeCycle; this " \
                   f"one has {len(out) or 'none'}"

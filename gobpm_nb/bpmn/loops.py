@@ -5,11 +5,14 @@ Read from what modelers write:
 
 - Camunda 8: ``zeebe:loopCharacteristics inputCollection="=reviewers" inputElement="reviewer"
   outputCollection="votes" outputElement="=vote"`` in the loop's extensionElements;
-- Camunda 7: ``camunda:collection`` (``${reviewers}`` or a plain variable name) and
-  ``camunda:elementVariable`` on the loop element;
+- Camunda 7, Activiti and Flowable: ``camunda:collection`` (``${reviewers}`` or a plain
+  variable name) and ``camunda:elementVariable`` on the loop element (``activiti:`` and
+  ``flowable:`` the same);
 - plain BPMN: ``isSequential``, ``loopCardinality`` (a number, ``${3}``, ``=n``) and
   ``completionCondition`` (FEEL or JUEL; the counters ``numberOfCompletedInstances`` ... and
-  Camunda 7's ``nrOfCompletedInstances`` ... are the engine's own names).
+  Camunda 7's ``nrOfCompletedInstances`` ... are the engine's own names), and the item-aware
+  ``loopDataInputRef``, ``inputDataItem``, ``loopDataOutputRef``, ``outputDataItem``
+  (``itemaware.py``) when no vendor extension gives the collection.
 
 Expressions go through ``expressions.translate``; what does not translate is an error note on
 the activity, and the activity is not made multi-instance (validation refuses it anyway).
@@ -33,14 +36,25 @@ from ..model import elements as el
 from ..model.checks import MANY_KINDS
 from .context import Context
 from .expressions import translate
+from .itemaware import ItemAware
 from .names import BPMN, GOBPM, ZEEBE, bpmn, camunda_attr, children, extension, local
 from .roots import RootElements, expression
 from .xmllib import etree
 
 LOOP = "multiInstanceLoopCharacteristics"
 STANDARD = "standardLoopCharacteristics"
-# standard data-driven loops: the engine has one data dict, not item-aware data elements
+# standard item-aware data: read (itemaware.py) unless a vendor extension gives the collection
 _DATA_REFS = ("loopDataInputRef", "loopDataOutputRef", "inputDataItem", "outputDataItem")
+
+
+#: Flowable's namespace: its loop attributes are Camunda 7's and Activiti's
+FLOWABLE = "http://flowable.org/bpmn"
+
+
+def _engine_attr(loop: etree._Element, name: str) -> str | None:
+    """A loop attribute of Camunda 7 or Activiti (``camunda:collection``), or Flowable's."""
+    found = camunda_attr(loop, name)
+    return found if found is not None else loop.get(f"{{{FLOWABLE}}}{name}")
 
 
 def read_loop(ctx: Context, node: etree._Element) -> None:
@@ -115,7 +129,7 @@ class _LoopReader:
         if zeebe is not None and zeebe.get("inputElement") is not None:
             out["element"] = self._name(zeebe, zeebe.get("inputElement"), "input element")
         else:
-            out["element"] = self._name(loop, camunda_attr(loop, "elementVariable"),
+            out["element"] = self._name(loop, _engine_attr(loop, "elementVariable"),
                                         "input element")
         if zeebe is not None:
             out["output_collection"] = self._name(zeebe, zeebe.get("outputCollection"),
@@ -124,7 +138,11 @@ class _LoopReader:
                                                   "output element")
         out["cardinality"] = self._formal("loopCardinality", "loop cardinality")
         out["completion"] = self._formal("completionCondition", "completion condition")
-        self._standard_parts(out["collection"] is not None or self.failed)
+        vendor = out["collection"] is not None
+        self._standard_parts(vendor)
+        if not vendor:
+            self._no_item(out, zeebe)
+            ItemAware(self.ctx, self.eid, self.loop, self._problem).read(out)
         if self.failed:
             return None
         if out["collection"] is None and out["cardinality"] is None:
@@ -155,6 +173,18 @@ class _LoopReader:
                                        "reads them: nothing is collected")
             out["output_collection"] = out["output_element"] = None
 
+    def _no_item(self, out: dict[str, Any], zeebe: etree._Element | None) -> None:
+        """Camunda 7's, Activiti's or Flowable's elementVariable beside a cardinality and no
+        collection: those engines set nothing (no item), and neither does this one."""
+        if out["element"] is None or out["cardinality"] is None or \
+                (zeebe is not None and zeebe.get("inputElement") is not None):
+            return
+        self.ctx.warning(self.loop, f"multi-instance {self.eid!r}: elementVariable "
+                                    f"{out['element']!r} is not set: without a collection "
+                                    "there is no item (loopCounter numbers each inner "
+                                    "instance)")
+        out["element"] = None
+
     def _vendor_expr(self, zeebe: etree._Element | None, attr: str, camunda: str | None,
                      what: str) -> str | None:
         """An expression from zeebe:loopCharacteristics, our own element, or Camunda 7."""
@@ -163,7 +193,7 @@ class _LoopReader:
         own = extension(self.loop, GOBPM, attr)
         if own is not None:
             return self._translate(own, own.text or "", own.get("language"), what)
-        text = camunda_attr(self.loop, camunda) if camunda is not None else None
+        text = _engine_attr(self.loop, camunda) if camunda is not None else None
         return self._translate(self.loop, text, None, what) if text is not None else None
 
     def _formal(self, tag: str, what: str) -> str | None:
@@ -202,14 +232,10 @@ class _LoopReader:
     def _standard_parts(self, has_collection: bool) -> None:
         """Plain BPMN's data references and behaviours, which the engine does not run."""
         for ref in (c for tag in _DATA_REFS for c in children(self.loop, BPMN, tag)):
-            what = f"multi-instance {self.eid!r}: <{local(ref)}>"
             if has_collection:
-                self.ctx.warning(ref, f"{what} is ignored: the input collection comes from "
-                                      "the vendor extension")
-                continue
-            self._problem(ref, f"{what} is not read (the engine has no item-aware data); give "
-                               "zeebe:loopCharacteristics inputCollection or "
-                               "camunda:collection")
+                self.ctx.warning(ref, f"multi-instance {self.eid!r}: <{local(ref)}> is "
+                                      "ignored: the input collection comes from the vendor "
+                                      "extension")
         for found in children(self.loop, BPMN, "complexBehaviorDefinition"):
             self._problem(found, f"multi-instance {self.eid!r}: complexBehaviorDefinition is "
                                  "not supported (no event is thrown as inner instances end)")

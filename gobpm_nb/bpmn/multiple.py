@@ -1,12 +1,14 @@
 """Events with several event definitions (``model.multiple``): read and written.
 
-An intermediate catch event, a boundary event or the start event of an event subprocess
-with two or more message, timer or signal definitions — ``*EventDefinition`` children, or
+An intermediate catch event, a boundary event or a start event (of an event subprocess, or of
+the process: there several messages or signals too, each held alone) with two or more
+message, timer or signal definitions — ``*EventDefinition`` children, or
 ``eventDefinitionRef``s naming definitions at the document's root — is read as the
 builder's ``catch`` (``parallelMultiple="true"``: ``all_of``), ``boundary`` or ``start_on``.
 An intermediate throw event or an end event with two or more message, signal or escalation
-definitions is read as ``throw(events=...)`` or ``end(events=...)``: each thrown in
-document order. Anything else with several definitions stays a placeholder (``events``).
+definitions (several of a kind too) is read as ``throw(events=...)`` or ``end(events=...)``:
+each thrown in document order. Anything else with several definitions stays a placeholder
+(``events``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..model.multiple import MULTIPLE, THROWN, THROWS, MultipleCatch
 from .context import Context
 from .events import _escalation_code, _signal, host_of, message_of, timer
 from .names import BPMN, children, is_bpmn, local
+from .timertext import timer_text
 from .vendor import payload
 from .xmllib import etree
 
@@ -45,10 +48,11 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
     parallel = node.get("parallelMultiple") == "true"
     if tag in ("intermediateThrowEvent", "endEvent"):
         return _read_throw(ctx, node, defs, kinds)
-    where = tag == "intermediateCatchEvent" or tag == "boundaryEvent" or (
-        tag == "startEvent" and ctx.scope is not None)
+    top = tag == "startEvent" and ctx.scope is None  # starts instances: each held alone
+    where = tag in ("intermediateCatchEvent", "boundaryEvent", "startEvent")
     if len(defs) < 2 or not where or any(k not in _KINDS for k in kinds) or \
-            len(set(kinds)) != len(kinds) or (parallel and tag != "intermediateCatchEvent"):
+            (len(set(kinds)) != len(kinds) and not top) or \
+            (parallel and tag != "intermediateCatchEvent"):
         return False
     events: list[dict[str, Any]] = []
     for kind, spec in zip(kinds, defs, strict=True):
@@ -74,7 +78,7 @@ def read_multiple(ctx: Context, node: etree._Element) -> bool:
 def _read_throw(ctx: Context, node: etree._Element, defs: list[etree._Element],
                 kinds: list[str]) -> bool:
     """A throw or end event with several definitions it can throw: each in document order."""
-    if len(defs) < 2 or any(k not in THROWN for k in kinds) or len(set(kinds)) != len(kinds):
+    if len(defs) < 2 or any(k not in THROWN for k in kinds):
         return False
     eid, name = node.get("id", ""), node.get("name")
     events: list[dict[str, Any]] = []
@@ -114,7 +118,7 @@ def write_multiple(writer: Any, node: etree._Element, e: el.Element) -> None:
     for d in e.events:
         if d.kind == "timer" and d.timer is not None:
             spec = etree.SubElement(node, f"{{{BPMN}}}timerEventDefinition")
-            writer.formal(spec, TIMER_TAGS[d.timer.kind], d.timer.text, None)
+            writer.formal(spec, TIMER_TAGS[d.timer.kind], *timer_text(d.timer))
         elif d.kind == "message":
             etree.SubElement(node, f"{{{BPMN}}}messageEventDefinition",
                              messageRef=writer.message(d.message, d.key))

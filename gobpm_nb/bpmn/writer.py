@@ -43,6 +43,7 @@ from .names import (
 )
 from .roots import NCNAME, RootElements, expression, slug
 from .scopes import scope_of
+from .timertext import timer_text
 from .xmllib import etree
 
 TAGS = {"start": "startEvent", "end": "endEvent", "message_end": "endEvent",
@@ -353,7 +354,7 @@ class Writer(RootElements):
                                  if e.escalation else {}))
         if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and \
                 e.timer is not None:
-            self.formal(sub("timer"), TIMER_TAGS[e.timer.kind], e.timer.text, None)
+            self.formal(sub("timer"), TIMER_TAGS[e.timer.kind], *timer_text(e.timer))
         if isinstance(e, el.MessageStart) and e.within is None:  # starts instances: no key
             sub("message", messageRef=self.start_message(e.message))
         elif isinstance(e, (el.MessageCatch, el.MessageBoundary, el.MessageThrow,

@@ -308,7 +308,8 @@ class Builder:
     def start_on(self, id: str, name: str | None = None, *, any_of: list[dict[str, Any]],
                  interrupting: bool = True) -> str:
         """The start of an event subprocess that opens on the first of ``any_of`` (as
-        ``catch`` takes them)."""
+        ``catch`` takes them); in the process itself, a start event that creates an instance
+        on any one of them, each time one comes."""
         events, _ = self._events(id, any_of, None, False)
         return self._add(mu.MultipleStart(id, name, interrupting=interrupting, events=events))
 

@@ -10,7 +10,7 @@ from . import elements as el
 from .decisions import check_decision
 from .multiple import MULTIPLE, THROWS, check_multiple, check_throws
 from .placeholders import Unsupported, UnsupportedBoundary
-from .timers import Timer
+from .timers import Timer, TimerExpr, TimerSpec, at_deployment
 
 Nodes = dict[str, el.Element]
 Flows = dict[str, list[el.Flow]]
@@ -22,6 +22,19 @@ GATEWAYS = (el.ExclusiveGateway, el.InclusiveGateway, el.ParallelGateway, el.Eve
 
 def where(e: el.Element) -> str:
     return f"in subprocess {e.within!r}" if e.within is not None else "in the process"
+
+
+def _check_timer(e: el.Element, timer: TimerSpec, timers: dict[str, Timer]) -> list[str]:
+    """A timer parsed into ``timers``; a start event of the process evaluates its
+    expression now, when the process is deployed (it has no instance data)."""
+    try:
+        parsed = timer.parsed()
+        if isinstance(parsed, TimerExpr) and isinstance(e, el.TimerStart) and e.within is None:
+            parsed = at_deployment(parsed)
+    except ModelError as exc:
+        return [f"{e.kind} {e.id!r}: {exc}"]
+    timers[e.id] = parsed
+    return []
 
 
 def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
@@ -46,10 +59,7 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.append(f"{e.kind} {e.id!r} has no way out (no outgoing flow)")
     timer = getattr(e, "timer", None)
     if isinstance(e, (el.TimerCatch, el.TimerBoundary, el.TimerStart)) and timer is not None:
-        try:
-            timers[e.id] = timer.parsed()
-        except ModelError as exc:
-            p.append(f"{e.kind} {e.id!r}: {exc}")
+        p.extend(_check_timer(e, timer, timers))
     if isinstance(e, (el.MessageCatch, el.ReceiveTask, el.MessageBoundary, el.MessageThrow,
                       el.MessageStart, el.MessageEnd)):
         if not e.message:

@@ -7,8 +7,8 @@ catch (``parallel``) fires when every one of them has come. Each definition is h
 holder of its own, on the event's node, as an event-based gateway's arms are.
 
 An intermediate throw event or an end event with several definitions (``MultipleThrow``,
-``MultipleEnd``) throws every one of them, in the order given: a message, a signal and an
-escalation, at most one of each kind.
+``MultipleEnd``) throws every one of them, in the order given: messages, signals and
+escalations, several of a kind if it names them (two messages are two publications).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ModelError
 from .elements import Boundary, Element, EndEvent, TriggeredStart, WaitContext
 from .expr import Expr
-from .timers import Timer, TimerSpec, timer_spec
+from .timers import Timer, TimerExpr, TimerSpec, at_deployment, timer_spec
 
 KINDS = ("message", "timer", "signal")
 
@@ -141,17 +141,13 @@ def throw_defs(owner: str, given: Any, expr: Any, problem: Any) -> tuple[ThrowDe
 
 
 def check_throws(e: Element) -> list[str]:
-    """A multiple throw's checks: two definitions or more, at most one of each kind, each
-    naming what it throws."""
+    """A multiple throw's checks: two definitions or more, each naming what it throws."""
     assert isinstance(e, THROWS)
     p: list[str] = []
     kinds = [d.kind for d in e.events]
     if len(kinds) < 2:
         p.append(f"{e.kind} {e.id!r} needs two event definitions or more (it has "
                  f"{len(kinds)})")
-    if len(set(kinds)) != len(kinds):
-        p.append(f"{e.kind} {e.id!r}: give at most one message, one signal and one "
-                 "escalation")
     for d in e.events:
         named = {"message": d.message, "signal": d.signal, "escalation": d.escalation}
         if not isinstance(named[d.kind], str) or not named[d.kind]:
@@ -202,8 +198,11 @@ def check_multiple(e: Element, timers: dict[str, Timer]) -> list[str]:
     if len(kinds) < 2:
         p.append(f"{e.kind} {e.id!r} needs two event definitions or more (it has "
                  f"{len(kinds)})")
-    if len(set(kinds)) != len(kinds):
+    top = isinstance(e, MultipleStart) and e.within is None  # each definition held alone
+    if len(set(kinds)) != len(kinds) and not top:
         p.append(f"{e.kind} {e.id!r}: give at most one message, one timer and one signal")
+    if top and kinds.count("timer") > 1:
+        p.append(f"{e.kind} {e.id!r}: give at most one timer")
     for d in e.events:
         if d.kind == "message" and not d.message:
             p.append(f"{e.kind} {e.id!r} names no message")
@@ -215,13 +214,12 @@ def check_multiple(e: Element, timers: dict[str, Timer]) -> list[str]:
             p.append(f"{e.kind} {e.id!r} names no signal")
         elif d.kind == "timer" and d.timer is not None:
             try:
-                timers[e.id] = d.timer.parsed()
+                parsed = d.timer.parsed()
+                timers[e.id] = at_deployment(parsed) if top and \
+                    isinstance(parsed, TimerExpr) else parsed
             except ModelError as exc:
                 p.append(f"{e.kind} {e.id!r}: {exc}")
             if d.timer.kind == "cycle":
                 p.append(f"{e.kind} {e.id!r}: a cycle timer is not one of several "
                          "definitions here (give a duration or a date)")
-    if isinstance(e, MultipleStart) and e.within is None:
-        p.append(f"{e.kind} {e.id!r}: a start event with several definitions starts only "
-                 "an event subprocess here, not the process")
     return p

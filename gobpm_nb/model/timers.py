@@ -1,7 +1,10 @@
-"""ISO 8601 durations, dates and repeating intervals, parsed with ``isodate``."""
+"""ISO 8601 durations, dates and repeating intervals, parsed with ``isodate``; cron cycles
+read with ``croniter`` (imported when a cron cycle is first read); timers given as an
+expression over the instance data (``=...``), evaluated when the timer is armed."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeAlias
@@ -9,6 +12,7 @@ from typing import Any, TypeAlias
 import isodate
 
 from ..errors import ModelError
+from .expr import Expr
 
 #: A parsed ISO 8601 duration: a timedelta, or isodate's Duration when months or years are
 #: involved (isodate has no type information: to mypy its Duration is Any)
@@ -49,6 +53,10 @@ def parse_date(text: str | datetime, what: str = "date") -> datetime:
     return value.astimezone(UTC)
 
 
+#: A calendar day written alone (``2017-07-24``), read as its midnight
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
 def add(at: datetime, duration: Duration) -> datetime:
     """``at`` moved forward by an ISO duration (months and years by the calendar)."""
     return at + duration
@@ -69,12 +77,66 @@ class Cycle:
     start: datetime | None = None
 
 
-#: What a timer waits for, parsed: a duration, a date or a cycle
-Timer: TypeAlias = Duration | datetime | Cycle
+@dataclass(frozen=True)
+class CronCycle:
+    """A cron cycle as Camunda reads one: six fields, seconds first (``0 0/5 * * * ?``), a
+    seventh for the year allowed; it repeats without end, in UTC (the virtual clock's)."""
+
+    text: str
+
+    def after(self, at: datetime) -> datetime:
+        """The first time strictly after ``at`` that the cycle names."""
+        from croniter import croniter  # on first use: only a cron cycle needs it
+
+        found: datetime = croniter(self.text, at, second_at_beginning=True).get_next(datetime)
+        return found.astimezone(UTC)
 
 
-def parse_cycle(text: str) -> Cycle:
-    """Parse an ISO 8601 repeating interval such as ``R3/PT10M``."""
+@dataclass(frozen=True)
+class TimerExpr:
+    """A timer given as an expression over the instance data: evaluated when the timer is
+    armed, its result read as ``kind`` says (an ISO 8601 duration, date or cycle, or a cron
+    cycle)."""
+
+    kind: str  # "duration" | "date" | "cycle"
+    expr: Expr
+
+
+#: What a timer waits for, parsed: a duration, a date or a cycle (ISO or cron), or an
+#: expression evaluated when it is armed
+Timer: TypeAlias = Duration | datetime | Cycle | CronCycle | TimerExpr
+
+#: How many fields a cron cycle has: seconds first, the year last and optional
+CRON_FIELDS = (6, 7)
+
+
+def is_cron(text: str) -> bool:
+    """Whether ``text`` is written as a cron cycle (fields apart by spaces), not ISO 8601."""
+    return isinstance(text, str) and len(text.split()) > 1 and not text.startswith("R")
+
+
+def parse_cron(text: str) -> CronCycle:
+    """A cron cycle, checked: six fields (seven with a year), seconds first."""
+    fields = text.split()
+    if len(fields) not in CRON_FIELDS:
+        raise ModelError(f"cycle {text!r} is a cron expression of {len(fields)} fields; a "
+                         "cron cycle has six, seconds first (0 0/5 * * * ?), and an "
+                         "optional seventh for the year")
+    from croniter import croniter  # on first use: only a cron cycle needs it
+
+    try:
+        croniter(" ".join(fields), datetime(2026, 1, 1, tzinfo=UTC),
+                 second_at_beginning=True).get_next(datetime)
+    except (ValueError, KeyError, TypeError, OverflowError):
+        raise ModelError(f"cycle {text!r} is not a cron expression: seconds, minutes, "
+                         "hours, day of month, month, day of week (and a year)") from None
+    return CronCycle(" ".join(fields))
+
+
+def parse_cycle(text: str) -> Cycle | CronCycle:
+    """Parse an ISO 8601 repeating interval such as ``R3/PT10M``, or a cron cycle."""
+    if is_cron(text):
+        return parse_cron(text)
     parts = text.split("/") if isinstance(text, str) else []
     if len(parts) not in (2, 3) or not parts[0].startswith("R"):
         raise ModelError(f"cycle {text!r} is not an ISO 8601 repeating interval like R3/PT10M")
@@ -100,17 +162,53 @@ class TimerSpec:
     """What a timer waits for: exactly one of a duration, a date or a cycle."""
 
     kind: str  # "duration" | "date" | "cycle"
-    text: str
+    text: str  # ISO 8601 or cron text, or "=" and an expression over the instance data
+
+    @property
+    def expression(self) -> str | None:
+        """The expression's source when the timer is given as one (``=...``), else None."""
+        return self.text[1:].strip() if self.text.startswith("=") else None
 
     def parsed(self) -> Timer:
-        if self.kind == "duration":
-            value = parse_duration(self.text)
-            if is_negative(value):
-                raise ModelError(f"duration {self.text!r} is negative")
-            return value
-        if self.kind == "date":
-            return parse_date(self.text)
-        return parse_cycle(self.text)
+        source = self.expression
+        if source is not None:
+            if not source:
+                raise ModelError(f"{self.kind} {self.text!r} has an empty expression")
+            return TimerExpr(self.kind, Expr(source))
+        return parse_timer(self.kind, self.text)
+
+
+def parse_timer(kind: str, text: str) -> Duration | datetime | Cycle | CronCycle:
+    """The text of a timer of this kind, parsed (ModelError naming it when it does not)."""
+    if kind == "duration":
+        value = parse_duration(text)
+        if is_negative(value):
+            raise ModelError(f"duration {text!r} is negative")
+        return value
+    if kind == "date":
+        if _DAY.match(text.strip()):  # a timer's day alone (Activiti reads one): its midnight
+            return parse_date(text.strip() + "T00:00:00")
+        return parse_date(text)
+    return parse_cycle(text)
+
+
+def at_deployment(timer: TimerExpr) -> Duration | datetime | Cycle | CronCycle:
+    """The timer expression of a start event of the process, evaluated when the process is
+    deployed (as Camunda 8 does): no instance exists yet, so it reads no data."""
+    source = timer.expr.describe()
+    why = "a timer start of the process is evaluated when it is deployed, with no " \
+          "instance data"
+    try:
+        value = timer.expr({})
+    except KeyError as exc:
+        raise ModelError(f"{timer.kind} {source!r} names field {exc}, but {why}") from None
+    except Exception as exc:  # the expression fails without data
+        raise ModelError(f"{timer.kind} {source!r} raised {type(exc).__name__} ({why})"
+                         ) from None
+    if not isinstance(value, str):
+        raise ModelError(f"{timer.kind} {source!r} gave a value of type "
+                         f"{type(value).__name__}, not a string")
+    return parse_timer(timer.kind, value.strip())
 
 
 def timer_spec(duration: Any = None, date: Any = None, cycle: Any = None) -> TimerSpec | None:

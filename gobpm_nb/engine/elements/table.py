@@ -147,7 +147,7 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
 
 for _kind in ("message_start", "timer_start", "signal_start",
-              "conditional_start"):  # starting an instance
+              "conditional_start", "multiple_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
 
 settle_joins = complex.settle_all

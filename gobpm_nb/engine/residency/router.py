@@ -42,6 +42,7 @@ from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.dehydrated import Dehydrated
 from ..state.holders import DEPLOYED, Hold
+from ..state.incident import Incident
 from ..state.records import Track, Trigger
 from ..state.waits import MessageWait, MultipleWait, SignalWait, TimerWait
 from . import hydrate
@@ -200,7 +201,12 @@ class Residency:
         if isinstance(w, TimerWait):
             if w.cycles in (None, 0):
                 return
-            tr.boundaries[fired.node] = w = timer_wait(run, fired.node, w.cycles, fired.at)
+            try:  # a cycle given by an expression is evaluated again (as when first armed)
+                w = timer_wait(run, fired.node, w.cycles, fired.at)
+            except Incident as exc:
+                run.fail(tr, exc)
+                return
+            tr.boundaries[fired.node] = w
         elif not isinstance(w, (MessageWait, SignalWait)):
             return
         w.hold(holders, run.id, tr.id, BOUNDARY)

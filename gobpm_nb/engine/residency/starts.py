@@ -24,6 +24,7 @@ from ...errors import EngineError
 from ...kernel import Kernel, iso
 from ...model import Definition
 from ...model import elements as el
+from ...model.multiple import MultipleStart
 from ..durability.journal import Journal, Store
 from ..runtime.compute import deadline_of
 from ..runtime.outside import Outside
@@ -81,6 +82,16 @@ class Starts:
         elif isinstance(start, (el.SignalStart, el.SignalCatch)):
             holders.hold_subscription(DEPLOYED, defn.id, sid, "signal", start.signal,
                                       None, START)
+        elif isinstance(start, MultipleStart):  # any one of its definitions starts one
+            for d in start.events:
+                if d.kind == "timer":
+                    at, left = self.first_deadline(defn, sid, recorded)
+                    if at is not None:
+                        holders.hold_timer(DEPLOYED, defn.id, sid, at, START, left)
+                else:
+                    holders.hold_subscription(DEPLOYED, defn.id, sid, d.kind,
+                                              d.message if d.kind == "message" else d.signal,
+                                              None, START)
 
     def first_deadline(self, defn: Definition, sid: str, recorded: dict[str, str]
                        ) -> tuple[int | None, int | None]:
@@ -260,6 +271,9 @@ def how_it_starts(defn: Definition) -> str:
         elif isinstance(node, el.ConditionalStart) and node.condition is not None:
             ways.append(f"conditional start {sid!r} ({node.condition.describe()}): "
                         "eng.start_on_conditions({...}) starts one when it holds on the data")
+        elif isinstance(node, MultipleStart):
+            ways.append(f"start {sid!r}: any one of its {len(node.events)} event "
+                        "definitions creates one")
         elif isinstance(node, el.TimerStart) and node.timer is not None:
             ways.append(f"timer start {sid!r} ({node.timer.kind} {node.timer.text}): it "
                         "starts one when the clock gets there (eng.advance or eng.run)")

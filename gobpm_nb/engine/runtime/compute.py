@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from ...errors import ModelError
 from ...kernel import to_datetime, to_us, unit
 from ...model import elements as el
 from ...model.decisions import flow_named
-from ...model.timers import Cycle, add
+from ...model.timers import CronCycle, Cycle, Timer, TimerExpr, add, parse_timer
 from ..state.holders import correlation
 from ..state.incident import Incident
 from ..state.waits import TimerWait
@@ -95,8 +96,12 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None,
     spec = run.defn.timers[node_id]
     if type(spec) is timedelta:  # the common case first: exact in microseconds
         return run.core.kernel.now + spec // ONE_US, None
+    if isinstance(spec, TimerExpr):
+        spec = evaluated(run, node_id, spec)
     try:
         now = to_datetime(run.core.kernel.now)
+        if isinstance(spec, CronCycle):
+            return to_us(spec.after(to_datetime(after) if after is not None else now)), -1
         if isinstance(spec, Cycle):
             first = cycles is None
             if cycles is None:
@@ -110,6 +115,35 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None,
         return to_us(add(now, spec)), None
     except (OverflowError, ValueError) as exc:
         raise Incident(node_id, f"its timer's deadline is out of range ({exc})") from None
+
+
+#: What the value of a timer's expression must be, by the timer's kind
+_WANTED = {"duration": "an ISO 8601 duration", "date": "an ISO 8601 date-time",
+           "cycle": "an ISO 8601 repeating interval or a cron cycle"}
+
+
+def evaluated(run: Run, node_id: str, spec: TimerExpr) -> Timer:
+    """A timer expression evaluated over the data the arming track reads, its value read as
+    the timer's kind says. A missing field, a failure or a value of the wrong type or form is
+    an incident naming the timer and the value's type (never the value)."""
+    source = spec.expr.describe()
+    try:
+        value = spec.expr(run.seen())
+    except KeyError as exc:
+        raise Incident(node_id, f"timer {spec.kind} {source!r} names missing field "
+                                f"{exc}") from None
+    except Exception as exc:  # the expression failed on this data
+        raise Incident(node_id, f"timer {spec.kind} {source!r} raised "
+                                f"{type(exc).__name__}") from None
+    wanted = _WANTED[spec.kind]
+    if not isinstance(value, str):
+        raise Incident(node_id, f"timer {spec.kind} {source!r} gave a value of type "
+                                f"{type(value).__name__}, not {wanted} string")
+    try:
+        return parse_timer(spec.kind, value.strip())
+    except ModelError:
+        raise Incident(node_id, f"timer {spec.kind} {source!r} gave a string that is not "
+                                f"{wanted}") from None
 
 
 def timer_wait(run: Run, node_id: str, cycles: int | None = None,
