@@ -148,3 +148,23 @@ def test_a_dashboard_outside_a_notebook_still_runs():
     pop = cut_off().run(progress=False, dashboard=True)
     assert pop.final.counters["cases started"] > 50
     assert isinstance(pop.dashboard(), PopulationDashboard)
+
+
+def test_the_display_a_run_makes_keeps_one_text_from_its_start_to_its_end():
+    """``run(dashboard=True)`` displays its dashboard at the start and replaces it by the end:
+    a checker that compares the text of the first display sees what the notebook saved."""
+    from gobpm_nb.population.board import empty_board
+    from gobpm_nb.ui.population import shown
+
+    sc = cut_off()
+    board, handle = shown(sc, True, empty_board(sc))
+    assert handle is None  # outside IPython nothing is displayed
+    before = board._repr_mimebundle_()[0]["text/plain"]
+    drive(sc, False, board)
+    after, meta = board._repr_mimebundle_()
+    assert before == after["text/plain"] == \
+        "PopulationDashboard(title='population of order · seed 3 · pools: clerks, packers', " \
+        "shows its run)"
+    assert repr(board).startswith("PopulationDashboard(title=") and "phase='ended'" in repr(board)
+    assert meta["gobpm_nb"] == {"frozen": True}
+

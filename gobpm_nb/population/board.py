@@ -19,8 +19,8 @@ from ..kernel import to_datetime
 from ..observe.projections import standing
 from .spec import Plan
 
-#: The case counters, in the order the dashboard shows them ("ended otherwise": failed or
-#: terminated, shown only when there are some).
+#: The case counters, in the order the dashboard shows them ("ended otherwise": ended in a
+#: state other than completed, such as failed; shown only when there are some).
 OTHERWISE = "ended otherwise"
 CASE_COUNTERS = ("cases started", "running", "completed", OTHERWISE, "SLA breached")
 
