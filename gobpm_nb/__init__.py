@@ -20,6 +20,7 @@ from .model.interchange import register
 from .observe import Fact
 from .persist import MemoryStore, SQLiteStore
 from .population import Population, Scenario, compare
+from .population.board import register_dashboards
 
 if TYPE_CHECKING:
     from .bpmn import BpmnModel
@@ -62,6 +63,17 @@ def _views() -> Views:
 
 
 register_views(_views)
+
+
+def _dashboards() -> Any:
+    """The population dashboards ``Scenario.run(dashboard=...)`` and
+    ``Population.dashboard`` open (``gobpm_nb.ui.population``), imported on first use."""
+    from .ui import population
+
+    return population
+
+
+register_dashboards(_dashboards)
 
 __all__ = ["CheckpointError", "Engine", "EngineError", "Fact", "GobpmError", "Instance",
            "MemoryStore", "ModelError", "NO_KEY", "Population", "Process", "SQLiteStore",

@@ -1215,7 +1215,7 @@ def test_a_notebook_opened_unexecuted_and_untrusted_shows_a_drawing_for_every_vi
                            " w.dispose(); }")
     finally:
         fresh.close()
-    assert len(shown) == 11 and sum(shown.values()) >= 20, shown
+    assert len(shown) == 12 and sum(shown.values()) >= 21, shown
     assert dialogs == []
 
 

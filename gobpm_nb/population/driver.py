@@ -14,6 +14,7 @@ it not at all."""
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from typing import Any
 
 from ..api import Engine
@@ -21,6 +22,7 @@ from ..errors import EngineError
 from ..kernel import iso, to_datetime
 from ..model import elements as el
 from ..observe import Fact
+from .board import board_of, empty_board
 from .calendars import HOUR
 from .draws import Stream
 from .pools import PoolRun, Work
@@ -66,6 +68,9 @@ class Driver:
         self.arrival_end = sc.start + sc.warmup + sc.horizon
         self.limit = self.arrival_end + sc.drain
         self.coming = sc.arrivals.times(self.stream("arrivals"), sc.start, self.arrival_end)
+        #: called with the virtual time after each instant the driver ran (a dashboard
+        #: following the run); None: nothing is called
+        self.watch: Callable[[int], object] | None = None
 
     def stream(self, source: str) -> Stream:
         s = self.streams.get(source)
@@ -83,6 +88,7 @@ class Driver:
         self._next_arrival()
         bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
         eng, kernel, heap, loops, now = self.eng, self.kernel, self.heap, 0, self.sc.start
+        watch = self.watch
         while True:
             due = kernel.next_at()
             nxt = min(heap[0][0] if heap else self.limit + 1,
@@ -104,6 +110,8 @@ class Driver:
                     eng.run(until=to_datetime(now))
                     self._absorb()
             self._dispatch(now)
+            if watch is not None:
+                watch(now)
             loops += 1
             if bar is not None and loops % 512 == 0:
                 bar.update((now - self.sc.start) / HOUR - bar.n)
@@ -290,9 +298,17 @@ def _bar(progress: bool | None, total: float) -> Any:
                 desc="virtual hours")
 
 
-def drive(sc: Plan, progress: bool | None = None) -> Population:
-    """Run ``sc`` once; its Population."""
+def drive(sc: Plan, progress: bool | None = None, board: Any = None) -> Population:
+    """Run ``sc`` once; its Population. ``board``: a population dashboard
+    (``gobpm_nb.ui.population``) that follows the run: ``follow(read, start)`` (``read(at)``
+    gives the run's ``Board`` at virtual time ``at``) returns the watch called after each
+    instant, ``ended(final)`` is told the end."""
     d = Driver(sc)
+    if board is not None:
+        d.watch = board.follow(lambda at: board_of(d, at), empty_board(sc), sc)
     ended = d.go(progress)
+    final = board_of(d, ended)
+    if board is not None:
+        board.ended(final)
     return Population(sc, list(d.cases.values()), d.works,
-                      {n: p.changes for n, p in d.pools.items() if p.changes}, ended)
+                      {n: p.changes for n, p in d.pools.items() if p.changes}, ended, final)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from .board import Board
     from .pools import Work
     from .spec import Plan
 
@@ -79,8 +80,11 @@ class Population:
     ``queues()``, ``summary()``, ``event_log()``, ``to_xes(path)`` and the plots."""
 
     def __init__(self, scenario: Plan, cases: list[Case], works: list[Work],
-                 changes: dict[str, list[tuple[int, int, int]]], ended: int):
+                 changes: dict[str, list[tuple[int, int, int]]], ended: int,
+                 final: Board | None = None):
         self.scenario = scenario
+        #: the run's last instant as its dashboard shows it (``dashboard()``)
+        self.final = final
         self._cases = cases
         self._works = works
         self._changes = changes
@@ -323,6 +327,19 @@ class Population:
         from .plots import pools_over_time
 
         return pools_over_time(self.utilisation(freq), self.queues(freq))
+
+    # -- the dashboard --------------------------------------------------------------------------
+    def dashboard(self) -> Any:
+        """A population dashboard (``gobpm_nb.ui.PopulationDashboard``) showing the run's
+        end: case counters, each pool's busy resources and waiting work, the clock, and the
+        tokens still standing on the process diagram. ``Scenario.run(dashboard=True)``
+        shows one that follows the run while it runs."""
+        from .board import dashboards, empty_board
+
+        board = dashboards().PopulationDashboard(self.scenario, empty_board(self.scenario))
+        if self.final is not None:
+            board.ended(self.final)
+        return board
 
     def __repr__(self) -> str:
         kept = sum(1 for c in self._cases if not c.warm)

@@ -202,12 +202,29 @@ class Scenario:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
 
-    def run(self, *, progress: bool | None = None) -> Any:
+    def run(self, *, progress: bool | None = None, dashboard: Any = None) -> Any:
         """Run the scenario once on a fresh engine (see ``docs/scenario.md``); ``progress``
-        shows a progress bar over virtual time (None: only for runs over a second)."""
+        shows a progress bar over virtual time (None: only for runs over a second).
+        ``dashboard=True`` shows a population dashboard in the cell's output that follows
+        the run; a dashboard of ``dashboard()`` (displayed first) is followed as it is."""
         from .driver import drive
 
-        return drive(self, progress)
+        if dashboard is None or dashboard is False:
+            return drive(self, progress)
+        from .board import dashboards, empty_board
+
+        board, handle = dashboards().shown(self, dashboard, empty_board(self))
+        pop = drive(self, progress, board)
+        if handle is not None:
+            handle.update(board)  # the cell's output keeps the run's end
+        return pop
+
+    def dashboard(self) -> Any:
+        """A population dashboard of this scenario (``gobpm_nb.ui.PopulationDashboard``),
+        not run yet: display it, then ``run(dashboard=board)`` and it follows the run."""
+        from .board import dashboards, empty_board
+
+        return dashboards().PopulationDashboard(self, empty_board(self))
 
     def replicate(self, n: int, client: Any = None) -> pd.DataFrame:
         """``n`` replications on Dask (a local cluster, or ``client``): the mean of each

@@ -5,10 +5,12 @@ The front end lives in ``widgets/`` (repository root) and is bundled into
 ``gobpm_nb/static/widget.js`` (the loader) and ``shared.js`` (sent once: ``shared``);
 ``widgets`` declares the synced traits and routes the commands the dashboard sends back,
 ``views`` binds them to a live engine (``lineage_view``, ``process_view``, ``dashboard``),
-``process`` builds what a process view shows.
+``process`` builds what a process view shows, ``population`` draws a scenario's run
+(``PopulationDashboard``).
 """
 
 from gobpm_nb.ui.coalesce import Coalescer
+from gobpm_nb.ui.population import PopulationDashboard
 from gobpm_nb.ui.views import (
     Dashboard,
     LineageView,
@@ -19,8 +21,8 @@ from gobpm_nb.ui.views import (
     lineage_view,
     process_view,
 )
-from gobpm_nb.ui.widgets import DashboardWidget, GraphWidget
+from gobpm_nb.ui.widgets import DashboardWidget, GraphWidget, PopulationWidget
 
 __all__ = ["Coalescer", "Dashboard", "DashboardWidget", "GraphWidget", "LineageView",
-           "ProcessView", "dashboard", "dashboard_traits", "flush_all", "lineage_view",
-           "process_view"]
+           "PopulationDashboard", "PopulationWidget", "ProcessView", "dashboard",
+           "dashboard_traits", "flush_all", "lineage_view", "process_view"]

@@ -38,7 +38,7 @@ from ..observe.projections import HoldRow
 from ..render.marks import colours
 from .shared import SharedModule
 from .status import HORIZON_TIP
-from .widgets import DashboardWidget, GraphWidget
+from .widgets import DashboardWidget, GraphWidget, PopulationWidget
 
 #: Where the contract is written, in a clone (a wheel has no ``widgets/``).
 CONTRACT = Path(__file__).resolve().parents[2] / "widgets" / "src" / "contract.js"
@@ -48,6 +48,7 @@ COMMAND = "python -m gobpm_nb.ui.contract"
 MODELS: tuple[tuple[str, type, str], ...] = (
     ("graph", GraphWidget, "GraphTraits"),
     ("dashboard", DashboardWidget, "DashboardTraits"),
+    ("population", PopulationWidget, "PopulationTraits"),
     ("shared", SharedModule, "SharedModuleTraits"),
 )
 #: JSDoc types of the traits that carry structured values: typedefs of ``traits.js``.
@@ -63,6 +64,7 @@ SHAPES = {
     "publish_notice": "Notice|{}",
     "instance_rows": "InstanceRow[]",
     "timeline": "Timeline|{}",
+    "pools": "PoolRow[]",
 }
 WIDTH = 100
 HEADER = f"""\

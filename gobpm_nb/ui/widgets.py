@@ -273,6 +273,46 @@ class DashboardWidget(_Widget):
         return fields
 
 
+class PopulationWidget(_Widget):
+    """A population run on its process: the virtual clock, the case counters, each pool's
+    busy resources and waiting work, and a heat map of the tokens on the process diagram.
+
+    Traits (all synced):
+        view:     ``"population"``, fixed.
+        title:    str, default ``""``; the process and the scenario, shown above.
+        phase:    str, default ``""``; what the clock's moment is: ``"not run yet"``,
+                  ``"running"`` (the dashboard follows the run) or ``"ended"``.
+        clock:    str, default ``""``; the virtual clock as text (``Mon 2026-01-05 10:30``).
+        counters: dict str -> int, default ``{}``; the case counters, in order.
+        pools:    list of ``{pool, size, busy, waiting, open}``, default ``[]``; one row per
+                  pool of the scenario: its size (None: unlimited), busy resources, work
+                  waiting in its queue, and whether its calendar is open now.
+        bpmn:     str, default ``""``; the process as BPMN XML with a diagram.
+        marks:    dict, default ``{}``; the heat map on that diagram
+                  (:func:`gobpm_nb.render.heat.heat_marks`): each element with tokens has a
+                  ``fill`` (its shade) and a ``heat`` badge with the count.
+        dot:      str, default ``""``; the same heat map as DOT, drawn when ``bpmn`` is empty.
+        legend:   list of ``[label, colour]`` pairs, default ``[]``; the heat map's shades,
+                  the first saying what is counted.
+    """
+
+    view = t.Unicode("population", read_only=True).tag(sync=True)
+    title = t.Unicode("").tag(sync=True)
+    phase = t.Unicode("").tag(sync=True)
+    clock = t.Unicode("").tag(sync=True)
+    counters = t.Dict(value_trait=t.Int(), key_trait=t.Unicode(), default_value={}).tag(sync=True)
+    pools = t.List(t.Dict(), default_value=[]).tag(sync=True)
+    bpmn = t.Unicode("").tag(sync=True)
+    marks = t.Dict(default_value={}).tag(sync=True)
+    dot = t.Unicode("").tag(sync=True)
+    legend = t.List(t.List(t.Unicode(), minlen=2, maxlen=2), default_value=[]).tag(sync=True)
+
+    def _repr_fields(self) -> list[str]:
+        counts = ", ".join(f"{k}={v}" for k, v in self.counters.items())
+        return [f"title={self.title!r}", f"phase={self.phase!r}", f"clock={self.clock!r}",
+                counts]
+
+
 def _short(value: object, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

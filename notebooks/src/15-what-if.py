@@ -227,6 +227,36 @@ plt.show()
 # and gives each KPI's mean with its 95 % confidence interval.
 
 # %% [markdown]
+# ## On the dashboard: where does the week stand?
+#
+# The tables and figures are about the whole week, after it ended. To watch a population
+# **while it runs**, give `run()` a dashboard: `dashboard=True` shows one in the cell's output,
+# follows the run a few times a second and is left showing where the run ended. It counts the
+# cases (started, still running, completed, past the SLA), shows each pool's busy resources,
+# its waiting work and whether its calendar is open, and draws the process with each element
+# shaded by the **tokens standing on it now**, the count written on it. (`sc.dashboard()`
+# makes one to display in a cell of its own, then `run(dashboard=board)`;
+# `population.dashboard()` shows a finished run's end.)
+#
+# Twice the orders with two clerks again, but stopped on Friday at noon (arrivals for four and
+# a half days, no `drain` after them): what is on the desk at that moment?
+
+# %%
+friday = base.replace(arrivals=per_hour(6), horizon="P4DT12H", drain="PT0S")
+noon = friday.run(progress=False, dashboard=True)
+
+# %% [markdown]
+# **What it says.** On Friday at noon forty orders are open: fourteen checks, twelve
+# escalated checks and fourteen invoices. Both clerks and the supervisor are busy, and 26
+# pieces of work wait for the clerks and 11 for the supervisor. Almost half the orders of
+# the week are already past the SLA, open ones included (an open order is past it once it is
+# eight hours old). The same numbers are in the tables: `noon.cases()` has 40 orders not
+# ended, and each counter is computed from the run exactly as its table is.
+
+# %%
+noon.final.counters
+
+# %% [markdown]
 # ## The event log
 #
 # `event_log()` is the run as process mining reads it: a `start` and a `complete` row per

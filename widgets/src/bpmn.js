@@ -6,6 +6,9 @@
 // badges per element and a <title> tooltip on the shape. Only the elements whose marks
 // changed are redrawn. Every text goes through textContent or an attribute value.
 //
+// A population's heat map (gobpm_nb/render/heat.py) gives an element a `fill`: the shape is
+// filled with it (the gobpm-heat marker reads it from a CSS variable), its count on a badge.
+//
 // The flows a person may choose at a decision waiting now (marks.choices) are drawn dashed in
 // the decision colour with a badge saying their label; where the pane has onChoose (a
 // dashboard), clicking the flow or its badge calls it with the `decide` command's fields.
@@ -65,6 +68,7 @@ function entriesOf(marks) {
       classes: (Array.isArray(entry.classes) ? entry.classes : []).filter((c) => MARKER.test(c)),
       badges: Array.isArray(entry.badges) ? entry.badges.filter((b) => b && typeof b === "object") : [],
       tip: typeof entry.tip === "string" ? entry.tip : "",
+      fill: typeof entry.fill === "string" && COLOUR.test(entry.fill) ? entry.fill : "",
       key: JSON.stringify(entry),
     });
   }
@@ -119,7 +123,7 @@ function badge(data) {
   if (data.hold) node.dataset.hold = String(data.hold);
   if (typeof data.tip === "string") node.title = data.tip;
   if (typeof data.colour === "string" && COLOUR.test(data.colour)) node.style.borderColor = data.colour;
-  if (kind === "token") {
+  if (kind === "token" || kind === "heat") {
     if (typeof data.fill === "string" && COLOUR.test(data.fill)) node.style.backgroundColor = data.fill;
     if (typeof data.ink === "string" && COLOUR.test(data.ink)) node.style.color = data.ink;
     if (data.dashed) node.classList.add("gobpm-badge-dashed");
@@ -433,6 +437,8 @@ export class BpmnPane {
     if (!element) return false;
     const canvas = this.viewer.get("canvas");
     for (const cls of entry.classes) canvas.addMarker(element, cls);
+    // a heat map's shade: the gobpm-heat marker fills the shape with this variable
+    if (entry.fill) registry.getGraphics(element)?.style.setProperty("--gobpm-heat-fill", entry.fill);
     if (entry.tip) {
       const gfx = registry.getGraphics(element);
       if (gfx) {
@@ -578,6 +584,7 @@ export class BpmnPane {
     const canvas = this.viewer.get("canvas");
     for (const cls of entry.classes) canvas.removeMarker(element, cls);
     const gfx = registry.getGraphics(element);
+    if (gfx) gfx.style.removeProperty("--gobpm-heat-fill");
     if (gfx) for (const title of gfx.querySelectorAll(":scope > title.gobpm-tip")) title.remove();
   }
 

@@ -51,6 +51,8 @@ button.gobpm-badge.gobpm-badge-choice:hover { background: var(--gobpm-decision);
 }
 .gobpm-badge-token { min-width: 18px; text-align: center; font-weight: 700; }
 .gobpm-badge-dashed { border-style: dashed; }
+.gobpm-badge-heat { min-width: 20px; text-align: center; font-weight: 700; font-size: 12px; border-color: #212529; }
+.gobpm-bpmn .djs-shape.gobpm-heat .djs-visual > :nth-child(1) { fill: var(--gobpm-heat-fill, #fff3bf) !important; stroke: #212529 !important; stroke-width: 2px !important; }
 .gobpm-process { display: flex; flex-direction: column; gap: 4px; min-width: 0; }
 .gobpm-process .gobpm-graph { border: 0; padding: 0; }
 .gobpm-graphs > .gobpm-wide { grid-column: 1 / -1; }

@@ -92,6 +92,34 @@
  */
 
 /**
+ * The synced traits of PopulationWidget (the front end's 'population').
+ * @typedef {object} PopulationTraits
+ * @property {string|null} _shared  the kernel's `SharedModule` (the views, Graphviz, the BPMN
+ *   viewer), sent as `"IPY_MODEL_<id>"`.
+ * @property {string} _shared_digest  str; what the imported shared module is kept under on
+ *   `globalThis`.
+ * @property {"population"} view  `"population"`, fixed.
+ * @property {string} title  str, default `""`; the process and the scenario, shown above.
+ * @property {string} phase  str, default `""`; what the clock's moment is: `"not run yet"`,
+ *   `"running"` (the dashboard follows the run) or `"ended"`.
+ * @property {string} clock  str, default `""`; the virtual clock as text (`Mon 2026-01-05
+ *   10:30`).
+ * @property {Object<string, number>} counters  dict str -> int, default `{}`; the case counters,
+ *   in order.
+ * @property {PoolRow[]} pools  list of `{pool, size, busy, waiting, open}`, default `[]`; one
+ *   row per pool of the scenario: its size (None: unlimited), busy resources, work waiting in
+ *   its queue, and whether its calendar is open now.
+ * @property {string} bpmn  str, default `""`; the process as BPMN XML with a diagram.
+ * @property {Marks|{}} marks  dict, default `{}`; the heat map on that diagram
+ *   (`gobpm_nb.render.heat.heat_marks`): each element with tokens has a `fill` (its shade) and a
+ *   `heat` badge with the count.
+ * @property {string} dot  str, default `""`; the same heat map as DOT, drawn when `bpmn` is
+ *   empty.
+ * @property {Array<[string, string]>} legend  list of `[label, colour]` pairs, default `[]`; the
+ *   heat map's shades, the first saying what is counted.
+ */
+
+/**
  * The synced traits of SharedModule (the front end's 'shared').
  * @typedef {object} SharedModuleTraits
  * @property {string} digest  str; what the browser keeps the imported module under.
@@ -109,6 +137,10 @@ export const TRAITS = {
     "facts", "fact_page", "last_step", "publish_notice", "instances", "instance_rows", "selected",
     "lineage_dot", "process_dot", "process_bpmn", "process_marks", "playing", "timeline", "branch",
     "moment", "live", "error"
+  ],
+  "population": [
+    "_shared", "_shared_digest", "view", "title", "phase", "clock", "counters", "pools", "bpmn",
+    "marks", "dot", "legend"
   ],
   "shared": ["digest", "code"],
 };

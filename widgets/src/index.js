@@ -5,10 +5,12 @@ import { BPMN_STYLE } from "./bpmnStyle.js";
 import { h, trait, watch } from "./dom.js";
 import { renderDashboard } from "./dashboard.js";
 import { renderGraphView } from "./graphView.js";
+import { renderPopulationView } from "./populationView.js";
 import { CSS } from "./style.js";
 
 const VIEWS = {
   graph: renderGraphView,
+  population: renderPopulationView,
   // a branch's dashboard is drawn inside its parent's, as a view of its own model
   dashboard: (model, body) => renderDashboard(model, body, (child, el) => render({ model: child, el })),
 };

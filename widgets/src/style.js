@@ -47,6 +47,16 @@ export const CSS = `
 .gobpm-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; margin-top: 6px; color: var(--gobpm-muted); font-size: 12px; }
 .gobpm-legend-item { display: inline-flex; align-items: center; gap: 5px; }
 .gobpm-swatch { width: 11px; height: 11px; border-radius: 2px; border: 1px solid rgba(0,0,0,.25); display: inline-block; }
+/* The population dashboard: header, counters beside the pools, the heat map, its legend. */
+.gobpm-population { display: flex; flex-direction: column; gap: 6px; }
+.gobpm-population-header { justify-content: space-between; }
+.gobpm-population-phase { font-size: 12px; font-weight: 600; padding: 0 8px; border-radius: 9px; border: 1px solid var(--gobpm-border); color: var(--gobpm-muted); }
+.gobpm-population-phase[data-phase="running"] { color: var(--gobpm-accent); border-color: var(--gobpm-accent); }
+.gobpm-population-status { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 6px 18px; }
+.gobpm-population-status > .gobpm-counters { flex: 1 1 360px; }
+.gobpm-population-pools { flex: 0 1 auto; }
+.gobpm-population-pools .gobpm-table { width: auto; }
+.gobpm-pools tr[data-open="false"] td.gobpm-col-calendar { color: var(--gobpm-muted); font-style: italic; }
 /* The dashboard is one column of full-width rows sized for a 1280x800 screen: the process
    and the lineage share one tabbed panel, the two forms sit side by side under it, the
    tables fold away. Narrow outputs put the forms under each other. */

@@ -10,8 +10,9 @@
  * @typedef {object} ElementMarks
  * @property {string} id                the BPMN id of the shape
  * @property {string[]} classes         canvas markers: gobpm-left, gobpm-token,
- *                                      gobpm-dehydrated, gobpm-held, gobpm-fork
- * @property {Array<{kind: "token"|"hold"|"fork", text: string, tip: string, colour: string,
+ *                                      gobpm-dehydrated, gobpm-held, gobpm-fork, gobpm-heat
+ * @property {string} [fill]            a heat map's shade of the shape (gobpm_nb/render/heat.py)
+ * @property {Array<{kind: "token"|"hold"|"fork"|"heat", text: string, tip: string, colour: string,
  *   state?: string, fill?: string, ink?: string, dashed?: boolean, hold?: string,
  *   origin?: string}>} badges   a token's `state` is one of TRACK_STATES, a hold's `hold`
  *                               one of HOLD_KINDS
@@ -27,6 +28,16 @@
  * @property {string[]} flows           ids of the sequence flows taken
  * @property {Choice[]} [choices]       the flows a person may choose now (dashed, clickable)
  * @property {Object<string, string>} colours  the names of PALETTE -> CSS colour
+ */
+
+/**
+ * One pool of a population dashboard (gobpm_nb/population/board.py).
+ * @typedef {object} PoolRow
+ * @property {string} pool              the pool's name
+ * @property {number|null} size         its resources (null: unlimited)
+ * @property {number} busy              resources working now
+ * @property {number} waiting           work waiting in its queue
+ * @property {boolean} open             whether its calendar is open now
  */
 
 /**
