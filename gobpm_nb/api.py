@@ -41,7 +41,7 @@ from .model.timers import add
 from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
-from .travel.driving import Lane
+from .travel.driving import Driving
 from .travel.history import Command, command, tell
 from .travel.opening import DEFAULT_START, Options, open_state
 from .travel.recovering import recovered
@@ -482,9 +482,9 @@ class Engine:
                f"coroutines={s['coroutines']})"
 
 
-def lane(eng: Engine) -> Lane:
-    """Package-internal: a population run's way into its own engine (``travel.driving``)."""
-    return Lane(eng._state)
+def driving(eng: Engine) -> Driving:
+    """Package-internal: a population run's handle on its own engine (``travel.driving``)."""
+    return Driving(eng._state)
 
 
 __all__ = ["Engine", "GobpmError"]

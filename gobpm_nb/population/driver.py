@@ -1,9 +1,11 @@
 """The run of a scenario: a driver event queue (arrivals, finished work, messages and
 signals from outside, calendars opening) interleaved with the engine's own events. The
-driver runs the engine (its public API only) up to the earlier of its own next instant
-and the engine's next deadline, reads the facts that came (tasks and jobs created, tracks
-withdrawn, cases ended), hands queued work to free resources, and at its own instants
-starts cases and completes work. At a tie the engine's events run first.
+driver runs the engine (its public commands' bodies, through ``api.driving``: on an engine
+of its own keeping no history, the command envelope has nothing to record) up to the
+earlier of its own next instant and the engine's next deadline, reads the facts of the
+kinds it needs as they came (tasks and jobs created, tracks withdrawn, cases ended), hands
+queued work to free resources, and at its own instants starts cases and completes work. At
+a tie the engine's events run first.
 
 Most instants are the driver's alone (an arrival, a finished task): there the engine has
 nothing to run before the driver's commands, so its clock is only moved there (the kernel's
@@ -16,7 +18,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from ..api import Engine, lane
+from ..api import Engine, driving
 from ..errors import EngineError
 from ..kernel import iso
 from ..model import elements as el
@@ -43,8 +45,8 @@ class Driver:
                           keep_facts=0, dehydrate=False)
         self.process = sc.runnable()
         self.eng.deploy(self.process)
-        self.lane = lane(self.eng)  # its commands, without the envelope it needs not
-        self.starting = self.lane.starter(self.process)
+        self.driving = driving(self.eng)  # its commands, without the envelope it needs not
+        self.starting = self.driving.starter(self.process)
         defn = self.process.definition()
         self.ends = frozenset(n for n, e in defn.nodes.items() if isinstance(e, el.EndEvent))
         self.work_nodes = frozenset(n for n, e in defn.nodes.items() if is_work(e))
@@ -60,10 +62,10 @@ class Driver:
         self.dirty: dict[str, PoolRun] = {}
         #: each work node's pool
         self.pool_of = {node: self.pools[sc.pool_of(node).name] for node in self.work_nodes}
-        self.kernel = self.lane.kernel
+        self.kernel = self.driving.kernel
         self.issued = False  # whether an engine command was given at this instant
         self.facts: list[Raw] = []  # the facts of the kinds it reads, as the log keeps them
-        self.lane.tap(WANTED, self.facts.append)
+        self.driving.tap(WANTED, self.facts.append)
         #: each data field's generator and stream; each work node's duration and stream
         self.makers = [(name, gen, self.stream(f"data:{name}")) for name, gen in sc.data.items()]
         self.timing: dict[str, tuple[Any, Stream]] = {}
@@ -88,7 +90,7 @@ class Driver:
         self._next_arrival()
         bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
         run_to, kernel, heap, loops, now = \
-            self.lane.run_to, self.kernel, self.heap, 0, self.sc.start
+            self.driving.run_to, self.kernel, self.heap, 0, self.sc.start
         limit, pop, apply, absorb, dispatch = \
             self.limit, heapq.heappop, self._apply, self._absorb, self._dispatch
         while True:
@@ -279,9 +281,9 @@ class Driver:
         self.issued = True
         try:
             if w.kind == "task":
-                self.lane.complete_task(w.ref)
+                self.driving.complete_task(w.ref)
             else:
-                self.lane.complete_job(w.ref)
+                self.driving.complete_job(w.ref)
         except EngineError:  # gone meanwhile (its track was withdrawn at this instant)
             w.withdrawn = True
         w.pool.give_back(w.resource)

@@ -1,13 +1,13 @@
-"""``Lane``: the commands a population run gives its own engine at every virtual instant
+"""``Driving``: the commands a population run gives its own engine at every virtual instant
 (``population.driver``), without the command envelope (``history.command``).
 
 The envelope records a command in the history, has a durable store record the clock and
 counters, and tells the watchers. On an engine that keeps no history
 (``Engine(keep_history=False)``), on a store that is not durable, it does nothing else than
 tell the watchers: a population run makes such an engine for itself and gives it four
-commands per case or more. A lane is refused any other engine. Each of its commands is the
-public one's body, then the watchers are told (a dashboard opened on the run's engine): the
-same checks, the same facts, the same state.
+commands per case or more. Any other engine is refused. Each command here is the public
+one's body, then the watchers are told (a dashboard opened on the run's engine): the same
+checks, the same facts, the same state.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ if TYPE_CHECKING:
     from .state import EngineState
 
 
-class Lane:
-    """A population run's way into its own engine (module docstring)."""
+class Driving:
+    """A population run's handle on its own engine (module docstring)."""
 
     __slots__ = ("state", "core", "kernel")
 
     def __init__(self, state: EngineState):
         history = state.history
         if history.kept or history.replaying or state.store.durable:
-            raise EngineError("a lane needs an engine that keeps no history, on a store "
-                              "that is not durable")
+            raise EngineError("a population run's driving needs an engine that keeps no "
+                              "history, on a store that is not durable")
         self.state = state
         self.core = state.core
         #: The engine's scheduler: when its next event falls due, moving its clock.
@@ -90,4 +90,4 @@ class Lane:
         self.state.facts.tap(kinds, sink)
 
 
-__all__ = ["Lane"]
+__all__ = ["Driving"]

@@ -1,12 +1,12 @@
-"""A population run gives its own engine its commands through a lane (``travel.driving``):
-the public commands' bodies without the envelope, which on an engine keeping no history on
-a memory store only tells the watchers. The lane's commands leave the engine as the public
-ones do, a watcher is still told, and any other engine is refused."""
+"""A population run gives its own engine its commands through ``api.driving``
+(``travel.driving``): the public commands' bodies without the envelope, which on an engine
+keeping no history on a memory store only tells the watchers. Those commands leave the
+engine as the public ones do, a watcher is still told, and any other engine is refused."""
 
 import pytest
 
 import gobpm_nb as bpm
-from gobpm_nb.api import lane
+from gobpm_nb.api import driving
 from gobpm_nb.persist import SQLiteStore
 
 
@@ -24,61 +24,61 @@ def quiet_engine(**options):
                       **options)
 
 
-def test_the_lane_leaves_the_engine_as_the_public_commands_do():
-    """Two engines, one driven by the public commands, one by a lane: the same facts, in
+def test_the_driving_handle_leaves_the_engine_as_the_public_commands_do():
+    """Two engines, one driven by the public commands, one by a driving handle: the same facts, in
     the same order, at the same times, and the same clock and event count."""
     p = one_task()
-    public, laned = quiet_engine(), quiet_engine()
+    public, driven = quiet_engine(), quiet_engine()
     public.deploy(p)
-    laned.deploy(p)
-    way = lane(laned)
-    start = way.starter(p)
+    driven.deploy(p)
+    handle = driving(driven)
+    start = handle.starter(p)
     hour = 3_600_000_000
-    t0 = way.kernel.now
+    t0 = handle.kernel.now
     ids = [public.start(p, data={"n": n}).id for n in range(3)]
     assert [start({"n": n}) for n in range(3)] == ids
     public.run(until=bpm.Engine(start="2026-01-05T10:00:00").now)
-    way.run_to(t0 + hour)
+    handle.run_to(t0 + hour)
     for task in public.tasks()[:2]:
         public.complete_task(task.id)
-    for task in laned.tasks()[:2]:
-        way.complete_task(task.id)
+    for task in driven.tasks()[:2]:
+        handle.complete_task(task.id)
     public.run(until=bpm.Engine(start="2026-01-05T11:00:00").now)
-    way.run_to(t0 + 2 * hour)
-    assert [f.as_dict() for f in laned.facts] == [f.as_dict() for f in public.facts]
-    assert laned.now == public.now
-    assert laned.stats() == public.stats()
-    done = next(f for f in laned.facts if f.kind == "task_completed").details["task"]
+    handle.run_to(t0 + 2 * hour)
+    assert [f.as_dict() for f in driven.facts] == [f.as_dict() for f in public.facts]
+    assert driven.now == public.now
+    assert driven.stats() == public.stats()
+    done = next(f for f in driven.facts if f.kind == "task_completed").details["task"]
     with pytest.raises(bpm.EngineError, match="already completed"):
-        way.complete_task(done)
+        handle.complete_task(done)
 
 
-def test_a_watcher_of_the_runs_engine_is_told_after_each_lane_command():
-    """A dashboard opened on a run's engine watches it: each lane command tells it, as
+def test_a_watcher_of_the_runs_engine_is_told_after_each_driving_command():
+    """A dashboard opened on a run's engine watches it: each driving command tells it, as
     each public command would, a refused one too."""
     eng = quiet_engine()
     p = one_task()
     eng.deploy(p)
-    way = lane(eng)
+    handle = driving(eng)
     told = []
     eng.after_each_command(lambda: told.append(eng.now))
-    start = way.starter(p)
+    start = handle.starter(p)
     start(None)
-    way.run_to(way.kernel.now + 60_000_000)
+    handle.run_to(handle.kernel.now + 60_000_000)
     with pytest.raises(bpm.EngineError, match="unknown task"):
-        way.complete_task("nope")
-    way.complete_task(eng.tasks()[0].id)
+        handle.complete_task("nope")
+    handle.complete_task(eng.tasks()[0].id)
     assert len(told) == 4
 
 
-def test_the_lane_refuses_an_engine_that_keeps_a_history_or_a_durable_store(tmp_path):
+def test_the_driving_handle_refuses_an_engine_that_keeps_a_history_or_a_durable_store(tmp_path):
     """On an engine keeping its history, or on a durable store, the envelope records what
-    a lane would skip: no lane is given."""
+    a driving handle would skip: none is given."""
     with pytest.raises(bpm.EngineError, match="keeps no history"):
-        lane(bpm.Engine())
+        driving(bpm.Engine())
     durable = bpm.Engine(SQLiteStore(str(tmp_path / "run.db")), keep_history=False)
     with pytest.raises(bpm.EngineError, match="not durable"):
-        lane(durable)
+        driving(durable)
 
 
 def test_a_tap_hands_over_the_kinds_asked_as_the_log_keeps_them():
@@ -87,7 +87,7 @@ def test_a_tap_hands_over_the_kinds_asked_as_the_log_keeps_them():
     eng = quiet_engine(keep_facts=None)
     seen, tapped = [], []
     eng.subscribe(seen.append)
-    lane(eng).tap(frozenset({"task_created", "instance_completed"}), tapped.append)
+    driving(eng).tap(frozenset({"task_created", "instance_completed"}), tapped.append)
     inst = eng.start(one_task())
     eng.run()
     eng.complete_task(eng.tasks()[0].id)
