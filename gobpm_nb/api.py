@@ -41,6 +41,7 @@ from .model.timers import add
 from .observe import Fact
 from .persist import MemoryStore, codec
 from .persist.stores import check_store, read_store
+from .travel.driving import Driving
 from .travel.history import Command, command, tell
 from .travel.opening import DEFAULT_START, Options, open_state
 from .travel.recovering import recovered
@@ -479,6 +480,11 @@ class Engine:
         s = self.stats()
         return f"Engine(now={self.now.isoformat()}, instances={s['instances']}, " \
                f"coroutines={s['coroutines']})"
+
+
+def driving(eng: Engine) -> Driving:
+    """Package-internal: a population run's handle on its own engine (``travel.driving``)."""
+    return Driving(eng._state)
 
 
 __all__ = ["Engine", "GobpmError"]

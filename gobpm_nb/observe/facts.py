@@ -95,6 +95,8 @@ class FactLog:
         #: objects are made when someone reads them or subscribes
         self._facts: deque[Raw] = deque(maxlen=keep)
         self._subscribers: list[Callable[[Fact], Any]] = []
+        #: kind -> the sinks handed the raw tuple of every fact of that kind (``tap``)
+        self._taps: dict[str, list[Callable[[Raw], Any]]] = {}
         self.seq = 0
         self.clock = clock  # anything with ``now`` in virtual microseconds
         #: Whether each fact is echoed to the ``gobpm_nb`` logger at DEBUG: read from the
@@ -110,25 +112,28 @@ class FactLog:
         self.emit_all: Callable[..., None] = self._all_emitter()
 
     def _emitter(self) -> Callable[..., None]:
-        facts, append, subscribers, publish = self, self._facts.append, self._subscribers, \
-            self._publish
+        facts, append, subscribers, taps, publish = \
+            self, self._facts.append, self._subscribers, self._taps, self._publish
 
         def emit(kind: str, instance: str | None, track: str | None, node: str | None,
                  details: dict[str, Any] | None = None) -> None:
             facts.seq = seq = facts.seq + 1
             raw = (seq, facts.clock.now, kind, instance, track, node, details)
             append(raw)
+            if taps and kind in taps:
+                for sink in taps[kind]:
+                    sink(raw)
             if subscribers or facts.echo:
                 publish(raw)
         return emit
 
     def _all_emitter(self) -> Callable[..., None]:
-        facts, append, subscribers, emit = self, self._facts.append, self._subscribers, \
-            self.emit
+        facts, append, subscribers, taps, emit = \
+            self, self._facts.append, self._subscribers, self._taps, self.emit
 
         def emit_all(instance: str, track: str | None,
                      rows: tuple[tuple[str, str | None, Any], ...]) -> None:
-            if subscribers or facts.echo:
+            if subscribers or taps or facts.echo:
                 for kind, node, details in rows:
                     emit(kind, instance, track, node, details)
                 return
@@ -156,6 +161,13 @@ class FactLog:
         self._subscribers.append(fn)
         return lambda: self.unsubscribe(fn)
 
+    def tap(self, kinds: frozenset[str], sink: Callable[[Raw], Any]) -> None:
+        """Package-internal: hand ``sink`` the raw tuple of every fact of ``kinds`` from now
+        on, before the subscribers see it (a reader of a few kinds among many, such as a
+        population run, pays nothing for the others). The sink must not raise."""
+        for kind in sorted(kinds):
+            self._taps.setdefault(kind, []).append(sink)
+
     def unsubscribe(self, fn: Callable[[Fact], Any]) -> None:
         if fn in self._subscribers:
             self._subscribers.remove(fn)
@@ -177,6 +189,9 @@ class FactLog:
         if old is not None:
             self._subscribers.extend(old._subscribers)
             old._subscribers = self._subscribers
+            for kind, sinks in old._taps.items():
+                self._taps.setdefault(kind, []).extend(sinks)
+            old._taps = self._taps
             self.echo = old.echo
 
     def announce(self, kind: str, details: dict[str, Any]) -> None:

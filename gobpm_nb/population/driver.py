@@ -1,9 +1,11 @@
 """The run of a scenario: a driver event queue (arrivals, finished work, messages and
 signals from outside, calendars opening) interleaved with the engine's own events. The
-driver runs the engine (its public API only) up to the earlier of its own next instant
-and the engine's next deadline, reads the facts that came (tasks and jobs created, tracks
-withdrawn, cases ended), hands queued work to free resources, and at its own instants
-starts cases and completes work. At a tie the engine's events run first.
+driver runs the engine (its public commands' bodies, through ``api.driving``: on an engine
+of its own keeping no history, the command envelope has nothing to record) up to the
+earlier of its own next instant and the engine's next deadline, reads the facts of the
+kinds it needs as they came (tasks and jobs created, tracks withdrawn, cases ended), hands
+queued work to free resources, and at its own instants starts cases and completes work. At
+a tie the engine's events run first.
 
 Most instants are the driver's alone (an arrival, a finished task): there the engine has
 nothing to run before the driver's commands, so its clock is only moved there (the kernel's
@@ -17,11 +19,11 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
-from ..api import Engine
+from ..api import Engine, driving
 from ..errors import EngineError
-from ..kernel import iso, to_datetime
+from ..kernel import iso
 from ..model import elements as el
-from ..observe import Fact
+from ..observe import Raw
 from .board import board_of, empty_board
 from .calendars import HOUR
 from .draws import Stream
@@ -45,6 +47,8 @@ class Driver:
                           keep_facts=0, dehydrate=False)
         self.process = sc.runnable()
         self.eng.deploy(self.process)
+        self.driving = driving(self.eng)  # its commands, without the envelope it needs not
+        self.starting = self.driving.starter(self.process)
         defn = self.process.definition()
         self.ends = frozenset(n for n, e in defn.nodes.items() if isinstance(e, el.EndEvent))
         self.work_nodes = frozenset(n for n, e in defn.nodes.items() if is_work(e))
@@ -58,14 +62,17 @@ class Driver:
                       for name, spec in sc.pools.items()}
         self.pools[UNASSIGNED.name] = PoolRun(UNASSIGNED, None)
         self.dirty: dict[str, PoolRun] = {}
-        self.kernel = self.eng._state.core.kernel
+        #: each work node's pool
+        self.pool_of = {node: self.pools[sc.pool_of(node).name] for node in self.work_nodes}
+        self.kernel = self.driving.kernel
         self.issued = False  # whether an engine command was given at this instant
-        self.facts: list[Fact] = []
-        self.eng.subscribe(self.facts.append)
+        self.facts: list[Raw] = []  # the facts of the kinds it reads, as the log keeps them
+        self.driving.tap(WANTED, self.facts.append)
         #: each data field's generator and stream; each work node's duration and stream
         self.makers = [(name, gen, self.stream(f"data:{name}")) for name, gen in sc.data.items()]
         self.timing: dict[str, tuple[Any, Stream]] = {}
-        self.arrival_end = sc.start + sc.warmup + sc.horizon
+        self.warm_end = sc.start + sc.warmup
+        self.arrival_end = self.warm_end + sc.horizon
         self.limit = self.arrival_end + sc.drain
         self.coming = sc.arrivals.times(self.stream("arrivals"), sc.start, self.arrival_end)
         #: called with the virtual time after each instant the driver ran (a dashboard
@@ -87,29 +94,33 @@ class Driver:
         """Run to the end; returns the virtual time it ended at."""
         self._next_arrival()
         bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
-        eng, kernel, heap, loops, now = self.eng, self.kernel, self.heap, 0, self.sc.start
+        run_to, kernel, heap, loops, now = \
+            self.driving.run_to, self.kernel, self.heap, 0, self.sc.start
+        limit, pop, apply, absorb, dispatch = \
+            self.limit, heapq.heappop, self._apply, self._absorb, self._dispatch
         watch = self.watch
         while True:
             due = kernel.next_at()
-            nxt = min(heap[0][0] if heap else self.limit + 1,
-                      due if due is not None else self.limit + 1)
-            if nxt > self.limit:
+            nxt = heap[0][0] if heap else limit + 1
+            if due is not None and due < nxt:
+                nxt = due
+            if nxt > limit:
                 break
             now = nxt
-            if kernel.due_by(now):
-                eng.run(until=to_datetime(now))
-                self._absorb()
+            if due == now or kernel.due_by(now):
+                run_to(now)
+                absorb()
             else:
                 kernel.jump(now)
             if heap and heap[0][0] == now:
                 self.issued = False
                 while heap and heap[0][0] == now:
-                    _, _, kind, payload = heapq.heappop(heap)
-                    self._apply(now, kind, payload)
+                    _, _, kind, payload = pop(heap)
+                    apply(now, kind, payload)
                 if self.issued:
-                    eng.run(until=to_datetime(now))
-                    self._absorb()
-            self._dispatch(now)
+                    run_to(now)
+                    absorb()
+            dispatch(now)
             if watch is not None:
                 watch(now)
             loops += 1
@@ -141,8 +152,8 @@ class Driver:
         if given:
             data.update(given)
         self.issued = True
-        iid = self.eng.start(self.process, data=data).id
-        self.cases[iid] = Case(iid, now, data, now < self.sc.start + self.sc.warmup)
+        iid = self.starting(data)
+        self.cases[iid] = Case(iid, now, data, now < self.warm_end)
         for i, o in enumerate(self.sc.outside):
             if o.share >= 1 or self.stream(f"outside:{i}:share").next() < o.share:
                 after = round(o.after.sample(self.stream(f"outside:{i}").next()))
@@ -159,58 +170,59 @@ class Driver:
 
     # -- facts ----------------------------------------------------------------------------------
     def _absorb(self) -> None:
-        """Read the facts that came since the last time (their details are read in place,
-        not copied: the driver only looks at them)."""
+        """Read the facts that came since the last time: raw tuples ``(seq, t, kind,
+        instance, track, node, details)``, their details read in place, not copied (the
+        driver only looks at them)."""
         kept, topics = self.facts, []
         if not kept:
             return
         facts = kept.copy()
         kept.clear()
+        cases = self.cases
         for f in facts:
             kind = f[2]
-            if kind not in WANTED:
-                continue
             details: Any = f[6]
-            if kind == "task_created" or kind == "job_created":
+            if kind == "node_entered":
+                if f[5] in self.ends and f[3] in cases:
+                    cases[f[3]].end_event = f[5]
+            elif kind == "track_state":
+                if details["state"] in ENDED:
+                    self._withdraw((f[3], f[4]), f[1])
+            elif kind == "task_created" or kind == "job_created":
                 self._created(f, kind)
                 if kind == "job_created" and details["topic"] not in topics:
                     topics.append(details["topic"])
-            elif kind == "track_state":
-                if details["state"] in ENDED:
-                    self._withdraw((f.instance, f.track), f.t)
             elif kind == "wait_released":
                 if details["kind"] == "task" and details.get("reason") != "fired":
-                    self._withdraw((f.instance, f.track), f.t)
-            elif kind == "node_entered":
-                if f.node in self.ends and f.instance in self.cases:
-                    self.cases[f.instance].end_event = f.node
-            elif f.instance in self.cases:  # the case ended
+                    self._withdraw((f[3], f[4]), f[1])
+            elif f[3] in cases:  # the case ended
                 self._ended(f)
         for topic in topics:
             self.eng.fetch_jobs(topic, worker=WORKER)
 
-    def _created(self, f: Fact, kind: str) -> None:
-        node = f.node or ""
-        if node not in self.work_nodes or f.instance not in self.cases:
+    def _created(self, f: Raw, kind: str) -> None:
+        node, iid = f[5] or "", f[3] or ""
+        if node not in self.work_nodes or iid not in self.cases:
             return
-        pool = self.pools[self.sc.pool_of(node).name]
+        pool = self.pool_of[node]
         details: Any = f[6]
         ref = details["task" if kind == "task_created" else "job"]
-        w = Work(f.instance or "", node, ref, kind[:4], pool, f.track or "", f.t)
+        w = Work(iid, node, ref, kind[:4], pool, f[4] or "", f[1])
         self.works.append(w)
         self.open.setdefault((w.case, w.track), []).append(w)
-        self.cases[w.case].tracks.append(w.track)
-        pool.push(w, self.cases[w.case].data)
-        pool.note(f.t)
+        case = self.cases[iid]
+        case.tracks.append(w.track)
+        pool.push(w, case.data)
+        pool.note(f[1])
         self.dirty[pool.spec.name] = pool
 
-    def _ended(self, f: Fact) -> None:
-        case = self.cases[f.instance or ""]
-        case.end = f.t
-        case.state = "failed" if f.kind == "instance_failed" else (f[6] or {}).get(
+    def _ended(self, f: Raw) -> None:
+        case = self.cases[f[3] or ""]
+        case.end = f[1]
+        case.state = "failed" if f[2] == "instance_failed" else (f[6] or {}).get(
             "state", "completed")
         for track in case.tracks:
-            self._withdraw((case.id, track), f.t)
+            self._withdraw((case.id, track), f[1])
         case.tracks = []
 
     def _withdraw(self, key: tuple[Any, Any], at: int) -> None:
@@ -231,7 +243,7 @@ class Driver:
         if not self.dirty:
             return
         pools, self.dirty = self.dirty, {}
-        for name in sorted(pools):
+        for name in sorted(pools) if len(pools) > 1 else pools:
             pool = pools[name]
             if not pool.waiting or not pool.has_free():
                 continue
@@ -277,9 +289,9 @@ class Driver:
         self.issued = True
         try:
             if w.kind == "task":
-                self.eng.complete_task(w.ref)
+                self.driving.complete_task(w.ref)
             else:
-                self.eng.complete_job(w.ref)
+                self.driving.complete_job(w.ref)
         except EngineError:  # gone meanwhile (its track was withdrawn at this instant)
             w.withdrawn = True
         w.pool.give_back(w.resource)

@@ -94,6 +94,12 @@ class Population:
         self._kept_works = [w for w in works if w.case in kept]
 
     @property
+    def simulated(self) -> int:
+        """How many cases the run started, warm-up cases included (``summary()["cases"]``
+        counts those after the warm-up): what the run's speed is measured in."""
+        return len(self._cases)
+
+    @property
     def end(self) -> int:
         """The end of the measured window: the later of the run's end and the horizon's."""
         return max(self.ended, self.begin + self.scenario.horizon)

@@ -9,6 +9,8 @@
 - ``rewind``: rewind, replay and branch (a state rebuilt aside, then swapped in);
 - ``tape``: what user callables answered and which store calls failed, served to a replay;
 - ``clone``: a copy of an engine core at an event boundary.
+- ``driving``: a population run's commands to its own engine, which keeps no history:
+  the public commands' bodies without the envelope.
 
 The engine (``gobpm_nb.engine``) uses only the tape from here.
 """

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 BUSY = frozenset({"ready", "running"})
 #: Waits over tracks inside them: those the last ends (``close_scope``), those that stop them.
 SCOPES, RUNS = ("scope", "compensate"), ("scope", "many", "compensate", "adhoc")
+#: What an instance's end does to the tracks still live: by how it ended, else completed.
+ENDING = {"terminated": "cancelled", "failed": "withdrawn"}
 
 
 class RunHost(Calls, Protocol):
@@ -345,6 +347,8 @@ class Run(Reading):
     def stop_all(self, tracks: list[Track], state: str, reason: str) -> None:
         """Stop ``tracks`` in order, and through them all inside them; the holds of all are
         found in one pass over the instance's holds, not one per track."""
+        if not tracks:  # (an instance ending at its last track's end: nothing to look for)
+            return
         outer = self.cascade is None
         if outer:
             self.cascade = self.holds_of(tracks)
@@ -397,10 +401,10 @@ class Run(Reading):
     def finish(self, state: str, tr: Track | None = None,
                detail: dict[str, Any] | None = None) -> None:
         """End the instance: every live track is stopped, then the loop."""
-        ending = {"terminated": "cancelled", "failed": "withdrawn"}.get(state, "completed")
+        ending = ENDING.get(state, "completed")
         if tr is not None:
             self.steps = tr.steps  # what its caller goes on from (``call_activities.returned``)
-        self.stop_all([t for t in self.live_tracks() if t is not tr], ending, "withdrawn")
+        self.stop_all([t for t in self.live.values() if t is not tr], ending, "withdrawn")
         self.joins = {}
         self.resets = {}
         if self.root is not None:  # the process's event subprocesses can start no more
