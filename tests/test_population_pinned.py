@@ -91,6 +91,8 @@ def digests(pop):
             for name, t in tables.items()}
 
 
+#: Changed on purpose once: escalating's event_log, when a review withdrawn while worked on
+#: gained its ``ate_abort`` row (tests/test_population_run.py says which).
 PINNED = {
     "order": {"summary": "16d4ed41cb31054f", "event_log": "71d0c0d9159e206c",
               "cases": "96e2bc8530193802", "tasks": "ba2814fe81e570dc",
@@ -98,7 +100,7 @@ PINNED = {
     "mmc": {"summary": "fd60f4e956f5d4b4", "event_log": "add587ab0063cbf5",
             "cases": "2c1c40e67a248f75", "tasks": "e50cddac552e6e91",
             "pools": "41224316a6bf9407"},
-    "escalating": {"summary": "04454c4aee9f1086", "event_log": "87925883abc5fb06",
+    "escalating": {"summary": "04454c4aee9f1086", "event_log": "3c455c379d220088",
                    "cases": "ffb4b07a8358e1c2", "tasks": "518e36491e68a2f4",
                    "pools": "4b683e14bfb4572f"},
     "paying": {"summary": "b29496ce4e87126a", "event_log": "fe4ee696a07108a7",

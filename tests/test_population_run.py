@@ -107,6 +107,24 @@ def test_a_boundary_timer_escalates_cases_that_wait_too_long():
     assert ends == ["10:30", "11:10", "11:10", "11:10"]
 
 
+def test_an_item_withdrawn_while_worked_on_ends_with_ate_abort_in_the_event_log():
+    """The review the boundary timer interrupts after it started ends with XES's
+    ``ate_abort`` at the instant it was withdrawn; the two withdrawn from the queue, never
+    started, have no row; the completed one has ``complete``."""
+    sc = bpm.Scenario(
+        escalating(), start="2026-01-05T09:00:00", horizon="PT1H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 4},
+        durations={"review": {"fixed": "PT90M"}, "escalate": {"fixed": "PT10M"}},
+        pools={"reviewer": {"size": 1}, "managers": {"size": 3}},
+        assign={"review": "reviewer", "escalate": "managers"})
+    log = sc.run(progress=False).event_log()
+    review = log[log["concept:name"] == "review"]
+    seen = [(t.strftime("%H:%M"), step) for t, step in
+            zip(review["time:timestamp"], review["lifecycle:transition"], strict=True)]
+    assert seen == [("09:00", "start"), ("10:30", "complete"), ("10:30", "start"),
+                    ("11:00", "ate_abort")]
+
+
 def test_the_event_log_has_xes_columns_in_time_order():
     """The event log's columns are the XES ones; each work item has a start then a
     complete, rows are in time order, and resources name their pool."""

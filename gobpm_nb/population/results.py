@@ -284,8 +284,10 @@ class Population:
     # -- the event log --------------------------------------------------------------------------
     def event_log(self) -> pd.DataFrame:
         """The run's event log in XES column names: a ``start`` and a ``complete`` row per
-        work item (warm-up cases left out; a withdrawn item has its start only), ordered by
-        time (at a tie, as the run did them: a start before its complete)."""
+        work item (warm-up cases left out), ordered by time (at a tie, as the run did them: a
+        start before its end). An item withdrawn while worked on (an interrupting boundary
+        fired, its case ended) ends with ``ate_abort``, XES's standard lifecycle transition
+        for an activity aborted after it started; one withdrawn before it started has no row."""
         pd = _pd()
         nodes = self.scenario.process.definition().nodes
         rows: list[tuple[int, int, str, str, str, str]] = []
@@ -295,8 +297,9 @@ class Population:
             name = getattr(nodes.get(w.node), "name", None) or w.node
             resource = f"{w.pool.spec.name}-{w.resource}"
             rows.append((w.started, len(rows), w.case, name, "start", resource))
-            if w.ended is not None and not w.withdrawn:
-                rows.append((w.ended, len(rows), w.case, name, "complete", resource))
+            if w.ended is not None:
+                end = "ate_abort" if w.withdrawn else "complete"
+                rows.append((w.ended, len(rows), w.case, name, end, resource))
         rows.sort()
         return pd.DataFrame({
             XES[0]: [r[2] for r in rows], XES[1]: [r[3] for r in rows],
