@@ -243,6 +243,33 @@ def test_the_plots_draw_cycle_times_pools_and_a_comparison():
     assert b.summary()["waiting_h"] < a.summary()["waiting_h"]
 
 
+def test_compare_takes_three_populations_and_names_what_was_wrong():
+    """Three scenarios side by side: a column of pools per population, each titled with its
+    label, and the cycle-time histograms of all three overlaid; a missing or extra label, or
+    something that is not a population, is a TypeError naming the count or the type."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sc = bpm.Scenario(one_task(), horizon="PT12H", seed=5, sla="PT1H",
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"exponential": {"mean": "PT25M"}}},
+                      pools={"clerks": {"size": 1}}, assign={"check": "clerks"})
+    pops = [sc.replace(pools={"clerks": {"size": n}}).run(progress=False) for n in (1, 2, 3)]
+    fig = bpm.compare(*pops, labels=["one", "two", "three"])
+    titles = [x.get_title() for x in fig.axes]
+    assert [t for t in titles if t in ("one", "two", "three")] == ["one", "two", "three"]
+    assert titles[0] == "Cycle time"
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["one", "SLA", "two", "three"]
+    assert len(fig.axes) == 1 + 2 * 3
+    with pytest.raises(TypeError, match="3 strings, one per population; it was given 2"):
+        bpm.compare(*pops, labels=["one", "two"])
+    with pytest.raises(TypeError, match="two or more populations.*1 argument"):
+        bpm.compare(pops[0])
+    with pytest.raises(TypeError, match="Scenario"):
+        bpm.compare(pops[0], sc)
+
+
 def test_a_weekly_schedule_brings_cases_only_in_its_hours():
     """Arrivals by weekday and hour: cases arrive only in the hours listed, about as many
     as the rates say."""

@@ -1,5 +1,5 @@
 """Plots of populations (matplotlib), drawn from their DataFrames: the cycle-time
-distribution, utilisation and queues over virtual time, and two populations side by
+distribution, utilisation and queues over virtual time, and populations side by
 side (``Population.plot_*`` and ``compare`` hand these the data)."""
 
 from __future__ import annotations
@@ -53,17 +53,18 @@ def pools_over_time(util: Any, queue: Any, axes: Any = None) -> Any:
     return axes
 
 
-def side_by_side(a: dict[str, Any], b: dict[str, Any], labels: tuple[str, str]) -> Any:
-    """Two populations' data (``cases``, ``sla_hours``, ``util``, ``queue``): cycle-time
-    histograms overlaid on top, each one's pools over time below; the figure."""
+def side_by_side(runs: list[dict[str, Any]], labels: list[str]) -> Any:
+    """Populations' data (each ``cases``, ``sla_hours``, ``util``, ``queue``): cycle-time
+    histograms overlaid on top (the first one's SLA dashed), each one's pools over time in
+    its own column below; the figure."""
     plt = _plt()
-    fig = plt.figure(figsize=(11, 8))
-    grid = fig.add_gridspec(3, 2, height_ratios=[2, 1, 1])
+    fig = plt.figure(figsize=(5.5 * len(runs), 8))
+    grid = fig.add_gridspec(3, len(runs), height_ratios=[2, 1, 1])
     top = fig.add_subplot(grid[0, :])
-    cycle_times(a["cases"], a["sla_hours"], top, label=labels[0])
-    cycle_times(b["cases"], None, top, label=labels[1])
+    for i, (data, label) in enumerate(zip(runs, labels, strict=True)):
+        cycle_times(data["cases"], data["sla_hours"] if i == 0 else None, top, label=label)
     top.legend()
-    for col, (data, label) in enumerate(((a, labels[0]), (b, labels[1]))):
+    for col, (data, label) in enumerate(zip(runs, labels, strict=True)):
         axes = [fig.add_subplot(grid[1, col]), fig.add_subplot(grid[2, col])]
         pools_over_time(data["util"], data["queue"], axes)
         axes[0].set_title(label)

@@ -5,6 +5,7 @@ Cases that arrived in the warm-up are left out of every KPI."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -356,10 +357,19 @@ class Population:
                f"works={len(self._kept_works)})"
 
 
-def compare(a: Population, b: Population, labels: tuple[str, str] = ("A", "B"),
+def compare(*pops: Population, labels: Sequence[str] | None = None,
             freq: str = "PT1H") -> Any:
-    """Two populations side by side (cycle times overlaid; each one's utilisation and
-    queues over virtual time): the matplotlib figure."""
+    """Two or more populations side by side (cycle times overlaid; each one's utilisation
+    and queues over virtual time, a column each): the matplotlib figure. ``labels`` name
+    them (default A, B, C...)."""
     from .plots import side_by_side
 
-    return side_by_side(a.plot_data(freq), b.plot_data(freq), labels)
+    if len(pops) < 2 or not all(isinstance(p, Population) for p in pops):
+        raise TypeError(f"compare takes two or more populations (Scenario.run()'s results); "
+                        f"it was given {len(pops)} argument(s) of types "
+                        f"{sorted({type(p).__name__ for p in pops})}")
+    names = list(labels) if labels is not None else [chr(ord("A") + i) for i in range(len(pops))]
+    if len(names) != len(pops) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"compare: labels must be {len(pops)} strings, one per population; "
+                        f"it was given {len(names)}")
+    return side_by_side([p.plot_data(freq) for p in pops], names)
