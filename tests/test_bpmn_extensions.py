@@ -158,18 +158,11 @@ def extended(tag, ext, inner=""):
 
 JOB = '<zeebe:taskDefinition type="charge"/>'
 NOT_RUN = {
-    "zeebe:ioMapping outputs on a service task": (
-        extended("serviceTask", JOB + '<zeebe:ioMapping><zeebe:output source="=total" '
-                 'target="total"/></zeebe:ioMapping>'),
-        "zeebe:ioMapping on serviceTask 'x' is not run (1 output)"),
-    "zeebe:ioMapping inputs on a user task": (
-        extended("userTask", '<zeebe:ioMapping><zeebe:input source="=a" target="b"/>'
-                 '<zeebe:input source="=c" target="d"/></zeebe:ioMapping>'),
-        "zeebe:ioMapping on userTask 'x' is not run (2 inputs)"),
-    "camunda:inputOutput": (
-        extended("task", '<camunda:inputOutput><camunda:outputParameter name="total">'
-                 '${price * qty}</camunda:outputParameter></camunda:inputOutput>'),
-        "camunda:inputOutput on task 'x' is not run (1 outputParameter)"),
+    "camunda:inputOutput on a call activity": (
+        '<callActivity id="x" calledElement="c"><extensionElements><camunda:inputOutput>'
+        '<camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput>'
+        '</extensionElements></callActivity>',
+        "camunda:inputOutput on callActivity 'x' is not run"),
     "camunda:executionListener": (
         extended("task", '<camunda:executionListener class="com.acme.Audit" event="start"/>'),
         "camunda:executionListener on task 'x' is not run (class 'com.acme.Audit')"),

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..model.expr import shown
+from . import feel
 from .names import CALLABLE_LANGUAGE, SAFE_LANGUAGE
 
 Node = tuple[Any, ...]  # ("or"|"and", [nodes]) | ("not", node) | ("cmp", op, a, b) | ...
@@ -106,7 +107,7 @@ def translate(text: str, language: str | None = None, what: str = "condition") -
                          "JUEL and plain comparisons are translated")
     try:
         body = _unwrap(text.strip(), kind)
-        return _render(_Parser(body, kind, paths=what == "condition").parse())
+        return _render(_Parser(body, kind, paths=True).parse())
     except RecursionError:  # read deep inside nested subprocesses: still a refusal
         why: Exception = _Refused("it nests too deeply to be read here")
     except _Refused as refused:
@@ -256,6 +257,9 @@ class _Parser:
             return ("lit", literal)
         if self.kind == "plain" and text in ("True", "False", "None"):
             return ("lit", {"True": True, "False": False, "None": None}[text])
+        fn = feel.called(self, text) if self.kind == "feel" else None
+        if fn is not None:
+            return self.feel_call(fn)
         if text in _RESERVED or keyword.iskeyword(text) or text.startswith("__"):
             raise _Refused(f"it uses {text!r}, which is not a plain name")
         follow = self.peek()
@@ -275,6 +279,13 @@ class _Parser:
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
         return ("name", text)
 
+
+    def feel_call(self, fn: str) -> Node:
+        """A FEEL built-in function's call (``feel.py``), its name taken."""
+        try:
+            return feel.call(self, fn)
+        except feel.Refused as why:
+            raise _Refused(str(why)) from None
 
     def variable_function(self, prefix: str) -> Node:
         """Flowable's ``var:equals(name, value)`` (``_VARIABLE_FUNCTIONS``): the variable
@@ -310,6 +321,11 @@ class _Parser:
                     self.peek() != ("op", "("):
                 node = ("item", node, text)
                 continue
+            if step == "[" and self.kind == "feel" and kind == "number" and \
+                    text.isdigit() and int(text) >= 1 and self.peek() == ("other", "]"):
+                self.take()  # FEEL counts a list's items from 1
+                node = ("item", node, int(text) - 1)
+                continue
             if step == "[" and self.kind != "feel" and kind in ("number", "string") and \
                     "." not in text[:1] + (text if kind == "number" else "") and \
                     self.peek() == ("other", "]"):
@@ -318,8 +334,8 @@ class _Parser:
                 continue
             what = f"calls {text!r} on" if self.peek() == ("op", "(") else \
                 f"reads {step}{text} from"
-            raise _Refused(f"it {what} {_render(node)!r}; only a field (a.b) or a JUEL index "
-                           "(a[0], a['b']) is read")
+            raise _Refused(f"it {what} {_render(node)!r}; only a field (a.b), a JUEL index "
+                           "(a[0], a['b']) or a FEEL index from 1 (a[1]) is read")
         return node
 
 
@@ -342,7 +358,7 @@ def _string(text: str) -> str:
 
 
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5,
-               "item": 5}  # Python's
+               "item": 5, "call": 5, "list": 5}  # Python's
 
 
 def _render(node: Node, outer: int = 0) -> str:
@@ -355,6 +371,10 @@ def _render(node: Node, outer: int = 0) -> str:
         text = f"{_render(node[1], 5)}[{node[2]!r}]"
     elif kind == "lit":
         text = repr(node[1])
+    elif kind == "call":
+        text = f"{node[1]}({', '.join(_render(a) for a in node[2])})"
+    elif kind == "list":
+        text = f"[{', '.join(_render(a) for a in node[1])}]"
     elif kind == "cmp":
         text = f"{_render(node[2], 5)} {node[1]} {_render(node[3], 5)}"
     elif kind == "not":

@@ -33,6 +33,7 @@ from .drawnflows import (
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
+from .mappings import read_mapping
 from .multiple import read_multiple
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
@@ -198,6 +199,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     else:
         _placeholder(ctx, node, f"<{tag}> is not a BPMN flow element this importer knows",
                      False)
+    read_mapping(ctx, node)
     if activity:
         read_loop(ctx, node)  # on the element just built
         _activity_default(ctx, node)

@@ -10,7 +10,7 @@
 
 Extensions that would change the data or run code, which the engine does not run, are error
 notes naming the extension and its element (``not_run``), never dropped silently:
-``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``,
+(variable mappings are run: ``mappings.py``, ``calls.py``),
 execution listeners (``zeebe:executionListeners``, ``camunda:executionListener``) and task
 listeners (``zeebe:taskListeners``, ``camunda:taskListener``). A listener that names no
 class, expression, delegate or script, or an empty list of listeners, does nothing: a
@@ -149,13 +149,9 @@ def _standard_key(ctx: Context, message: etree._Element) -> tuple[str | None, bo
     return None, False
 
 
-_NO_LOCALS = ("the engine has no local variables: what a task, job, message or child "
-              "returns is merged into the instance data as it is, and nothing is mapped in")
 _NO_LISTENERS = "the engine calls no code when an element starts, ends or is taken"
 # (namespaces, local name) -> why the engine does not run it
 _NOT_RUN: dict[tuple[tuple[str, ...], str], str] = {
-    ((ZEEBE,), "ioMapping"): _NO_LOCALS,
-    (CAMUNDA, "inputOutput"): _NO_LOCALS,
     ((ZEEBE,), "executionListeners"): _NO_LISTENERS,
     (CAMUNDA, "executionListener"): _NO_LISTENERS,
     ((ZEEBE,), "taskListeners"): "the engine calls no code when a user task is created, "
@@ -167,15 +163,12 @@ _NOT_RUN: dict[tuple[tuple[str, ...], str], str] = {
 
 def not_run(ctx: Context, node: etree._Element) -> None:
     """An error note for each extension of ``node`` (a flow node, a flow, a process) that
-    would change data or behaviour and is not run; a call activity's ``zeebe:ioMapping`` is
-    read by ``calls.py``."""
+    would change data or behaviour and is not run."""
     eid = node.get("id")
     for ext in children(node, BPMN, "extensionElements"):
         for found in ext:
             for (spaces, name), why in _NOT_RUN.items():
                 if local(found) != name or namespace(found) not in spaces:
-                    continue
-                if name == "ioMapping" and local(node) == "callActivity":
                     continue
                 if "Listener" in name and _parts(found) == "empty":
                     ctx.warning(found, f"{label(found)} on {local(node)} {eid!r} names no "

@@ -16,12 +16,18 @@ from typing import Any
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
 from ..errors import ModelError
+from .feelfns import FUNCTIONS as FEEL_FUNCTIONS
+from .feelfns import defined
 from .fingerprint import fingerprint
 
 SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "min": min, "max": max, "abs": abs, "round": round,
     "str": str, "int": int, "float": float, "bool": bool,
+    **FEEL_FUNCTIONS,
 }
+#: ``defined('a', 'b')``: whether the field ``a`` holds one named ``b`` (FEEL's ``is
+#: defined(a.b)``); given the data each time an expression is evaluated
+DEFINED = "defined"
 
 #: The correlation key of a message wait that correlates by the message's name alone
 #: (``key=NO_KEY``): its value is None, the key of a message published without one
@@ -34,13 +40,14 @@ NO_KEY = "None"
 class Expr:
     """A compiled condition or key: evaluate with ``expr(data)``."""
 
-    __slots__ = ("source", "_fn", "_tree", "_field")
+    __slots__ = ("source", "_fn", "_tree", "_field", "_defined")
 
     def __init__(self, source: str | Callable[[dict[str, Any]], Any]):
         self.source = source
         self._fn: Callable[[dict[str, Any]], Any] | None = None
         self._tree: Any = None
         self._field: str | None = None
+        self._defined = False
         if callable(source):
             self._fn = source
         elif isinstance(source, str) and source.isidentifier() and \
@@ -57,6 +64,8 @@ class Expr:
                                  f"{MAX_DEPTH} levels") from None
             _refuse_deep(source, self._tree)
             _refuse_unsafe(source, self._tree)
+            self._defined = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
+                                n.func.id == DEFINED for n in ast.walk(self._tree))
         else:
             raise ModelError(f"expression {source!r} is neither a string nor a callable")
 
@@ -79,7 +88,10 @@ class Expr:
                 raise KeyError(self._field)
             return data[self._field]
         # A deep copy: methods such as ``items.append(1)`` must not change the instance data.
-        ev = EvalWithCompoundTypes(names=copy.deepcopy(dict(data)), functions=SAFE_FUNCTIONS)
+        names = copy.deepcopy(dict(data))
+        functions = {**SAFE_FUNCTIONS, DEFINED: defined(names)} if self._defined \
+            else SAFE_FUNCTIONS
+        ev = EvalWithCompoundTypes(names=names, functions=functions)
         try:
             return ev.eval(str(self.source), previously_parsed=self._tree)
         except NameNotDefined as exc:
@@ -133,7 +145,7 @@ def _refuse_unsafe(source: str, tree: ast.AST) -> None:
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
             bad = node.attr
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id not in SAFE_FUNCTIONS:
+                node.func.id not in SAFE_FUNCTIONS and node.func.id != DEFINED:
             bad = node.func.id
         if bad is not None:
             raise ModelError(f"expression {source!r} uses {bad!r}, which is not allowed")
