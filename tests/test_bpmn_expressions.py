@@ -72,7 +72,7 @@ def test_translation_table(text, language, expected):
     ("=not a", None, "FEEL negates with the function not(...)"),
     ("='x' = s", None, "FEEL strings are in double quotes"),
     ("=a < b < c", None, "it chains comparisons"),
-    ("=if a then b else c", None, "it uses 'if', which is not a plain name"),
+    ("=for x in xs return x", None, "it uses 'for', which is not a plain name"),
     ("=some x in xs satisfies x > 1", None, "it uses 'some'"),
     ("=Service Level = 1", None, "it has a name with spaces"),
     ("=(a or b", None, "a parenthesis is not closed"),

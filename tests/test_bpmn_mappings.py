@@ -31,14 +31,17 @@ CONNECTOR = one_node(
     '<zeebe:input source="GET" target="method"/>'
     '<zeebe:input source="=order.lines[1].sku" target="query.sku"/>'
     '<zeebe:input source="={{secrets.API_KEY}}" target="authentication.token"/>'
-    '<zeebe:input source="={q: order.id}" target="queryParameters"/>'
+    '<zeebe:input source="={q: order.id, appid: secrets.KEY}" target="queryParameters"/>'
+    '<zeebe:input source="={id: order.id, tags: [1, 2]}" target="body"/>'
     '<zeebe:output source="=response.status = 200" target="found"/>'
+    '<zeebe:output source="=if is defined(response.body) then response.body else null" '
+    'target="body"/>'
     '</zeebe:ioMapping></extensionElements></serviceTask>')
 
 
 def test_a_connector_task_runs_with_what_translates_and_warns_of_the_rest():
     """Plain values, FEEL paths (an index from 1) and dotted targets are mapped; a secret
-    placeholder and a context literal are warnings naming the target left out (never
+    placeholder, also in a context literal, is a warning naming the target left out (never
     invented), and the process runs as written."""
     model = bpm.load_bpmn(CONNECTOR)
     warned = sorted(n.message for n in model.report)
@@ -46,15 +49,17 @@ def test_a_connector_task_runs_with_what_translates_and_warns_of_the_rest():
     assert "zeebe:input 'authentication.token' of serviceTask 'x' is not mapped" in warned[0]
     assert "connector secret" in warned[0]
     assert "zeebe:input 'queryParameters' of serviceTask 'x' is not mapped" in warned[1]
+    assert "connector secret" in warned[1]
     eng = bpm.Engine()
     inst = eng.start(model.process(), {"order": {"id": 7, "lines": [{"sku": "A1"}]}})
     eng.run()
     (job,) = eng.fetch_jobs("http", "w")
     assert job.data == {"order": {"id": 7, "lines": [{"sku": "A1"}]}, "method": "GET",
-                        "query": {"sku": "A1"}}
+                        "query": {"sku": "A1"}, "body": {"id": 7, "tags": [1, 2]}}
     eng.complete_job(job.id, {"response": {"status": 200, "body": "..."}})
     eng.run()
-    assert inst.data == {"order": {"id": 7, "lines": [{"sku": "A1"}]}, "found": True}
+    assert inst.data == {"order": {"id": 7, "lines": [{"sku": "A1"}]}, "found": True,
+                         "body": "..."}
 
 
 def test_the_file_keeps_its_mappings_when_written_back():
@@ -129,6 +134,10 @@ def test_the_miwg_reference_with_mappings_runs_as_written():
     ('=starts with(s, "a") and ends with(s, "z")', {"s": "abz"}, True),
     ('=upper case(s) = "AB" and lower case(s) = "ab"', {"s": "aB"}, True),
     ("=items[2].n = 5", {"items": [{"n": 1}, {"n": 5}]}, True),
+    ('=if is defined(host) then host = "h" else false', {"host": "h"}, True),
+    ('=if is defined(host) then host = "h" else false', {}, False),
+    ('=(if flag then 1 else 2) = 2', {"flag": "yes"}, True),  # not true: the else branch
+    ('=if a then false else if b then true else false', {"a": None, "b": True}, True),
 ])
 def test_feel_functions_and_paths_translate_to_what_feel_answers(feel, data, expected):
     assert Expr(translate(feel))(data) is expected
@@ -143,6 +152,8 @@ def test_feel_functions_and_paths_translate_to_what_feel_answers(feel, data, exp
     ('=matches(s, "\\\\p{L}")', "uses what FEEL and Python read differently"),
     ("=is defined(f(x))", "it calls 'f'"),
     ("=items[0] = 1", "it reads [0 from 'items'"),
+    ("=if a then b", "it ends too early"),
+    ("=if a else b", "its if has no then"),
 ])
 def test_feel_calls_that_do_not_map_faithfully_are_refused(feel, why):
     with pytest.raises(bpm.ModelError, match="does not translate") as info:
@@ -185,3 +196,11 @@ def test_a_correlation_key_may_be_a_path():
     assert eng.publish_message("paid", "o1") == inst.id
     eng.run()
     assert inst.state == "completed"
+
+
+def test_a_design_review_does_not_run_mappings_and_says_so():
+    model = bpm.load_bpmn(CONNECTOR, run_as_drawn=True)
+    assumed = [n for n in model.report if "zeebe:ioMapping" in n.message]
+    assert [(n.severity, n.element) for n in assumed] == [("warning", "x")]
+    assert "is not run in a design review" in assumed[0].message
+    assert model.process().definition().nodes["x"].io is None

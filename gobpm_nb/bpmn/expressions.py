@@ -249,6 +249,8 @@ class _Parser:
             return ("lit", _string(text))
         if kind == "name":
             return self.name(text)
+        if self.kind == "feel" and text in "[{":
+            return self.feel_call(text)
         raise _Refused(_unexpected((kind, text)))
 
     def name(self, text: str) -> Node:
@@ -257,6 +259,8 @@ class _Parser:
             return ("lit", literal)
         if self.kind == "plain" and text in ("True", "False", "None"):
             return ("lit", {"True": True, "False": False, "None": None}[text])
+        if self.kind == "feel" and text == "if":
+            return self.feel_call("if")
         fn = feel.called(self, text) if self.kind == "feel" else None
         if fn is not None:
             return self.feel_call(fn)
@@ -273,7 +277,8 @@ class _Parser:
             return self.variable_function(text)
         if follow == ("other", ":") and self.kind != "feel":
             raise _Refused(f"it calls a function of the prefix {text!r}")
-        if follow is not None and follow[0] == "name" and self.symbol(follow) is None:
+        if follow is not None and follow[0] == "name" and self.symbol(follow) is None and \
+                not (self.kind == "feel" and follow[1] in feel.CLAUSES):
             if follow[1] in _RESERVED or keyword.iskeyword(follow[1]):
                 raise _Refused(f"it uses {follow[1]!r}, which is not a plain name")
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
@@ -281,9 +286,12 @@ class _Parser:
 
 
     def feel_call(self, fn: str) -> Node:
-        """A FEEL built-in function's call (``feel.py``), its name taken."""
+        """A FEEL built-in function's call, ``if``, a list or a context (``feel.py``), its
+        first token taken."""
         try:
-            return feel.call(self, fn)
+            if fn in ("[", "{"):
+                return feel.collection(self, fn)
+            return feel.conditional(self) if fn == "if" else feel.call(self, fn)
         except feel.Refused as why:
             raise _Refused(str(why)) from None
 
@@ -358,7 +366,7 @@ def _string(text: str) -> str:
 
 
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "name": 5, "lit": 5,
-               "item": 5, "call": 5, "list": 5}  # Python's
+               "item": 5, "call": 5, "list": 5, "context": 5, "if": 0}  # Python's
 
 
 def _render(node: Node, outer: int = 0) -> str:
@@ -373,8 +381,13 @@ def _render(node: Node, outer: int = 0) -> str:
         text = repr(node[1])
     elif kind == "call":
         text = f"{node[1]}({', '.join(_render(a) for a in node[2])})"
+    elif kind == "if":  # FEEL takes the else branch for a condition that is not true
+        text = (f"{_render(node[2], 1)} if {_render(node[1], 5)} is True else "
+                f"{_render(node[3], 0)}")
     elif kind == "list":
         text = f"[{', '.join(_render(a) for a in node[1])}]"
+    elif kind == "context":
+        text = "{" + ", ".join(f"{k!r}: {_render(v)}" for k, v in node[1]) + "}"
     elif kind == "cmp":
         text = f"{_render(node[2], 5)} {node[1]} {_render(node[3], 5)}"
     elif kind == "not":

@@ -3,7 +3,8 @@
 What is read: ``is defined(a.b)``, ``count(list)``, ``string length(s)``, ``contains(s, m)``,
 ``starts with(s, m)``, ``ends with(s, m)``, ``upper case(s)``, ``lower case(s)``,
 ``list contains(list, v)`` and ``matches(s, pattern, flags?)`` whose pattern and flags are
-written as strings (checked as they are read); a list literal ``[1, "a"]`` as an argument.
+written as strings (checked as they are read); ``if c then a else b``; list literals
+``[1, "a"]`` and context literals ``{a: 1, "b": x}``.
 Each call becomes the safe evaluator's function of the same meaning (``model/feelfns.py``,
 ``defined``). Any other function is refused, naming it.
 """
@@ -26,6 +27,8 @@ FUNCTIONS: dict[str, tuple[str, tuple[int, ...]]] = {
     "list contains": ("list_contains", (2,)), "matches": ("matches", (2, 3)),
 }
 _COMMA, _OPEN, _CLOSE = ("other", ","), ("op", "("), ("op", ")")
+#: The words that end a part of ``if c then a else b``
+CLAUSES = ("then", "else")
 
 
 class Parser(Protocol):
@@ -33,10 +36,12 @@ class Parser(Protocol):
 
     tokens: list[tuple[str, str]]
     at: int
+    depth: int
 
     def peek(self) -> tuple[str, str] | None: ...
     def take(self) -> tuple[str, str]: ...
     def disjunction(self) -> Node: ...
+    def deeper(self) -> None: ...
 
 
 class Refused(Exception):
@@ -74,18 +79,47 @@ def call(parser: Parser, name: str) -> Node:
     return ("call", fn, args)
 
 
+def conditional(parser: Parser) -> Node:
+    """FEEL's ``if c then a else b`` (``if`` taken): ``a`` when ``c`` is true, else ``b`` —
+    also when ``c`` is null or not a boolean, as FEEL has it."""
+    parser.deeper()
+    condition = parser.disjunction()
+    if parser.take() != ("name", "then"):
+        raise Refused("its if has no then")
+    yes = parser.disjunction()
+    if parser.take() != ("name", "else"):
+        raise Refused("its if has no else")
+    no = parser.disjunction()
+    parser.depth -= 1
+    return ("if", condition, yes, no)
+
+
 def argument(parser: Parser) -> Node:
-    """One argument: an expression, or a list literal of them."""
-    if parser.peek() != ("other", "["):
-        return parser.disjunction()
-    parser.take()
-    items: list[Node] = []
-    while parser.peek() != ("other", "]"):
+    """One argument: an expression (a list literal among them)."""
+    return parser.disjunction()
+
+
+def collection(parser: Parser, opening: str) -> Node:
+    """A list literal ``[1, "a"]`` or a context literal ``{a: 1, "b": x}`` (its opening
+    taken): a list, a dict of the values by their keys (names or strings)."""
+    parser.deeper()
+    closing = ("other", "]" if opening == "[" else "}")
+    items: list[Any] = []
+    while parser.peek() != closing:
         if items and parser.take() != _COMMA:
-            raise Refused("the items of a list are not separated by commas")
-        items.append(parser.disjunction())
+            raise Refused(f"the items of a {'list' if opening == '[' else 'context'} are not "
+                          "separated by commas")
+        if opening == "[":
+            items.append(parser.disjunction())
+            continue
+        kind, key = parser.take()
+        if kind not in ("name", "string") or parser.take() != ("other", ":"):
+            raise Refused("a context's entries are written key: value (a name or a string)")
+        items.append((re.sub(r"\\(.)", r"\1", key[1:-1]) if kind == "string" else key,
+                      parser.disjunction()))
     parser.take()
-    return ("list", items)
+    parser.depth -= 1
+    return ("list", items) if opening == "[" else ("context", items)
 
 
 def _path(node: Node, name: str) -> list[str]:

@@ -4,10 +4,10 @@ is read by ``calls.py``), read into ``Process.mapping``.
 
 Each ``zeebe:input`` / ``zeebe:output`` has a ``target`` (a field, or a dotted path into one)
 and a ``source``: a FEEL expression (``=order.total``), translated to the safe evaluator's
-syntax, or, without ``=``, a plain text value. A source that does not translate (FEEL's
-context literals, string concatenation, a connector's ``{{secrets.X}}`` placeholder that its
-runtime fills in) is a warning naming the target that is not mapped: the run leaves that one
-mapping out, never inventing its value. A ``camunda:inputParameter`` /
+syntax, or, without ``=``, a plain text value. A source that does not translate (string
+concatenation, ``string join``, a connector's secret ``{{secrets.X}}`` or ``secrets.X``
+that its runtime fills in) is a warning naming the target that is not mapped: the run
+leaves that one mapping out, never inventing its value. A ``camunda:inputParameter`` /
 ``camunda:outputParameter`` is named by a plain field; its value is its text (a constant),
 a JUEL expression ``${...}``, or a ``camunda:list`` / ``camunda:map`` of those (nothing:
 null); a ``camunda:script`` is not run (a warning, the parameter not mapped). The
@@ -18,6 +18,7 @@ read.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import ModelError
@@ -27,7 +28,8 @@ from .expressions import translate
 from .names import CAMUNDA, ZEEBE, extension, label, local, namespace
 from .xmllib import etree
 
-_SECRET = "{{secrets."
+#: A connector's secret, which its runtime fills in: ``{{secrets.X}}`` or ``secrets.X``
+_SECRET = re.compile(r"\bsecrets\.")
 
 
 def read_mapping(ctx: Context, node: etree._Element) -> None:
@@ -77,7 +79,7 @@ def _source(ctx: Context, m: etree._Element, node: etree._Element, kind: str) ->
     if not is_target(target):
         ctx.error(m, f"{where}: the target is not a field name or a dotted path of them")
         return None
-    if _SECRET in text:
+    if _SECRET.search(text):
         ctx.warning(m, f"{where} is not mapped: its source {text.strip()[:60]!r} names a "
                        "connector secret, which only a connector runtime fills in")
         return None
