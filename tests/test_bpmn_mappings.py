@@ -204,3 +204,23 @@ def test_a_design_review_does_not_run_mappings_and_says_so():
     assert [(n.severity, n.element) for n in assumed] == [("warning", "x")]
     assert "is not run in a design review" in assumed[0].message
     assert model.process().definition().nodes["x"].io is None
+
+
+def test_a_process_built_in_python_writes_its_mappings_and_reads_them_back():
+    """Sources FEEL can say go into ``zeebe:ioMapping``; an element with one it cannot
+    (a path, written here as ``order['id']``) into our own ``gobpm:ioMapping``: read back,
+    the process is the same version."""
+    p = bpm.Process("p")
+    p.start("s")
+    p.service_task("plain", topic="a")
+    p.service_task("pathy", topic="b")
+    p.end("e")
+    p.flow("s", "plain", "pathy", "e")
+    p.mapping("plain", inputs={"method": "'GET'", "n": "count"}, outputs={"ok": "status == 1"})
+    p.mapping("pathy", inputs={"id": "order['id']"}, outputs={"box.size": "size"})
+    text = p.to_bpmn()
+    assert '<zeebe:input source="=&quot;GET&quot;" target="method"/>' in text
+    assert "<gobpm:ioMapping>" in text
+    again = bpm.load_bpmn(text)
+    assert again.report == []
+    assert again.process().definition().signature == p.definition().signature

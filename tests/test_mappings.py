@@ -203,3 +203,16 @@ def test_rewind_and_replay_give_the_same_facts_and_a_callable_is_not_called_agai
     assert [f.as_dict() for f in eng.facts] == before
     assert eng.instance(inst.id).data == data == {"n": 2, "done": True, "used": 20}
     assert calls == [2]
+
+
+def test_a_script_task_with_outputs_writes_only_them_over_what_its_function_returned():
+    p = bpm.Process("calc")
+    p.start("s")
+    p.script_task("add", fn=lambda data: {"sum": data["a"] + data["b"], "noise": 1})
+    p.end("e")
+    p.flow("s", "add", "e")
+    p.mapping("add", inputs={"b": "10"}, outputs={"total": "sum"})
+    eng = bpm.Engine()
+    inst = eng.start(p, {"a": 1, "b": 2})
+    eng.run()
+    assert inst.data == {"a": 1, "b": 2, "total": 11}

@@ -22,10 +22,22 @@ import re
 from typing import Any
 
 from ..errors import ModelError
+from ..model import elements as el
 from ..model.process import is_target
 from .context import Context
-from .expressions import translate
-from .names import CAMUNDA, ZEEBE, extension, label, local, namespace
+from .expressions import to_feel, translate
+from .names import (
+    CALLABLE_LANGUAGE,
+    CAMUNDA,
+    GOBPM,
+    SAFE_LANGUAGE,
+    ZEEBE,
+    extension,
+    label,
+    local,
+    namespace,
+)
+from .roots import RootElements
 from .xmllib import etree
 
 #: A connector's secret, which its runtime fills in: ``{{secrets.X}}`` or ``secrets.X``
@@ -36,6 +48,9 @@ def read_mapping(ctx: Context, node: etree._Element) -> None:
     """Give the element just read from ``node`` the mappings of its ``zeebe:ioMapping``."""
     found = extension(node, ZEEBE, "ioMapping")
     seven = extension(node, CAMUNDA, "inputOutput")
+    own = extension(node, GOBPM, "ioMapping")
+    if found is None:
+        found = own
     eid = node.get("id", "")
     if local(node) == "callActivity" and seven is not None:
         ctx.detail(seven, f"camunda:inputOutput on callActivity {eid!r} is not run: a call "
@@ -54,6 +69,12 @@ def read_mapping(ctx: Context, node: etree._Element) -> None:
         kind = local(m) if isinstance(m.tag, str) and namespace(m) == ZEEBE else ""
         if kind in pairs:
             source = _source(ctx, m, node, kind)
+            if source is not None:
+                pairs[kind][(m.get("target") or "").strip()] = source
+    for m in own if own is not None else ():
+        kind = local(m) if isinstance(m.tag, str) and namespace(m) == GOBPM else ""
+        if kind in pairs:
+            source = _own(ctx, m, node, kind)
             if source is not None:
                 pairs[kind][(m.get("target") or "").strip()] = source
     for m in seven if seven is not None else ():
@@ -130,3 +151,33 @@ def _value(m: etree._Element) -> str:
                                if isinstance(e.tag, str)) + "}"
     what = f"camunda:{kind}" if kind else "what it holds"
     raise ModelError(f"{what} is not run (only constants, JUEL, lists and maps are read)")
+
+
+def _own(ctx: Context, m: etree._Element, node: etree._Element, kind: str) -> str | None:
+    """A mapping in our own ``gobpm:ioMapping`` (written where FEEL cannot say it): its
+    source in the safe evaluator's syntax (``language``)."""
+    target = (m.get("target") or "").strip()
+    where = f"gobpm:{kind} {target!r} of {local(node)} {node.get('id')!r}"
+    if not is_target(target):
+        ctx.error(m, f"{where}: the target is not a field name or a dotted path of them")
+        return None
+    try:
+        return translate(m.get("source") or "", m.get("language") or SAFE_LANGUAGE, "mapping")
+    except ModelError as exc:
+        ctx.warning(m, f"{where} is not mapped: {exc}")
+        return None
+
+
+def write_mapping(w: RootElements, ext: etree._Element, io: el.Mapping) -> None:
+    """``io`` as ``zeebe:ioMapping`` when FEEL can say every source, else as our own
+    ``gobpm:ioMapping`` in the safe evaluator's syntax (a Python callable is written by its
+    name, which a file cannot carry: reading it back is a warning)."""
+    pairs = [("input", t, x) for t, x in io.inputs] + [("output", t, x) for t, x in io.outputs]
+    feel = [None if x.python else to_feel(str(x.source)) for _, _, x in pairs]
+    ns = ZEEBE if all(f is not None for f in feel) else GOBPM
+    found = etree.SubElement(ext, f"{{{ns}}}ioMapping", nsmap=w.nsmap(ns))
+    for (kind, target, x), text in zip(pairs, feel, strict=True):
+        attrs = {"source": text or "", "target": target} if ns == ZEEBE else \
+            {"source": x.describe(), "target": target,
+             "language": CALLABLE_LANGUAGE if x.python else SAFE_LANGUAGE}
+        etree.SubElement(found, f"{{{ns}}}{kind}", attrs)

@@ -29,6 +29,7 @@ from .adhoc import write_adhoc, write_completion
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
 from .loops import write_loop, write_standard
+from .mappings import write_mapping
 from .multiple import write_multiple
 from .names import (
     BPMN,
@@ -330,11 +331,13 @@ class Writer(RootElements):
             if isinstance(e, Unsupported) and e.activity:
                 marker["activity"] = "true"
             found.append((GOBPM, "unsupported", marker))
-        if not found:
+        if not found and e.io is None:
             return
         ext = etree.SubElement(node, bpmn("extensionElements"))
         for ns, name, attrs in found:
             etree.SubElement(ext, f"{{{ns}}}{name}", attrs, nsmap=self.nsmap(ns))
+        if e.io is not None:
+            write_mapping(self, ext, e.io)
 
     def _definition(self, node: etree._Element, e: el.Element) -> None:
         def sub(kind: str, **attrs: str) -> etree._Element:

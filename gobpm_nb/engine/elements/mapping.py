@@ -35,7 +35,8 @@ _ENDS = ("end", "message_end", "signal_end", "multiple_end", "compensation_end",
 
 def entering(enter: Callable[..., Result]) -> Callable[..., Result]:
     """An element's enter path with its mappings: inputs before, and, where it completes at
-    once, outputs after (an end event's before, since its track ends there)."""
+    once, outputs after (an end event's before, since its track ends there; a function's
+    task writes its own over what its function returned, ``tasks.call_fn``)."""
     def entered(run: Run, tr: Track, node: el.Element) -> Result:
         io = node.io
         if io is None:
@@ -46,7 +47,7 @@ def entering(enter: Callable[..., Result]) -> Callable[..., Result]:
             write(run, node, evaluate(run, node, io.outputs, "output", {}))
         result = enter(run, tr, node)
         if result is not PARK and tr.state == RUNNING:
-            if io.outputs and node.kind not in _ENDS:
+            if io.outputs and node.kind not in _ENDS and getattr(node, "fn", None) is None:
                 write(run, node, evaluate(run, node, io.outputs, "output", {}))
             tr.inputs = None
         return result

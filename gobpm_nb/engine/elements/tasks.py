@@ -17,7 +17,7 @@ from ..state.waits import (
     JobWait,
     TaskWait,
 )
-from . import subprocesses
+from . import mapping, subprocesses
 from .boundaries import arm_boundaries
 from .events import fire_pass
 
@@ -31,7 +31,11 @@ def call_fn(run: Run, tr: Track, node: Any) -> Result:
     code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
     if code is not None:
         return subprocesses.throw(run, tr, node, code)
-    run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
+    if node.io is not None and node.io.outputs:  # only the outputs are written
+        mapping.write(run, node, mapping.evaluate(run, node, node.io.outputs, "output",
+                                                  values or {}))
+    else:
+        run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
     return outgoing(run, node)
 
 
