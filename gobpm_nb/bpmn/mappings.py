@@ -68,7 +68,7 @@ def read_mapping(ctx: Context, node: etree._Element) -> None:
     for m in found if found is not None else ():
         kind = local(m) if isinstance(m.tag, str) and namespace(m) == ZEEBE else ""
         if kind in pairs:
-            source = _source(ctx, m, node, kind)
+            source = zeebe_source(ctx, m, node, kind)
             if source is not None:
                 pairs[kind][(m.get("target") or "").strip()] = source
     for m in own if own is not None else ():
@@ -92,7 +92,8 @@ def read_mapping(ctx: Context, node: etree._Element) -> None:
         ctx.error(node, str(exc))
 
 
-def _source(ctx: Context, m: etree._Element, node: etree._Element, kind: str) -> str | None:
+def zeebe_source(ctx: Context, m: etree._Element, node: etree._Element,
+                 kind: str) -> str | None:
     """The safe evaluator's source of mapping ``m``; None (with a note) when it is left out."""
     target = (m.get("target") or "").strip()
     text = m.get("source") or ""

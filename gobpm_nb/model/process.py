@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
@@ -155,20 +156,21 @@ class Process(Builder):
         raise ModelError(f"decide({gateway!r}): process {self.id!r} has no element "
                          f"{gateway!r}")
 
-    def mapping(self, node: str, inputs: dict[str, Condition] | None = None,
-                outputs: dict[str, Condition] | None = None) -> str:
+    def mapping(self, node: str, inputs: Mapping[str, Condition] | None = None,
+                outputs: Mapping[str, Condition] | None = None) -> str:
         """Give task, subprocess or event ``node`` variable mappings (Camunda 8's): each
         target (a field, or a dotted path ``a.b`` into one) -> the expression giving its
         value. ``inputs`` are evaluated, in order, as the element is entered, and only it
         sees them (its job's data, the expressions inside it); ``outputs`` are evaluated,
         in order, as it completes, over what it saw and what it returned (a job's or a
         user task's outputs, a message's payload), and only they are written to the data:
-        with outputs, what it returned is not merged. A call activity maps by its own
-        ``inputs`` and ``outputs``."""
+        with outputs, what it returned is not merged. A call activity passes its child the
+        fields its ``inputs`` names (all without) from what it sees, its inputs among them;
+        its outputs read what the child returned (the fields its ``outputs`` names)."""
         for i, e in enumerate(self._elements):
             if e.id != node:
                 continue
-            if isinstance(e, (el.CallActivity, el.ExclusiveGateway, el.InclusiveGateway,
+            if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway,
                               el.ComplexGateway, el.ParallelGateway, el.EventGateway,
                               el.EventSubProcess)):
                 raise ModelError(f"mapping({node!r}): {e.kind} {node!r} takes no variable "
@@ -181,11 +183,11 @@ class Process(Builder):
             return node
         raise ModelError(f"mapping({node!r}): process {self.id!r} has no element {node!r}")
 
-    def _pairs(self, node: str, kind: str, given: dict[str, Condition] | None,
+    def _pairs(self, node: str, kind: str, given: Mapping[str, Condition] | None,
                ) -> tuple[tuple[str, Expr], ...]:
         if given is None:
             return ()
-        if not isinstance(given, dict):
+        if not isinstance(given, Mapping):
             raise ModelError(f"mapping({node!r}): {kind}s must be a dict of target -> "
                              f"expression, got {type(given).__name__}")
         pairs = []

@@ -26,8 +26,9 @@ Result = Any  # list of flows | PARK | None
 Pairs = tuple[tuple[str, Any], ...]
 
 #: Triggers that do not complete the element: a job's error, a person's activation inside
-#: an ad-hoc subprocess, an event subprocess opening inside a subprocess
-_NOT_DONE = ("error", "decision")
+#: an ad-hoc subprocess, a called instance's error or failure (an event subprocess opening
+#: inside a subprocess: ``completes``)
+_NOT_DONE = ("error", "decision", "call_error", "call_failed")
 #: Elements whose track ends where they are entered: outputs are written before
 _ENDS = ("end", "message_end", "signal_end", "multiple_end", "compensation_end",
          "cancel_end")

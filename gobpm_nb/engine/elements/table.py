@@ -31,9 +31,9 @@ from . import (
 )
 from .boundaries import check_conditions, fire_boundary_event
 
-#: Elements that take no variable mappings (a call activity maps its own fields)
-MAPPED_NOT = {"call_activity", "exclusive_gateway", "inclusive_gateway", "parallel_gateway",
-              "complex_gateway", "event_gateway"}
+#: Elements that take no variable mappings
+MAPPED_NOT = {"exclusive_gateway", "inclusive_gateway", "parallel_gateway", "complex_gateway",
+              "event_gateway"}
 
 Result = Any  # list of flows | PARK | None
 
