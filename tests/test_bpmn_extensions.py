@@ -51,12 +51,15 @@ def test_worker_jobs_come_from_zeebe_or_camunda_external_tasks(node, topic):
 
 
 @pytest.mark.parametrize("node, why", [
-    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=kind"/>'
-     '</extensionElements></serviceTask>', "job type '=kind' is an expression"),
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type=""/>'
+     '</extensionElements></serviceTask>', "job type '' is an expression or empty"),
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=sum(k)"/>'
+     '</extensionElements></serviceTask>', "job type '=sum(k)' (FEEL) does not translate"),
     ('<serviceTask id="x" camunda:type="external"/>', "camunda:topic is missing"),
 ])
 def test_a_job_topic_that_is_not_a_constant_is_an_error(node, why):
-    """The engine needs a fixed topic: an expression or a missing one is an error note."""
+    """A job needs a topic: a missing one, or an expression that does not translate, is an
+    error note."""
     _, report = element(node)
     assert [(n.severity, n.element) for n in report] == [("error", "x")]
     assert why in report[0].message

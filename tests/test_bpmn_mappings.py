@@ -262,3 +262,31 @@ def test_a_call_activity_renames_and_computes_what_it_passes(ext):
     assert child.data == {"n": 4, "tag": "t", "twice": 8, "extra": 1}
     assert inst.state == "completed"
     assert inst.data == {**data, "tag": "t", "result": 8}
+
+
+def test_a_job_type_written_as_feel_is_the_topic_its_value_gives():
+    """``zeebe:taskDefinition type="=kind"``: the job's topic is the value of ``kind`` as
+    the job is created (written back the same); a value that is no topic is an incident."""
+    model = bpm.load_bpmn(one_node('<serviceTask id="x"><extensionElements>'
+                                   '<zeebe:taskDefinition type="=kind"/></extensionElements>'
+                                   '</serviceTask>'))
+    assert model.report == []
+    process = model.process()
+    assert process.definition().nodes["x"].topic_from.source == "kind"
+    eng = bpm.Engine()
+    inst = eng.start(process, {"kind": "validate"})
+    eng.run()
+    (job,) = eng.fetch_jobs("validate", "w")
+    eng.complete_job(job.id)
+    eng.run()
+    assert inst.state == "completed"
+    bad = eng.start(process, {"kind": 3})
+    eng.run()
+    assert bad.state == "failed"
+    p = bpm.Process("p")
+    p.start("s")
+    p.service_task("x", topic_from="kind")
+    p.end("e")
+    p.flow("s", "x", "e")
+    again = bpm.load_bpmn(p.to_bpmn())
+    assert again.process().definition().signature == p.definition().signature

@@ -39,7 +39,7 @@ from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, name
 from .notes import Notes
 from .schema import check as check_schema
 from .spins import note_spins
-from .vendor import assignee, implementation, job_topic, not_run
+from .vendor import assignee, implementation, job_topic, not_run, topic_from
 from .xmllib import etree
 
 EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
@@ -275,10 +275,13 @@ def _activity_default(ctx: Context, node: etree._Element) -> None:
 
 def read_task(ctx: Context, node: etree._Element) -> None:
     tag, eid, name, p = local(node), node.get("id", ""), node.get("name"), ctx.p
-    topic = job_topic(ctx, node) if tag in ("serviceTask", "sendTask", "businessRuleTask",
-                                            "scriptTask") else None
+    jobs = tag in ("serviceTask", "sendTask", "businessRuleTask", "scriptTask")
+    topic = job_topic(ctx, node) if jobs else None
+    dynamic = topic_from(ctx, node) if jobs and topic is None else None
     if topic is not None:
         p.service_task(eid, name, topic=topic)
+    elif dynamic is not None:  # "": it did not translate (the error note says so)
+        p.service_task(eid, name, topic_from=dynamic or None, topic=None if dynamic else "?")
     elif tag in ("task", "manualTask"):
         p.script_task(eid, name, fn=pass_through)  # nothing to do: it passes through
     elif tag == "scriptTask":

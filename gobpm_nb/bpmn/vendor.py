@@ -1,7 +1,7 @@
 """The vendor extensions people have in their files, read into what the builder takes.
 
-- worker jobs: Camunda 8 ``zeebe:taskDefinition type``, Camunda 7 ``camunda:type="external"``
-  with ``camunda:topic``;
+- worker jobs: Camunda 8 ``zeebe:taskDefinition type`` (a FEEL expression: the topic is its
+  value as the job is created), Camunda 7 ``camunda:type="external"`` with ``camunda:topic``;
 - assignees: ``zeebe:assignmentDefinition assignee``, ``camunda:assignee``;
 - message correlation: ``zeebe:subscription correlationKey`` on the ``<message>``, or the
   standard ``correlationProperty`` whose ``correlationPropertyRetrievalExpression`` for the
@@ -60,6 +60,8 @@ def job_topic(ctx: Context, node: etree._Element) -> str | None:
     if task is not None:
         kind = task.get("type", "")
         topic = static(kind)
+        if topic is None and kind.strip().startswith("="):
+            return None  # a job type written as FEEL: ``topic_from``
         if not topic:
             if ctx.detail(task, f"job type {kind!r} is an expression or empty; the engine "
                                 "needs a fixed topic", "it is no worker job"):
@@ -75,6 +77,21 @@ def job_topic(ctx: Context, node: etree._Element) -> str | None:
             return "?"
         return topic
     return None
+
+
+def topic_from(ctx: Context, node: etree._Element) -> str | None:
+    """A job type written as FEEL (``zeebe:taskDefinition type="=kind"``): the safe
+    expression that gives the topic as the job is created; None when the type is no
+    expression; "" (with an error note) when it does not translate (None in design-review
+    mode: it is no worker job)."""
+    task = extension(node, ZEEBE, "taskDefinition")
+    kind = task.get("type", "") if task is not None else ""
+    if task is None or static(kind) is not None or not kind.strip().startswith("="):
+        return None
+    try:
+        return translate(kind, None, "job type")
+    except ModelError as exc:
+        return None if ctx.detail(task, str(exc), "it is no worker job") else ""
 
 
 def assignee(ctx: Context, node: etree._Element) -> str | None:

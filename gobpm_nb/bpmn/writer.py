@@ -28,6 +28,7 @@ from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .adhoc import write_adhoc, write_completion
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
+from .expressions import to_feel
 from .loops import write_loop, write_standard
 from .mappings import write_mapping
 from .multiple import write_multiple
@@ -321,6 +322,10 @@ class Writer(RootElements):
         found: list[tuple[str, str, dict[str, str]]] = []
         if isinstance(e, el.ServiceTask) and e.topic is not None:
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
+        if isinstance(e, el.ServiceTask) and e.topic_from is not None and \
+                to_feel(str(e.topic_from.source)) is not None:
+            found.append((ZEEBE, "taskDefinition",
+                          {"type": to_feel(str(e.topic_from.source)) or ""}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
         if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,

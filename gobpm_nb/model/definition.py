@@ -110,7 +110,8 @@ Into = dict[str, str | tuple[str, ...]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default", "no_wait", "instantiate", "parallel", "io"})
+                      "default", "no_wait", "instantiate", "parallel", "io",
+                      "topic_from"})
 
 
 #: The elements that wait on a condition over the data (``Definition.conditional``).

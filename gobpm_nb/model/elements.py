@@ -194,10 +194,12 @@ class ScriptTask(Element):
 
 @dataclass(frozen=True)
 class ServiceTask(Element):
-    """An inline service (``fn``) runs at once; a worker service (``topic``) is a job."""
+    """An inline service (``fn``) runs at once; a worker service (``topic``, or the value of
+    ``topic_from`` when the job is created) is a job."""
 
     fn: Script | None = None
     topic: str | None = None
+    topic_from: Expr | None = None
     kind = "service_task"
     activity = True
 
