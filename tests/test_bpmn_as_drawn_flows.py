@@ -234,12 +234,13 @@ def test_a_send_task_as_compensation_handler_passes_through():
 
 
 def test_an_output_element_the_engine_cannot_read_collects_nothing():
-    """A Camunda 8 loop whose output element is a FEEL context: nothing is collected."""
+    """A Camunda 8 loop whose output element calls a FEEL function the engine does not
+    read: nothing is collected."""
     body = ('<startEvent id="s"/><task id="t"><extensionElements/>'
             '<multiInstanceLoopCharacteristics><extensionElements>'
             '<zeebe:loopCharacteristics xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" '
             'inputCollection="=items" inputElement="item" outputCollection="out" '
-            'outputElement="={name: item}"/></extensionElements>'
+            'outputElement="=sum(item)"/></extensionElements>'
             '</multiInstanceLoopCharacteristics></task><endEvent id="e"/>' + line("s", "t", "e"))
     refused(body)
     model = drawn(body)

@@ -52,12 +52,15 @@ def test_worker_jobs_come_from_zeebe_or_camunda_external_tasks(node, topic):
 
 
 @pytest.mark.parametrize("node, why", [
-    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=kind"/>'
-     '</extensionElements></serviceTask>', "job type '=kind' is an expression"),
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type=""/>'
+     '</extensionElements></serviceTask>', "job type '' is an expression or empty"),
+    ('<serviceTask id="x"><extensionElements><zeebe:taskDefinition type="=sum(k)"/>'
+     '</extensionElements></serviceTask>', "job type '=sum(k)' (FEEL) does not translate"),
     ('<serviceTask id="x" camunda:type="external"/>', "camunda:topic is missing"),
 ])
 def test_a_job_topic_that_is_not_a_constant_is_an_error(node, why):
-    """The engine needs a fixed topic: an expression or a missing one is an error note."""
+    """A job needs a topic: a missing one, or an expression that does not translate, is an
+    error note."""
     _, report = element(node)
     assert [(n.severity, n.element) for n in report] == [("error", "x")]
     assert why in report[0].message
@@ -159,18 +162,12 @@ def extended(tag, ext, inner=""):
 
 JOB = '<zeebe:taskDefinition type="charge"/>'
 NOT_RUN = {
-    "zeebe:ioMapping outputs on a service task": (
-        extended("serviceTask", JOB + '<zeebe:ioMapping><zeebe:output source="=total" '
-                 'target="total"/></zeebe:ioMapping>'),
-        "zeebe:ioMapping on serviceTask 'x' is not run (1 output)"),
-    "zeebe:ioMapping inputs on a user task": (
-        extended("userTask", '<zeebe:ioMapping><zeebe:input source="=a" target="b"/>'
-                 '<zeebe:input source="=c" target="d"/></zeebe:ioMapping>'),
-        "zeebe:ioMapping on userTask 'x' is not run (2 inputs)"),
-    "camunda:inputOutput": (
-        extended("task", '<camunda:inputOutput><camunda:outputParameter name="total">'
-                 '${price * qty}</camunda:outputParameter></camunda:inputOutput>'),
-        "camunda:inputOutput on task 'x' is not run (1 outputParameter)"),
+    # a call activity's camunda:inputOutput (its mappings are camunda:in/out)
+    "camunda:inputOutput on a call activity": (
+        '<callActivity id="x" calledElement="c"><extensionElements><camunda:inputOutput>'
+        '<camunda:inputParameter name="a">1</camunda:inputParameter></camunda:inputOutput>'
+        '</extensionElements></callActivity>',
+        "camunda:inputOutput on callActivity 'x' is not run"),
 }
 
 

@@ -69,7 +69,7 @@ def test_a_standard_loop_is_read_from_its_attributes_and_condition(attrs, condit
      "standard loop 'x' has neither a loopCondition nor a loopMaximum: it would run for ever"),
     ('<task id="x">' + standard(' loopMaximum="many"', "=true") + "</task>",
      "standard loop 'x': loopMaximum 'many' is not a count"),
-    ('<task id="x">' + standard("", "=count(xs) &gt; 2") + "</task>",
+    ('<task id="x">' + standard("", "=sum(xs) &gt; 2") + "</task>",
      "standard loop 'x': loop condition"),
     ('<businessRuleTask id="x">' + standard("", "=true") + "</businessRuleTask>",
      "standardLoopCharacteristics on 'x' is not supported yet: the activity would run once"),

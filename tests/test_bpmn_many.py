@@ -187,9 +187,10 @@ def test_a_multi_instance_task_inside_a_subprocess_is_read_in_its_scope():
      "completion condition '${nrOfCompletedInstances % 2 == 1}' (JUEL) does not "
      "translate: it takes a remainder"),
     ('<userTask id="x">' + loop('<extensionElements><zeebe:loopCharacteristics '
-                                'inputCollection="=order.items"/></extensionElements>')
-     + '</userTask>', "input collection '=order.items' (FEEL) does not translate: it reads "
-                      "a path"),
+                                'inputCollection="=order.items[x &gt; 1]"/>'
+                                '</extensionElements>')
+     + '</userTask>', "input collection '=order.items[x > 1]' (FEEL) does not translate: "
+                      "it reads [x from"),
     ('<userTask id="x">' + loop('<extensionElements><zeebe:loopCharacteristics '
                                 'inputCollection="=xs" inputElement="=x"/>'
                                 '</extensionElements>') + '</userTask>',

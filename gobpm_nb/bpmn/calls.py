@@ -4,15 +4,18 @@ Read from what modelers write:
 
 - plain BPMN: ``calledElement``, the id of the process called (its newest version);
 - Camunda 8: ``zeebe:calledElement processId="billing"`` (a FEEL string literal too; an
-  expression is a dynamic call, refused) and ``zeebe:ioMapping``. Each ``zeebe:input`` /
-  ``zeebe:output`` must pass a field under its own name (``source="=amount"
-  target="amount"``): the engine maps fields by name only, so one that renames or computes is
-  an error note. Mapped fields are the inputs (outputs); with none, ``propagateAllParentVariables``
-  (``propagateAllChildVariables``) ``="false"`` passes nothing and its default passes every field;
+  expression is a dynamic call, refused) and ``zeebe:ioMapping``. A ``zeebe:input`` /
+  ``zeebe:output`` that passes a field under its own name (``source="=amount"
+  target="amount"``) names a field passed; one that renames or computes is run as a variable
+  mapping (``Process.mapping``: an input's target is passed too; with such an output, the
+  outputs read what the child returned and only they are written). Mapped fields are the
+  inputs (outputs); with none, ``propagateAllParentVariables`` (``propagateAllChildVariables``)
+  ``="false"`` passes nothing and its default passes every field;
 - Camunda 7 (the element carries ``camunda:`` markup, or the file is made for Camunda
   Platform): ``camunda:calledElementBinding="version"`` with ``camunda:calledElementVersion``
   pins a version; ``camunda:in`` / ``camunda:out`` pass every field (``variables="all"``) or
-  one (``source`` = ``target``); a direction with no mapping passes nothing, as in Camunda 7;
+  one (``source`` = ``target``), or renames (``source``) or computes (``sourceExpression``,
+  JUEL) as a variable mapping; a direction with no mapping passes nothing, as in Camunda 7;
 - our own ``gobpm:calledElement version="2"``: a pinned version, which Camunda 8 cannot say.
 
 ``deployment`` and ``versionTag`` bindings (Camunda 7 and 8) are read as the newest version,
@@ -26,8 +29,12 @@ from __future__ import annotations
 
 import keyword
 
+from ..errors import ModelError
 from ..model import elements as el
+from ..model.expr import Expr
 from .context import Context, pass_through
+from .expressions import translate
+from .mappings import zeebe_source
 from .names import (
     CAMUNDA,
     GOBPM,
@@ -57,17 +64,28 @@ def read_call(ctx: Context, node: etree._Element) -> None:
         ctx.p.script_task(eid, node.get("name"), fn=pass_through)
         return
     version = _version(ctx, node, zeebe, eid)
+    mapped: dict[str, dict[str, str]] = {"input": {}, "output": {}}
     if zeebe is not None or extension(node, ZEEBE, "ioMapping") is not None:
-        inputs = _zeebe_fields(ctx, node, zeebe, eid, "input", "propagateAllParentVariables")
-        outputs = _zeebe_fields(ctx, node, zeebe, eid, "output", "propagateAllChildVariables")
+        inputs = _zeebe_fields(ctx, node, zeebe, eid, "input", "propagateAllParentVariables",
+                               mapped["input"])
+        outputs = _zeebe_fields(ctx, node, zeebe, eid, "output", "propagateAllChildVariables",
+                                mapped["output"])
     elif _camunda7(ctx, node):
-        inputs = _camunda_fields(ctx, node, eid, "in")
-        outputs = _camunda_fields(ctx, node, eid, "out")
+        inputs = _camunda_fields(ctx, node, eid, "in", mapped["input"])
+        outputs = _camunda_fields(ctx, node, eid, "out", mapped["output"])
     else:
         inputs = outputs = None
+    if mapped["input"] and inputs is not None:  # what is mapped in is passed
+        inputs = tuple(dict.fromkeys([*inputs, *(t.partition(".")[0] for t in mapped["input"])]))
+    if mapped["output"]:  # the outputs read what the child returned; only they are written
+        mapped["output"] = {**{f: f for f in outputs or ()}, **mapped["output"]}
+        outputs = None
     ctx.p.call_activity(eid, node.get("name"), process=process, version=version,
                         inputs=list(inputs) if inputs is not None else None,
                         outputs=list(outputs) if outputs is not None else None)
+    if mapped["input"] or mapped["output"]:
+        assert ctx.process is not None
+        ctx.process.mapping(eid, inputs=mapped["input"], outputs=mapped["output"])
 
 
 def _process(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
@@ -135,9 +153,12 @@ def _number(ctx: Context, where: etree._Element, text: str | None, eid: str) -> 
 
 
 def _zeebe_fields(ctx: Context, node: etree._Element, zeebe: etree._Element | None,
-                  eid: str, kind: str, flag: str) -> tuple[str, ...] | None:
-    """The fields of the ``zeebe:input`` (``zeebe:output``) mappings; with none, every field
-    unless ``flag`` is ``false``."""
+                  eid: str, kind: str, flag: str, mapped: dict[str, str]
+                  ) -> tuple[str, ...] | None:
+    """The fields of the ``zeebe:input`` (``zeebe:output``) mappings that pass a field under
+    its own name; one that renames or computes goes into ``mapped`` (target -> source, run
+    as a variable mapping: ``mappings.py``); with none, every field unless ``flag`` is
+    ``false``."""
     mapping = extension(node, ZEEBE, "ioMapping")
     found: list[str] = []
     for m in mapping if mapping is not None else ():
@@ -146,12 +167,16 @@ def _zeebe_fields(ctx: Context, node: etree._Element, zeebe: etree._Element | No
         source, target = m.get("source", ""), m.get("target", "")
         expr = source.strip()
         if not expr.startswith("=") or expr[1:].strip() != target.strip():
-            ctx.detail(m, f"call activity {eid!r}: zeebe:{kind} maps {source!r} to "
-                          f"{target!r}: the engine passes fields by name only (source "
-                          f"'={target.strip() or 'name'}', target the same name)", _LEFT_OUT)
+            if ctx.as_drawn:
+                ctx.assume(m, f"call activity {eid!r}: zeebe:{kind} {target!r} is not run in "
+                              "a design review")
+                continue
+            value = zeebe_source(ctx, m, node, kind)
+            if value is not None:
+                mapped[target.strip()] = value
             continue
         _add_field(ctx, m, found, target.strip(), eid, f"zeebe:{kind}")
-    if found:
+    if found or mapped:
         return tuple(found)
     return () if zeebe is not None and zeebe.get(flag) == "false" else None
 
@@ -167,10 +192,11 @@ def _camunda7(ctx: Context, node: etree._Element) -> bool:
     return platform == "Camunda Platform"
 
 
-def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
-                    kind: str) -> tuple[str, ...] | None:
+def _camunda_fields(ctx: Context, node: etree._Element, eid: str, kind: str,
+                    mapped: dict[str, str]) -> tuple[str, ...] | None:
     """The fields of the ``camunda:in`` (``camunda:out``) mappings: None for
-    ``variables="all"``; a mapping that renames or computes is an error note."""
+    ``variables="all"``; one that renames or computes goes into ``mapped`` (target ->
+    source), except beside an ``out`` of every variable (an error note)."""
     found: list[str] = []
     every = False
     for ext in node.iterchildren(bpmn("extensionElements")):
@@ -184,13 +210,39 @@ def _camunda_fields(ctx: Context, node: etree._Element, eid: str,
                                "ignored (instances have no business key)")
             elif m.get("sourceExpression") is not None or \
                     m.get("source", "").strip() != m.get("target", "").strip():
-                source = m.get("sourceExpression") or m.get("source")
-                ctx.detail(m, f"call activity {eid!r}: camunda:{kind} maps {source!r} to "
-                              f"{m.get('target')!r}: the engine passes fields by name only "
-                              "(source and target the same name)", _LEFT_OUT)
+                _camunda_mapped(ctx, m, eid, kind, mapped)
             else:
                 _add_field(ctx, m, found, m.get("target", "").strip(), eid, f"camunda:{kind}")
+    if every and kind == "out" and mapped:
+        ctx.detail(node, f"call activity {eid!r}: camunda:out passes every variable and "
+                         f"maps {sorted(mapped)[0]!r}: the engine cannot do both",
+                   "the mapping is left out")
+        mapped.clear()
     return None if every else tuple(found)
+
+
+def _camunda_mapped(ctx: Context, m: etree._Element, eid: str, kind: str,
+                    mapped: dict[str, str]) -> None:
+    """A ``camunda:in`` / ``camunda:out`` that renames (``source``) or computes
+    (``sourceExpression``, JUEL) into ``mapped``; what cannot be read is a warning."""
+    target = m.get("target", "").strip()
+    source = m.get("sourceExpression") or m.get("source") or ""
+    where = f"call activity {eid!r}: camunda:{kind} {target!r}"
+    if ctx.as_drawn:
+        ctx.assume(m, f"{where} is not run in a design review")
+        return
+    if not target.isidentifier() or target.startswith("__"):
+        ctx.error(m, f"{where}: the target is not a field name")
+        return
+    try:
+        mapped[target] = translate(source, None, "mapping") \
+            if m.get("sourceExpression") is not None else Expr(source.strip()).field or ""
+    except ModelError as exc:
+        ctx.warning(m, f"{where} is not mapped: {exc}")
+        return
+    if not mapped[target]:
+        del mapped[target]
+        ctx.error(m, f"{where}: source {source!r} is not a field name")
 
 
 def _add_field(ctx: Context, where: etree._Element, found: list[str], name: str, eid: str,

@@ -20,7 +20,7 @@ import re
 
 from ..errors import ModelError
 from ..model.expr import shown
-from . import juel
+from . import feel, juel
 from .juel import PREFIXES, Node
 from .juel import RESERVED as _RESERVED
 from .juel import Refused as _Refused
@@ -95,7 +95,7 @@ def translate(text: str, language: str | None = None, what: str = "condition") -
                          "JUEL and plain comparisons are translated")
     try:
         body = _unwrap(text.strip(), kind)
-        return _render(_Parser(body, kind, paths=what == "condition").parse())
+        return _render(_Parser(body, kind, paths=True).parse())
     except RecursionError:  # read deep inside nested subprocesses: still a refusal
         why: Exception = _Refused("it nests too deeply to be read here")
     except _Refused as refused:
@@ -264,6 +264,8 @@ class _Parser:
             return ("lit", _string(text))
         if kind == "name":
             return self.name(text)
+        if self.kind == "feel" and text in "[{":
+            return self.feel_call(text)
         raise _Refused(_unexpected((kind, text)))
 
     def name(self, text: str) -> Node:
@@ -272,6 +274,11 @@ class _Parser:
             return ("lit", literal)
         if self.kind == "plain" and text in ("True", "False", "None"):
             return ("lit", {"True": True, "False": False, "None": None}[text])
+        if self.kind == "feel" and text == "if":
+            return self.feel_call("if")
+        fn = feel.called(self, text) if self.kind == "feel" else None
+        if fn is not None:
+            return self.feel_call(fn)
         if text in _RESERVED or keyword.iskeyword(text) or text.startswith("__"):
             raise _Refused(f"it uses {text!r}, which is not a plain name")
         follow = self.peek()
@@ -286,12 +293,23 @@ class _Parser:
         if follow == ("other", ":") and self.kind != "feel":
             raise _Refused(f"it calls a function of the prefix {text!r}")
         if follow is not None and follow[0] == "name" and self.symbol(follow) is None and \
-                not (self.kind == "juel" and follow[1] in ("div", "mod")):
+                not (self.kind == "juel" and follow[1] in ("div", "mod")) and \
+                not (self.kind == "feel" and follow[1] in feel.CLAUSES):
             if follow[1] in _RESERVED or keyword.iskeyword(follow[1]):
                 raise _Refused(f"it uses {follow[1]!r}, which is not a plain name")
             raise _Refused(f"it has a name with spaces ({text} {follow[1]} ...)")
         return ("name", text)
 
+
+    def feel_call(self, fn: str) -> Node:
+        """A FEEL built-in function's call, ``if``, a list or a context (``feel.py``), its
+        first token taken."""
+        try:
+            if fn in ("[", "{"):
+                return feel.collection(self, fn)
+            return feel.conditional(self) if fn == "if" else feel.call(self, fn)
+        except feel.Refused as why:
+            raise _Refused(str(why)) from None
 
     def path(self, node: Node) -> Node:
         """A JUEL or FEEL path into the data, ``order.price``, and a JUEL index, ``items[0]``
@@ -311,6 +329,11 @@ class _Parser:
                 if node[0] in ("name", "item"):  # a JSON node read on: prop('k').prop(...)
                     continue
                 return node
+            if step == "[" and self.kind == "feel" and kind == "number" and \
+                    text.isdigit() and int(text) >= 1 and self.peek() == ("other", "]"):
+                self.take()  # FEEL counts a list's items from 1
+                node = ("item", node, int(text) - 1)
+                continue
             if step == "[" and self.kind != "feel" and kind in ("number", "string") and \
                     "." not in text[:1] + (text if kind == "number" else "") and \
                     self.peek() == ("other", "]"):
@@ -319,8 +342,8 @@ class _Parser:
                 continue
             what = f"calls {text!r} on" if self.peek() == ("op", "(") else \
                 f"reads {step}{text} from"
-            raise _Refused(f"it {what} {_render(node)!r}; only a field (a.b) or a JUEL index "
-                           "(a[0], a['b']) is read")
+            raise _Refused(f"it {what} {_render(node)!r}; only a field (a.b), a JUEL index "
+                           "(a[0], a['b']) or a FEEL index from 1 (a[1]) is read")
         return node
 
 
@@ -341,7 +364,8 @@ def _number(text: str) -> int | float:
 
 
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "in": 4, "notin": 4, "arith": 5,
-               "neg": 7, "name": 8, "lit": 8, "item": 8, "call": 8, "method": 8}  # Python's
+               "neg": 7, "name": 8, "lit": 8, "item": 8, "call": 8, "method": 8, "list": 8,
+               "context": 8, "if": 0}  # Python's
 
 
 def _render(node: Node, outer: int = 0) -> str:
@@ -355,6 +379,15 @@ def _render(node: Node, outer: int = 0) -> str:
         text = f"{_render(node[1], 8)}[{node[2]!r}]"
     elif kind == "lit":
         text = repr(node[1])
+    elif kind == "call":
+        text = f"{node[1]}({', '.join(_render(a) for a in node[2])})"
+    elif kind == "if":  # FEEL takes the else branch for a condition that is not true
+        text = (f"{_render(node[2], 1)} if {_render(node[1], 5)} is True else "
+                f"{_render(node[3], 0)}")
+    elif kind == "list":
+        text = f"[{', '.join(_render(a) for a in node[1])}]"
+    elif kind == "context":
+        text = "{" + ", ".join(f"{k!r}: {_render(v)}" for k, v in node[1]) + "}"
     elif kind == "cmp":
         text = f"{_render(node[2], 5)} {node[1]} {_render(node[3], 5)}"
     elif kind in ("in", "notin"):
@@ -364,8 +397,6 @@ def _render(node: Node, outer: int = 0) -> str:
         text = f"{_render(node[2], level)} {node[1]} {_render(node[3], level + 1)}"
     elif kind == "neg":
         text = f"-{_render(node[1], 7)}"
-    elif kind == "call":
-        text = f"{node[1]}({', '.join(_render(a) for a in node[2])})"
     elif kind == "method":
         text = f"{_render(node[1], 8)}.{node[2]}({', '.join(_render(a) for a in node[3])})"
     elif kind == "not":

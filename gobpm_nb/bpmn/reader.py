@@ -34,12 +34,13 @@ from .drawnflows import (
 from .events import host_of, message_of, read_event
 from .expressions import translate
 from .loops import read_loop
+from .mappings import read_mapping
 from .multiple import read_multiple
 from .names import BPMN, GOBPM, ZEEBE, children, extension, is_bpmn, local, namespace
 from .notes import Notes
 from .schema import check as check_schema
 from .spins import note_spins
-from .vendor import assignee, implementation, job_topic, not_run
+from .vendor import assignee, implementation, job_topic, not_run, topic_from
 from .xmllib import etree
 
 EVENTS = {"startEvent", "endEvent", "intermediateCatchEvent", "intermediateThrowEvent",
@@ -199,6 +200,7 @@ def read_element(ctx: Context, node: etree._Element) -> None:
     else:
         _placeholder(ctx, node, f"<{tag}> is not a BPMN flow element this importer knows",
                      False)
+    read_mapping(ctx, node)
     if activity:
         read_loop(ctx, node)  # on the element just built
         _activity_default(ctx, node)
@@ -274,10 +276,13 @@ def _activity_default(ctx: Context, node: etree._Element) -> None:
 
 def read_task(ctx: Context, node: etree._Element) -> None:
     tag, eid, name, p = local(node), node.get("id", ""), node.get("name"), ctx.p
-    topic = job_topic(ctx, node) if tag in ("serviceTask", "sendTask", "businessRuleTask",
-                                            "scriptTask") else None
+    jobs = tag in ("serviceTask", "sendTask", "businessRuleTask", "scriptTask")
+    topic = job_topic(ctx, node) if jobs else None
+    dynamic = topic_from(ctx, node) if jobs and topic is None else None
     if topic is not None:
         p.service_task(eid, name, topic=topic)
+    elif dynamic is not None:  # "": it did not translate (the error note says so)
+        p.service_task(eid, name, topic_from=dynamic or None, topic=None if dynamic else "?")
     elif tag in ("task", "manualTask"):
         p.script_task(eid, name, fn=pass_through)  # nothing to do: it passes through
     elif tag == "scriptTask":

@@ -68,7 +68,7 @@ def _passes(defn: Definition, node: el.Element) -> bool:
     if node.kind in _PASSING:
         return True
     if isinstance(node, el.ServiceTask):
-        return node.topic is None
+        return node.topic is None and node.topic_from is None
     return node.kind in _SPLITS and len(defn.incoming[node.id]) <= 1
 
 

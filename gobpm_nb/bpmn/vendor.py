@@ -1,17 +1,16 @@
 """The vendor extensions people have in their files, read into what the builder takes.
 
-- worker jobs: Camunda 8 ``zeebe:taskDefinition type``, Camunda 7 ``camunda:type="external"``
-  with ``camunda:topic``;
+- worker jobs: Camunda 8 ``zeebe:taskDefinition type`` (a FEEL expression: the topic is its
+  value as the job is created), Camunda 7 ``camunda:type="external"`` with ``camunda:topic``;
 - assignees: ``zeebe:assignmentDefinition assignee``, ``camunda:assignee``;
 - message correlation: ``zeebe:subscription correlationKey`` on the ``<message>``, or the
   standard ``correlationProperty`` whose ``correlationPropertyRetrievalExpression`` for the
   message is a plain field;
 - payload fields of a message or signal throw: our own ``gobpm:payload fields="a b"``.
 
-Extensions that would change the data or run code, which the engine does not run, are error
-notes naming the extension and its element (``not_run``), never dropped silently:
-``zeebe:ioMapping`` (except on a call activity, ``calls.py``), ``camunda:inputOutput``.
-Execution and task listeners are left out of the run with a warning (``listeners.py``).
+Variable mappings are run (``mappings.py``, ``calls.py``). Execution and task listeners, whose
+code the engine cannot call, are left out of the run with a warning naming each one
+(``not_run``, ``listeners.py``), never dropped silently.
 """
 
 from __future__ import annotations
@@ -26,15 +25,11 @@ from .listeners import is_listener
 from .listeners import note as listener_note
 from .names import (
     BPMN,
-    CAMUNDA,
     GOBPM,
     ZEEBE,
     camunda_attr,
     children,
     extension,
-    label,
-    local,
-    namespace,
 )
 from .xmllib import etree
 
@@ -59,6 +54,8 @@ def job_topic(ctx: Context, node: etree._Element) -> str | None:
     if task is not None:
         kind = task.get("type", "")
         topic = static(kind)
+        if topic is None and kind.strip().startswith("="):
+            return None  # a job type written as FEEL: ``topic_from``
         if not topic:
             if ctx.detail(task, f"job type {kind!r} is an expression or empty; the engine "
                                 "needs a fixed topic", "it is no worker job"):
@@ -74,6 +71,21 @@ def job_topic(ctx: Context, node: etree._Element) -> str | None:
             return "?"
         return topic
     return None
+
+
+def topic_from(ctx: Context, node: etree._Element) -> str | None:
+    """A job type written as FEEL (``zeebe:taskDefinition type="=kind"``): the safe
+    expression that gives the topic as the job is created; None when the type is no
+    expression; "" (with an error note) when it does not translate (None in design-review
+    mode: it is no worker job)."""
+    task = extension(node, ZEEBE, "taskDefinition")
+    kind = task.get("type", "") if task is not None else ""
+    if task is None or static(kind) is not None or not kind.strip().startswith("="):
+        return None
+    try:
+        return translate(kind, None, "job type")
+    except ModelError as exc:
+        return None if ctx.detail(task, str(exc), "it is no worker job") else ""
 
 
 def assignee(ctx: Context, node: etree._Element) -> str | None:
@@ -148,41 +160,13 @@ def _standard_key(ctx: Context, message: etree._Element) -> tuple[str | None, bo
     return None, False
 
 
-_NO_LOCALS = ("the engine has no local variables: what a task, job, message or child "
-              "returns is merged into the instance data as it is, and nothing is mapped in")
-# (namespaces, local name) -> why the engine does not run it
-_NOT_RUN: dict[tuple[tuple[str, ...], str], str] = {
-    ((ZEEBE,), "ioMapping"): _NO_LOCALS,
-    (CAMUNDA, "inputOutput"): _NO_LOCALS,
-}
-
-
 def not_run(ctx: Context, node: etree._Element) -> None:
-    """An error note for each extension of ``node`` (a flow node, a flow, a process) that
-    would change data or behaviour and is not run; a call activity's ``zeebe:ioMapping`` is
-    read by ``calls.py``."""
-    eid = node.get("id")
+    """A warning for each listener of ``node`` (a flow node, a flow, a process): the engine
+    runs no listener's code (``listeners.py``); every other extension it reads is run."""
     for ext in children(node, BPMN, "extensionElements"):
         for found in ext:
             if is_listener(found):
                 listener_note(ctx, node, found)
-                continue
-            for (spaces, name), why in _NOT_RUN.items():
-                if local(found) != name or namespace(found) not in spaces:
-                    continue
-                if name == "ioMapping" and local(node) == "callActivity":
-                    continue
-                ctx.detail(found, f"{label(found)} on {local(node)} {eid!r} is not run "
-                                  f"({_parts(found)}): {why}", "the run leaves it out")
-
-
-def _parts(found: etree._Element) -> str:
-    """What an extension holds, by kind and count: ``2 inputs, 1 output``."""
-    counts: dict[str, int] = {}
-    for c in found:
-        if isinstance(c.tag, str):
-            counts[local(c)] = counts.get(local(c), 0) + 1
-    return ", ".join(f"{n} {k}{'s' * (n != 1)}" for k, n in counts.items()) or "empty"
 
 
 def implementation(node: etree._Element) -> str:

@@ -28,7 +28,9 @@ from ..model.placeholders import Unsupported, UnsupportedBoundary
 from .adhoc import write_adhoc, write_completion
 from .calls import write_call
 from .diagram import add_to_diagram, new_diagram
+from .expressions import to_feel
 from .loops import write_loop, write_standard
+from .mappings import write_mapping
 from .multiple import write_multiple
 from .names import (
     BPMN,
@@ -321,6 +323,10 @@ class Writer(RootElements):
         found: list[tuple[str, str, dict[str, str]]] = []
         if isinstance(e, el.ServiceTask) and e.topic is not None:
             found.append((ZEEBE, "taskDefinition", {"type": e.topic}))
+        if isinstance(e, el.ServiceTask) and e.topic_from is not None and \
+                to_feel(str(e.topic_from.source)) is not None:
+            found.append((ZEEBE, "taskDefinition",
+                          {"type": to_feel(str(e.topic_from.source)) or ""}))
         if isinstance(e, el.UserTask) and e.assignee is not None:
             found.append((ZEEBE, "assignmentDefinition", {"assignee": e.assignee}))
         if isinstance(e, (el.MessageThrow, el.SignalThrow, el.MessageEnd, el.SignalEnd,
@@ -331,11 +337,13 @@ class Writer(RootElements):
             if isinstance(e, Unsupported) and e.activity:
                 marker["activity"] = "true"
             found.append((GOBPM, "unsupported", marker))
-        if not found:
+        if not found and e.io is None:
             return
         ext = etree.SubElement(node, bpmn("extensionElements"))
         for ns, name, attrs in found:
             etree.SubElement(ext, f"{{{ns}}}{name}", attrs, nsmap=self.nsmap(ns))
+        if e.io is not None:
+            write_mapping(self, ext, e.io)
 
     def _definition(self, node: etree._Element, e: el.Element) -> None:
         def sub(kind: str, **attrs: str) -> etree._Element:

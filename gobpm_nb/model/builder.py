@@ -220,8 +220,9 @@ class Builder:
 
     def service_task(self, id: str, name: str | None = None, *, fn: el.Script | None = None,
                      topic: str | None = None, for_compensation: bool = False,
-                     default: str | None = None) -> str:
+                     default: str | None = None, topic_from: Condition | None = None) -> str:
         return self._add(el.ServiceTask(id, name, fn=fn, topic=topic,
+                                        topic_from=self._expr(id, "topic_from", topic_from),
                                         for_compensation=for_compensation or None,
                                         default=default))
 

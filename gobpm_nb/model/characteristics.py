@@ -1,5 +1,5 @@
 """An activity's characteristics (multi-instance, standard loop) and a gateway's decision:
-immutable parts of elements (``elements`` re-exports them)."""
+variable mappings: immutable parts of elements (``elements`` re-exports them)."""
 
 from __future__ import annotations
 
@@ -46,4 +46,16 @@ class Decision:
     weights: tuple[tuple[str, float], ...] = ()
 
 
-__all__ = ["Decision", "Loop", "Many"]
+@dataclass(frozen=True)
+class Mapping:
+    """An element's variable mappings (Camunda 8's input and output mappings): each pair is
+    a target (a field, or a dotted path into one: ``a.b``) and the expression giving its
+    value. ``inputs`` are evaluated as the element is entered and seen only by it (its job,
+    its user task, what runs inside it); ``outputs`` are evaluated as it completes, over
+    what it saw and what it returned, and only they are written to the data."""
+
+    inputs: tuple[tuple[str, Expr], ...] = ()
+    outputs: tuple[tuple[str, Expr], ...] = ()
+
+
+__all__ = ["Decision", "Loop", "Many", "Mapping"]

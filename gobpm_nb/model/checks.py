@@ -81,8 +81,8 @@ def check_element(e: el.Element, nodes: Nodes, outgoing: Flows, incoming: Flows,
         p.extend(check_throws(e))
     if isinstance(e, el.ScriptTask) and not callable(e.fn):
         p.append(f"script_task {e.id!r} needs fn=")
-    if isinstance(e, el.ServiceTask) and (e.fn is None) == (e.topic is None):
-        p.append(f"service_task {e.id!r} needs exactly one of fn= or topic=")
+    if isinstance(e, el.ServiceTask):
+        p.extend(_check_service(e))
     if e.default is not None:
         p.extend(_check_default(e, outs))
     if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway)) and e.decision is not None:
@@ -249,3 +249,11 @@ def _only_starts(e: el.Element, nodes: Nodes, incoming: Flows) -> bool:
     gateway = nodes.get(flows[0].source) if len(flows) == 1 else None
     return isinstance(gateway, el.EventGateway) and bool(gateway.instantiate) and \
         not gateway.parallel
+
+
+def _check_service(e: el.ServiceTask) -> list[str]:
+    """A service task runs a function or is a job on a topic, fixed or computed."""
+    if [e.fn, e.topic, e.topic_from].count(None) == 2:
+        return []
+    return [f"service_task {e.id!r} needs exactly one of fn= or topic="
+            + (" (or topic_from=)" if e.topic_from is not None else "")]

@@ -90,6 +90,9 @@ def _describe(value: Any) -> Any:
         return value.describe()
     if isinstance(value, (el.Many, el.Loop)):
         return [[f.name, _describe(getattr(value, f.name))] for f in fields(value)]
+    if isinstance(value, el.Mapping):
+        return ["mapping", [[t, x.fingerprint()] for t, x in value.inputs],
+                [[t, x.fingerprint()] for t, x in value.outputs]]
     if isinstance(value, el.Decision):
         return ["decision", [list(w) for w in value.weights]]
     return value
@@ -107,7 +110,8 @@ Into = dict[str, str | tuple[str, ...]]
 #: Fields a signature leaves out while they are None (graphs from before they existed keep
 #: their signatures).
 OPTIONAL = frozenset({"within", "many", "loop", "escalation", "decision", "for_compensation",
-                      "default", "no_wait", "instantiate", "parallel"})
+                      "default", "no_wait", "instantiate", "parallel", "io",
+                      "topic_from"})
 
 
 #: The elements that wait on a condition over the data (``Definition.conditional``).

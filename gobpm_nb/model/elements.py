@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from .characteristics import Decision as Decision
 from .characteristics import Loop as Loop
 from .characteristics import Many as Many
+from .characteristics import Mapping as Mapping
 from .expr import Expr
 from .timers import TimerSpec
 
@@ -54,6 +55,8 @@ class Element:
     #: The target node of its default flow (a gateway's, or an activity's: taken only when
     #: no other outgoing flow is); None: none.
     default: str | None = None
+    #: Input and output mappings (``Process.mapping``), or None.
+    io: Mapping | None = None
     kind = "element"
     activity = False  # boundaries may attach only to activities
     catch = False  # may be an arm of an event-based gateway
@@ -191,10 +194,12 @@ class ScriptTask(Element):
 
 @dataclass(frozen=True)
 class ServiceTask(Element):
-    """An inline service (``fn``) runs at once; a worker service (``topic``) is a job."""
+    """An inline service (``fn``) runs at once; a worker service (``topic``, or the value of
+    ``topic_from`` when the job is created) is a job."""
 
     fn: Script | None = None
     topic: str | None = None
+    topic_from: Expr | None = None
     kind = "service_task"
     activity = True
 

@@ -4,7 +4,8 @@ String expressions are parsed once and evaluated by ``simpleeval`` over the inst
 names resolve to data fields, there are no attribute lookups on private names, no imports
 and no calls except a few harmless builtins and two that read a field by its name:
 ``variable('x')`` (its value, None or the default given when it is missing, as JUEL's
-``execution.getVariable``) and ``defined('x')`` (whether it is there). ``eval``/``exec``
+``execution.getVariable``) and ``defined('x')`` (whether it is there; ``defined('a', 'b')``
+whether ``a`` holds a field ``b``, FEEL's ``is defined(a.b)``). ``eval``/``exec``
 are never used.
 """
 
@@ -19,15 +20,21 @@ from typing import Any
 from simpleeval import EvalWithCompoundTypes, NameNotDefined
 
 from ..errors import ModelError
+from .feelfns import FUNCTIONS as FEEL_FUNCTIONS
+from .feelfns import defined
 from .fingerprint import fingerprint
 
 SAFE_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": len, "min": min, "max": max, "abs": abs, "round": round,
     "str": str, "int": int, "float": float, "bool": bool,
+    **FEEL_FUNCTIONS,
 }
+#: ``defined('a', 'b')``: whether the field ``a`` holds one named ``b`` (FEEL's ``is
+#: defined(a.b)``); given the data each time an expression is evaluated
+DEFINED = "defined"
 
 #: The functions that read the data by a field's name (``Expr.__call__`` binds them).
-DATA_FUNCTIONS = ("variable", "defined")
+DATA_FUNCTIONS = ("variable", DEFINED)
 
 #: The correlation key of a message wait that correlates by the message's name alone
 #: (``key=NO_KEY``): its value is None, the key of a message published without one
@@ -40,13 +47,14 @@ NO_KEY = "None"
 class Expr:
     """A compiled condition or key: evaluate with ``expr(data)``."""
 
-    __slots__ = ("source", "_fn", "_tree", "_field")
+    __slots__ = ("source", "_fn", "_tree", "_field", "_defined")
 
     def __init__(self, source: str | Callable[[dict[str, Any]], Any]):
         self.source = source
         self._fn: Callable[[dict[str, Any]], Any] | None = None
         self._tree: Any = None
         self._field: str | None = None
+        self._defined = False
         if callable(source):
             self._fn = source
         elif isinstance(source, str) and source.isidentifier() and \
@@ -63,6 +71,8 @@ class Expr:
                                  f"{MAX_DEPTH} levels") from None
             _refuse_deep(source, self._tree)
             _refuse_unsafe(source, self._tree)
+            self._defined = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and
+                                n.func.id in DATA_FUNCTIONS for n in ast.walk(self._tree))
         else:
             raise ModelError(f"expression {source!r} is neither a string nor a callable")
 
@@ -86,8 +96,9 @@ class Expr:
             return data[self._field]
         # A deep copy: methods such as ``items.append(1)`` must not change the instance data.
         names = copy.deepcopy(dict(data))
-        ev = EvalWithCompoundTypes(names=names, functions={**SAFE_FUNCTIONS,
-                                                           **_data_functions(names)})
+        functions = {**SAFE_FUNCTIONS, **_data_functions(names)} if self._defined \
+            else SAFE_FUNCTIONS
+        ev = EvalWithCompoundTypes(names=names, functions=functions)
         try:
             return ev.eval(str(self.source), previously_parsed=self._tree)
         except NameNotDefined as exc:
@@ -116,10 +127,7 @@ def _data_functions(names: dict[str, Any]) -> dict[str, Callable[..., Any]]:
     def variable(name: str, default: Any = None) -> Any:
         return names.get(name, default)
 
-    def defined(name: str) -> bool:
-        return name in names
-
-    return {"variable": variable, "defined": defined}
+    return {"variable": variable, DEFINED: defined(names)}
 
 
 #: How deeply an expression may nest (parentheses, ``not``, operators): the evaluator walks

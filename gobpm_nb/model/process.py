@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ModelError
@@ -12,8 +13,16 @@ from . import elements as el
 from . import interchange
 from .builder import Builder, Condition, Scope
 from .definition import Definition, build_definition
+from .expr import Expr
 
 log = logging.getLogger("gobpm_nb")
+
+
+def is_target(text: object) -> bool:
+    """Whether ``text`` names a field, or a dotted path of fields (``a.b``; a field named
+    like a keyword, ``to.from``, is a key of the data like any other)."""
+    return isinstance(text, str) and all(
+        part.isidentifier() and not part.startswith("__") for part in text.split("."))
 
 
 class Process(Builder):
@@ -146,6 +155,51 @@ class Process(Builder):
                 return gateway
         raise ModelError(f"decide({gateway!r}): process {self.id!r} has no element "
                          f"{gateway!r}")
+
+    def mapping(self, node: str, inputs: Mapping[str, Condition] | None = None,
+                outputs: Mapping[str, Condition] | None = None) -> str:
+        """Give task, subprocess or event ``node`` variable mappings (Camunda 8's): each
+        target (a field, or a dotted path ``a.b`` into one) -> the expression giving its
+        value. ``inputs`` are evaluated, in order, as the element is entered, and only it
+        sees them (its job's data, the expressions inside it); ``outputs`` are evaluated,
+        in order, as it completes, over what it saw and what it returned (a job's or a
+        user task's outputs, a message's payload), and only they are written to the data:
+        with outputs, what it returned is not merged. A call activity passes its child the
+        fields its ``inputs`` names (all without) from what it sees, its inputs among them;
+        its outputs read what the child returned (the fields its ``outputs`` names)."""
+        for i, e in enumerate(self._elements):
+            if e.id != node:
+                continue
+            if isinstance(e, (el.ExclusiveGateway, el.InclusiveGateway,
+                              el.ComplexGateway, el.ParallelGateway, el.EventGateway,
+                              el.EventSubProcess)):
+                raise ModelError(f"mapping({node!r}): {e.kind} {node!r} takes no variable "
+                                 "mappings")
+            io = el.Mapping(self._pairs(node, "input", inputs),
+                            self._pairs(node, "output", outputs))
+            self._elements[i] = dataclasses.replace(e, io=io if io.inputs or io.outputs
+                                                    else None)
+            self._cache = None
+            return node
+        raise ModelError(f"mapping({node!r}): process {self.id!r} has no element {node!r}")
+
+    def _pairs(self, node: str, kind: str, given: Mapping[str, Condition] | None,
+               ) -> tuple[tuple[str, Expr], ...]:
+        if given is None:
+            return ()
+        if not isinstance(given, Mapping):
+            raise ModelError(f"mapping({node!r}): {kind}s must be a dict of target -> "
+                             f"expression, got {type(given).__name__}")
+        pairs = []
+        for target, source in given.items():
+            if not is_target(target):
+                raise ModelError(f"mapping({node!r}): {kind} target {target!r} is not a "
+                                 "field name or a dotted path of them (a.b)")
+            expr = self._expr(node, f"{kind} {target!r}", "None" if source is None
+                              else source)
+            if expr is not None:
+                pairs.append((target, expr))
+        return tuple(pairs)
 
     def loop(self, node: str, *, condition: Condition | None = None,
              test_before: bool = False, maximum: int | None = None) -> str:

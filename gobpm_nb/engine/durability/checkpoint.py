@@ -126,6 +126,8 @@ def track_doc(tr: Track, orders: dict[tuple[str, str, str], int]) -> dict[str, A
         doc = dict(sorted({**doc, "scope": tr.scope}.items()))
     if tr.locals is not None:
         doc = dict(sorted({**doc, "locals": copy.deepcopy(tr.locals)}.items()))
+    if tr.inputs is not None:
+        doc = dict(sorted({**doc, "inputs": copy.deepcopy(tr.inputs)}.items()))
     return doc
 
 
@@ -237,6 +239,8 @@ def read_track(r: Reader, t: Any, path: str) -> Track:
         counter = tr.locals.get("loopCounter")
         if origin != "compensation" and (type(counter) is not int or counter < 1):
             raise r.fail(f"{path}.locals.loopCounter", "is not a count from 1")
+    if "inputs" in t:
+        tr.inputs = r.get(t, "inputs", "dict", path)
     return tr
 
 

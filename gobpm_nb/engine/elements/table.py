@@ -23,12 +23,17 @@ from . import (
     events,
     gateways,
     inclusive,
+    mapping,
     multi_instance,
     multiple,
     subprocesses,
     tasks,
 )
 from .boundaries import check_conditions, fire_boundary_event
+
+#: Elements that take no variable mappings
+MAPPED_NOT = {"exclusive_gateway", "inclusive_gateway", "parallel_gateway", "complex_gateway",
+              "event_gateway"}
 
 Result = Any  # list of flows | PARK | None
 
@@ -136,6 +141,13 @@ FIRE["call_activity"] = tasks.finish_activity(call_activities.fire_call)
 # an inclusive gateway may be a decision (a person or a rule chooses its flows)
 ENTER["inclusive_gateway"] = gateways.enter_inclusive
 FIRE["inclusive_gateway"] = gateways.fire_inclusive
+for _kind in ("message_start", "timer_start", "signal_start",
+              "conditional_start", "multiple_start"):  # starting an instance
+    ENTER[_kind] = events.enter_start
+for _kind in sorted(set(ENTER) - MAPPED_NOT):  # variable mappings, innermost
+    ENTER[_kind] = mapping.entering(ENTER[_kind])
+for _kind in sorted(set(FIRE) - MAPPED_NOT):
+    FIRE[_kind] = mapping.firing(FIRE[_kind])
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
               "transaction", "call_activity", "adhoc_subprocess"):
     # multi-instance or a loop: a body over its runs
@@ -145,10 +157,6 @@ for _kind in ("user_task", "service_task", "script_task", "receive_task", "subpr
     ENTER[_kind] = multi_instance.entering(ENTER[_kind])
     # a script task fires as a body
     FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
-
-for _kind in ("message_start", "timer_start", "signal_start",
-              "conditional_start", "multiple_start"):  # starting an instance
-    ENTER[_kind] = events.enter_start
 
 settle_joins = complex.settle_all
 adhoc_ended = adhoc.ended

@@ -11,13 +11,13 @@ from ...model import elements as el
 from ..runtime.compute import outgoing
 from ..runtime.run import Run
 from ..runtime.tracks import PARK
-from ..state.incident import clean
+from ..state.incident import Incident, clean
 from ..state.records import Job, Task, Track, Trigger
 from ..state.waits import (
     JobWait,
     TaskWait,
 )
-from . import subprocesses
+from . import mapping, subprocesses
 from .boundaries import arm_boundaries
 from .events import fire_pass
 
@@ -31,7 +31,11 @@ def call_fn(run: Run, tr: Track, node: Any) -> Result:
     code, values = run.core.tape.call(("fn", node.id), outcome_of, run, node)
     if code is not None:
         return subprocesses.throw(run, tr, node, code)
-    run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
+    if node.io is not None and node.io.outputs:  # only the outputs are written
+        mapping.write(run, node, mapping.evaluate(run, node, node.io.outputs, "output",
+                                                  values or {}))
+    else:
+        run.merge(values, node.id, copied=True)  # ``outcome_of`` made the copy
     return outgoing(run, node)
 
 
@@ -57,9 +61,32 @@ def enter_service(run: Run, tr: Track, node: el.ServiceTask) -> Result:
 
 
 def new_job(run: Run, tr: Track, node: el.ServiceTask) -> Job:
+    topic = node.topic or "" if node.topic_from is None else topic_of(run, node)
     run.seq["job"] += 1
-    return Job(f"{run.id}:{node.id}:{run.seq['job']}", node.topic or "", run.id, tr.id,
-               node.id)
+    return Job(f"{run.id}:{node.id}:{run.seq['job']}", topic, run.id, tr.id, node.id)
+
+
+def topic_of(run: Run, node: el.ServiceTask) -> str:
+    """The topic ``topic_from`` gives as the job is created: a non-empty string, else an
+    incident (a Python callable answers through the tape)."""
+    expr = node.topic_from
+    assert expr is not None
+    if expr.python:
+        value = run.core.tape.call(("topic", node.id), _topic, run, node, expr)
+    else:
+        value = _topic(run, node, expr)
+    if not isinstance(value, str) or not value:
+        raise Incident(node.id, f"job type {expr.describe()!r} gave {type(value).__name__} "
+                                f"{value!r}, not a topic (a non-empty string)")
+    return value
+
+
+def _topic(run: Run, node: el.ServiceTask, expr: Any) -> Any:
+    try:
+        return expr(run.seen())
+    except KeyError as exc:
+        raise Incident(node.id, f"job type {expr.describe()!r} names missing field "
+                                f"{exc}") from None
 
 
 def new_task(run: Run, tr: Track, node: el.UserTask) -> Task:

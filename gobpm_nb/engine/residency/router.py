@@ -447,6 +447,7 @@ class Residency:
             trigger.ref = hold.task
         child = run.new_track(tr.node, (tr.id,), "continuation", scope=tr.scope)
         child.locals = tr.locals  # an inner instance's continuation is that inner instance
+        child.inputs = tr.inputs  # and the element's inputs are still its own
         child.steps = trigger.steps  # a wait fired: 0 (``Run.entering``)
         spawn(run, child, trigger, within=within)
 

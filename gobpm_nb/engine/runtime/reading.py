@@ -1,5 +1,6 @@
 """What the running track of an instance reads and where its writes go: the instance data,
-under the locals of each multi-instance inner instance it runs in (``Run`` has these)."""
+under the locals of each multi-instance inner instance it runs in and the inputs of the
+elements it runs inside (``Run`` has these)."""
 
 from __future__ import annotations
 
@@ -29,13 +30,16 @@ class Reading:
 
     def seen(self) -> dict[str, Any]:
         """The data the running track reads: the instance data, with the locals of each
-        multi-instance inner instance it runs in over it (innermost last)."""
+        multi-instance inner instance it runs in and the inputs of each element it occupies
+        or runs inside (``Track.inputs``) over it (innermost last)."""
         data = self.data if self.data is not None else {}
         tr = self.at
-        if tr is None or (tr.scope is None and tr.locals is None):
+        if tr is None or (tr.scope is None and tr.locals is None and tr.inputs is None):
             return data
         layers = []
         while tr is not None:
+            if tr.inputs is not None:  # an element's inputs see its inner instance's locals
+                layers.append(tr.inputs)
             if tr.locals is not None:
                 layers.append(tr.locals)
             tr = self.tracks.get(tr.scope) if tr.scope is not None else None
@@ -58,3 +62,14 @@ class Reading:
             tr = self.tracks.get(tr.scope)
         assert self.data is not None
         return self.data
+
+    def scoped(self) -> list[dict[str, Any]]:
+        """The inputs of the elements the running track runs inside (innermost first): a
+        field written there is written in the nearest that has it (Camunda's propagation)."""
+        tr = self.at
+        found = []
+        while tr is not None and tr.scope is not None:
+            tr = self.tracks.get(tr.scope)
+            if tr is not None and tr.inputs is not None:
+                found.append(tr.inputs)
+        return found

@@ -448,8 +448,14 @@ class Run(Reading):
         values = values if copied else clean(values, node)
         if values is None:
             return
-        self.written().update(values)
-        self.emit("data_changed", None, node, {"fields": sorted(values)})
+        fields = sorted(values)
+        into = self.written()
+        scoped = self.scoped() if self.at is not None and self.at.scope is not None else ()
+        for layer in scoped:  # a field an enclosing element maps in is written there
+            for name in [n for n in values if n in layer]:
+                layer[name] = values.pop(name)
+        into.update(values)
+        self.emit("data_changed", None, node, {"fields": fields})
         if self.has_conditions():
             self.post(("data",))
 

@@ -105,7 +105,7 @@ class Track:
     """A thread of control: id, position, state, lineage, and what it waits for."""
 
     __slots__ = ("id", "node", "state", "parents", "origin", "via", "coro", "wait",
-                 "boundaries", "scope", "locals", "steps")
+                 "boundaries", "scope", "locals", "inputs", "steps")
 
     def __init__(self, id: str, node: str, parents: tuple[str, ...], origin: str,
                  via: str | None = None, state: str = "ready"):
@@ -126,6 +126,9 @@ class Track:
         #: An inner instance of a multi-instance activity: what it alone sees (its item,
         #: ``loopCounter``, and what it wrote when its outputs are collected); else None.
         self.locals: dict[str, Any] | None = None
+        #: The values of the input mappings of the element it occupies (``Element.io``),
+        #: seen by that element alone until it is left; else None.
+        self.inputs: dict[str, Any] | None = None
         #: Nodes entered since its lineage last waited (``Run.entering``); not checkpointed.
         self.steps = 0
 
