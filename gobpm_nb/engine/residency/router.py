@@ -109,11 +109,17 @@ class Residency:
             return "withdrawn"
         if site.kind == "timer":
             core.emit("timer_fired", iid, site.track, site.node, site.fired_details)
+        if trigger.kind == "timer" and iid not in self.retrying:
+            # in its own event, before the triggers accepted for the instance whose wake
+            # events are still to come: as a resident track's timer goes before the
+            # resumptions those triggers scheduled
+            if rec.residency == RESIDENT:
+                self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
+                return "applied"
+            return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # dehydrated
         if rec.residency == RESIDENT and iid not in self.pending:
             self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
             return "applied"
-        if trigger.kind == "timer" and iid not in self.pending:
-            return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # dehydrated
         self.accept(rec, hold)  # type: ignore[arg-type]  # not finished
         self.defer(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
         return "queued"
@@ -229,10 +235,11 @@ class Residency:
         try:
             image = self.load(rec)
         except Exception as exc:  # store, codec or registry: the hold stays, we retry
-            self.accept(rec, hold)
-            self.pending[rec.id] = [(hold, trigger)]
+            self.accept(rec, hold)  # it goes first, before the triggers queued already
+            self.pending.setdefault(rec.id, []).insert(0, (hold, trigger))
             self.failed(rec.id, hold, exc)
             return "queued"
+        self.by_track.pop(rec.id, None)
         self.hydrate(rec, image, [(hold, trigger)])
         return "woken"
 
