@@ -259,11 +259,16 @@ class SignalCatch(Element):
 
 @dataclass(frozen=True)
 class ConditionalCatch(Element):
-    """Fires when its condition over the instance's own data holds; never dehydratable."""
+    """Fires when its condition over the instance's own data holds. Dehydratable: the data of
+    a dehydrated instance changes only once a trigger has woken it, and the condition is
+    checked after each change, so nothing can make it hold while the instance is away."""
 
     condition: Expr | None = None
     kind = "conditional_catch"
     catch = True
+
+    def dehydratable(self, ctx: WaitContext) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
