@@ -404,6 +404,19 @@ FOUND = {
     "instance only once the signal accepted before it was handed over)":
         (([("or", [(0, [("timer", "PT10M"), ("send", "signal", "sa")]),
                    (0, [("signal", "sa")])])], []), []),
+    "finding I: a signal reaching a dehydrated instance's catch and a non-interrupting "
+    "boundary (the loop's) at once, beside a conditional event subprocess start: the "
+    "boundary is in the loop's mailbox before the data change the catch's continuation "
+    "writes, as on a resident instance (it was handed over after, and the condition "
+    "checked first)":
+        (([("sub", [("pair", ("signal", "sa"), False, False)], [],
+            [("event", ("timer", "PT10M"), False, []), ("event", ("cond", 1), False, [])])],
+          []), [("signal", "sa")]),
+    "finding J: the same with an interrupting boundary (found by the two-triggers property): "
+    "it is in the loop's mailbox before the catch's continuation writes, as it does not "
+    "interrupt a scope around the catch":
+        (([("pair", ("signal", "sa"), True, False)], [("event", ("cond", 1), False, [])]),
+         [("signal", "sa")]),
 }
 
 
