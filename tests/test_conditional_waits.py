@@ -160,8 +160,8 @@ def test_an_instance_parked_on_a_conditional_catch_dehydrates_and_a_wake_fires_i
 
 
 def test_a_wake_that_leaves_the_condition_false_dehydrates_again():
-    """A signal that changes nothing the condition reads wakes the instance; the condition is
-    checked (still false) and the instance dehydrates again, its catch still parked."""
+    """A signal that changes nothing the condition reads wakes the instance; the catch stays
+    parked and the instance dehydrates again."""
     p = bpm.Process("waiting")
     p.start("s")
     p.parallel_gateway("split")
@@ -214,3 +214,54 @@ def test_a_recovered_instance_with_a_conditional_boundary_stays_dehydrated(tmp_p
         assert left(eng, inst) == ["news", "heard", "risky", "stopped"]
     finally:
         eng.store.close()
+
+
+@pytest.mark.parametrize("payload", [None, {"other": 1}])
+def test_a_wake_asks_a_condition_no_more_than_a_resident_instance_does(payload):
+    """A condition given as a Python function is asked when the catch is entered and after
+    each data change, never because the instance was woken: a signal without a payload asks
+    nothing, one with a payload asks once, with dehydration on as off."""
+    def calls_with(**options):
+        calls = []
+
+        def ready(data):
+            calls.append(data.get("other"))
+            return data["total"] >= 5
+
+        p = bpm.Process("asked")
+        p.start("s")
+        p.parallel_gateway("split")
+        p.conditional_catch("ready", condition=ready)
+        p.signal_catch("ping", signal="ping")
+        p.user_task("later")
+        p.end("e1")
+        p.end("e2")
+        p.flow("s", "split", "ready", "e1")
+        p.flow("split", "ping", "later", "e2")
+        eng = bpm.Engine(**options)
+        inst = eng.start(p.validate(), {"total": 0})
+        eng.run()
+        eng.broadcast_signal("ping", payload)
+        eng.run()
+        return calls, inst.residency
+
+    off, resident = calls_with(dehydrate=False)
+    on, dehydrated = calls_with()
+    assert (resident, dehydrated) == ("resident", "dehydrated")
+    assert on == off == ([None] if payload is None else [None, 1])
+
+
+def test_an_instance_waiting_only_on_a_condition_dehydrates_holding_nothing():
+    """Nothing can change the data of an instance whose only wait is a conditional catch,
+    resident or not: it dehydrates, its fact counting no hold."""
+    p = bpm.Process("only")
+    p.start("s")
+    p.conditional_catch("c", condition="total > 1")
+    p.end("e")
+    p.flow("s", "c", "e")
+    eng = bpm.Engine()
+    inst = eng.start(p.validate(), {"total": 0})
+    eng.run()
+    assert inst.residency == "dehydrated" and eng.holders() == []
+    assert [f.details for f in eng.facts if f.kind == "dehydrated"] == [
+        {"wait_kinds": [], "waits": 0, "coroutines": 0}]

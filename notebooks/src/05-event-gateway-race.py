@@ -132,9 +132,9 @@ print(eng.stats())
 # A conditional arm ("as soon as the stock is in") has no engine holder: its trigger is the
 # instance's own data, and nothing outside the instance can change that data while it is
 # dehydrated. Only a trigger that wakes the instance can (a completion, a message with a
-# payload), and the engine checks every armed condition when the instance hydrates and after
-# each change, before it may dehydrate again. So the race is *holdable* all the same: the
-# instance dehydrates, and only the timer arm is listed among the holders.
+# payload), and the engine checks every armed condition after each change, before the
+# instance may dehydrate again. So the race is *holdable* all the same: the instance
+# dehydrates, and only the timer arm is listed among the holders.
 
 # %%
 restock = bpm.Process("restock")
