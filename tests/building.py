@@ -60,9 +60,10 @@ class Builder:
         self.n += 1
         return f"{kind}{self.n}"
 
-    def scope(self, sc, items, handlers) -> None:
-        """A start, ``items`` in a chain, an end, and the event subprocesses ``handlers``."""
-        prev = sc.start(self.name("start"))
+    def scope(self, sc, items, handlers, opening=None) -> None:
+        """A start (``opening``: an event-based gateway that creates instances), ``items`` in
+        a chain, an end, and the event subprocesses ``handlers``."""
+        prev = sc.start(self.name("start")) if opening is None else self.opens(sc, *opening[1:])
         if items:
             first, last = self.chain(sc, items)
             sc.flow(prev, first)
@@ -117,12 +118,49 @@ class Builder:
             return gw, merge
         if kind == "pair":
             return self.pair(sc, *b[1:])
+        if kind == "adhoc":
+            return self.adhoc(sc, *b[1:])
         if kind == "link":
             link = self.name("L")
             return sc.link_throw(self.name("goto"), link=link), sc.link_catch(
                 self.name("label"), link=link)
         assert kind == "raise", b
         return self.raiser(sc, *b[1:])
+
+    def opens(self, sc, parallel, first, others):
+        """An event-based gateway that creates instances (its first arm a message catch of
+        ``first``), its arms merged: by a parallel join when ``parallel`` (the instance waits
+        for every arm), else by an exclusive gateway."""
+        gw = sc.event_gateway(self.name("opens"), instantiate=True, parallel=parallel)
+        merge = (sc.parallel_gateway if parallel else sc.exclusive_gateway)(self.name("opened"))
+        for arm in [("message", first), *others]:
+            sc.flow(gw, self.simple(sc, arm), merge)
+        return merge
+
+    def adhoc(self, sc, pieces, completion, sequential, collected, guards):
+        """An ad-hoc subprocess of ``pieces`` (chains; each first node is activatable), with
+        a completion condition on ``total`` (or none), sequential or parallel, a collection
+        of the pieces ``collected`` (a callable naming them) or none, and its boundaries."""
+        ids: list[str] = []
+
+        def collection(data):
+            return list(ids)
+        node = sc.adhoc_subprocess(
+            self.name("adhoc"), collection=None if collected is None else collection,
+            completion=None if completion is None else f"total >= {completion}",
+            ordering="Sequential" if sequential else "Parallel")
+        self.repeat += 1  # an element may be activated any number of times
+        firsts = []
+        for piece in pieces:
+            first, last = self.chain(node, piece)
+            node.flow(last, node.end(self.name("aend")))
+            firsts.append(first)
+        self.repeat -= 1
+        if collected is not None:
+            ids.extend(dict.fromkeys(firsts[i % len(firsts)] for i in collected))
+            collection.__name__ = "[" + ", ".join(ids) + "]"
+        self.guard(sc, node, guards)
+        return node, node
 
     def simple(self, sc, b):
         """The one node of a one-node block, or None for any other block."""
@@ -210,14 +248,17 @@ class Builder:
 
     def raiser(self, sc, what, code, threshold):
         """An exclusive split that ends the path by an error, escalation, terminate, message
-        (sending ``total``), signal, message-and-signal (``multiple``) or plain end when
-        ``total >= threshold``, and goes on otherwise."""
+        (sending ``total``), signal, message-and-signal (``multiple``), compensation
+        (waiting for the handlers or not) or plain end when ``total >= threshold``, and goes
+        on otherwise."""
         split, on = sc.exclusive_gateway(self.name("if")), sc.exclusive_gateway(
             self.name("else"))
         sends: dict = {"message": {"message": code, "key": "k", "payload": ["total"]},
                        "signal": {"signal": code}}.get(what, {})
         if what == "multiple":  # code: (message, signal, signal first)
             sends = {"events": throws(code), "payload": ["total"]}
+        if what == "compensate":  # code: whether it waits for the handlers
+            sends = {"compensate": True, "wait": code}
         end = sc.end(self.name(what), terminate=what == "terminate",
                      error=code if what == "error" else None,
                      escalation=code if what == "escalation" else None, **sends)
@@ -334,6 +375,28 @@ class Drawn(NamedTuple):
     proc: bpm.Process  # validated
     called: list[bpm.Process]  # what its call activities call, callees first
     once: dict[str, set[str]]  # by process id: nodes an instance leaves at most once
+
+
+def opener(proc: bpm.Process) -> str | None:
+    """The message that creates an instance of ``proc`` when it starts with an event-based
+    gateway that creates instances (its first arm's); None: ``Engine.start`` starts it."""
+    nodes = {e.id: e for e in proc.elements}
+    for e in proc.elements:
+        if e.kind == "event_gateway" and e.instantiate and e.within is None:
+            first = next(f.target for f in proc.flows if f.source == e.id)
+            return nodes[first].message
+    return None
+
+
+def begin(eng: bpm.Engine, proc: bpm.Process, data: dict):
+    """Start an instance of ``proc`` with ``data``: by ``Engine.start``, or, for a process
+    that starts with an event-based gateway, by its first arm's message keyed by ``k`` with
+    ``data`` as its payload (deployed first)."""
+    first = opener(proc)
+    if first is None:
+        return eng.start(proc, data)
+    eng.deploy(proc)
+    return eng.publish_message(first, key=data["k"], payload=data)
 
 
 def build(tree) -> Drawn:

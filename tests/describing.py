@@ -10,8 +10,8 @@ SKIP = ("id", "name", "within", "attached_to")
 
 
 def _text(value):
-    if hasattr(value, "source"):  # an expression
-        return value.source
+    if hasattr(value, "source"):  # an expression (a callable's by its name)
+        return getattr(value.source, "__name__", value.source)
     if hasattr(value, "text"):  # a timer
         return f"{value.kind} {value.text}"
     if callable(value):

@@ -36,7 +36,16 @@ What it draws, by scope (the process, a subprocess, an event subprocess, a calle
   one instant;
 - events with several definitions (two or three of a timer, a message and a signal): catches
   (multiple and parallel multiple), user task boundaries and event subprocess starts;
-- a script whose own flows split: a condition over ``total``, else its default flow.
+- a script whose own flows split: a condition over ``total``, else its default flow;
+- drawn after the rest of a process (so the processes drawn before keep their shapes), put in
+  at a drawn place of its chain: ad-hoc subprocesses (pieces of quiet blocks or compensation
+  ends; a completion condition over ``total`` or none; sequential or parallel; a collection
+  of some pieces, or none: the schedule's ``activate`` is a person's ``Engine.activate``;
+  a boundary), compensation ends (waiting for the handlers or not);
+- how the process starts: a none start (``Engine.start``) or, one time in three, an
+  event-based gateway that creates instances (exclusive or parallel; its first arm a message,
+  which the test publishes with the instance's data as payload to start it; one or two more
+  message or signal arms).
 
 Never drawn: a loop of flows (every flow goes forward; a link goes forward), a call of a
 process by itself, and a throw or a throwing end inside an event subprocess or on a
@@ -51,6 +60,7 @@ import os
 
 from building import Drawn as Drawn
 from building import adder as adder
+from building import begin as begin
 from building import build as build
 from building import setter as setter
 from describing import describe as describe
@@ -133,6 +143,31 @@ pair = st.tuples(st.just("pair"), st.one_of(signal, message, timer), st.booleans
                  st.booleans())
 
 
+# An ad-hoc subprocess: (pieces, each a chain of quiet blocks whose first node is activatable;
+# its completion condition ``total >= n`` or none; sequential; the pieces its collection
+# activates on entry (indices) or none: a person activates them (``Engine.activate``); its
+# boundaries)
+adhoc = st.tuples(st.just("adhoc"), st.lists(st.lists(
+                      st.one_of(quiet, st.tuples(st.just("raise"), st.just("compensate"),
+                                                 st.booleans(), st.integers(0, 4))),
+                      min_size=1, max_size=2), min_size=1, max_size=3),
+                  st.one_of(st.none(), st.integers(1, 4)), st.booleans(),
+                  st.one_of(st.none(), st.lists(st.integers(0, 2), max_size=2)),
+                  st.lists(st.tuples(task_guard, path), max_size=1))
+
+
+@st.composite
+def opening(draw):
+    """An event-based gateway that creates instances, as the process's start: ("opens",
+    parallel, the message of its first arm (what starts an instance: ``building.begin``),
+    its other arms (messages and signals, one or two))."""
+    first = draw(st.sampled_from(MESSAGES))
+    others = [("message", m) for m in MESSAGES if m != first] + \
+        [("signal", s) for s in SIGNALS]
+    return ("opens", draw(st.booleans()), first,
+            draw(st.lists(st.sampled_from(others), min_size=1, max_size=2, unique=True)))
+
+
 def blocks(depth: int, min_size: int = 1, max_size: int = 3):
     """A chain of blocks; ``depth`` scopes (subprocesses, calls) may still nest below."""
     return st.lists(block(depth), min_size=min_size, max_size=max_size)
@@ -177,15 +212,35 @@ def block(depth: int):
     )
 
 
-#: A whole process: (blocks, event subprocesses of the process).
-processes = st.tuples(blocks(DEPTH, max_size=4), events)
+# Drawn after the rest of a process, so that the processes drawn before these were added keep
+# their shapes: an ad-hoc subprocess or a compensation end (waiting for the handlers or not),
+# put in at a drawn place of the process's chain (or of an ad-hoc subprocess's first piece).
+later = st.one_of(
+    adhoc, adhoc,
+    st.tuples(st.just("raise"), st.just("compensate"), st.booleans(), st.integers(0, 4)))
+
+
+@st.composite
+def whole(draw):
+    """A whole process: (blocks, event subprocesses of the process, how it starts: None
+    for a none start (``Engine.start``), else an event-based gateway that creates
+    instances)."""
+    items = draw(blocks(DEPTH, max_size=4))
+    handlers = draw(events)
+    for extra in draw(st.lists(later, max_size=2)):
+        items.insert(draw(st.integers(0, len(items))), extra)
+    return items, handlers, draw(st.one_of(st.none(), st.none(), opening()))
+
+
+processes = whole()
 
 
 def apart(tree):
     """``tree`` with instances that never touch each other: each call activity becomes a
     subprocess running what it called (with its boundaries and event subprocesses), each
     message or signal throw (or both) a script, each message or signal end (or both) a plain
-    end. For a failing
+    end, and an event-based gateway that creates instances gets message arms only (a signal
+    start whose instance the store refuses is dropped: ``start_failed``). For a failing
     store, whose retried wakes delay one
     instance by seconds: another instance's timer at the same instant may then go first."""
     if isinstance(tree, list):
@@ -197,6 +252,10 @@ def apart(tree):
         return ("sub", apart(inside), apart(guards), apart(handlers))
     if tree[0] == "send":
         return ("script", 1)
+    if tree[0] == "opens":  # no signal arm: a signal start the store refuses is dropped
+        first = tree[2]
+        others = [a for a in tree[3] if a[0] != "signal"]
+        return (*tree[:3], others or [("message", next(m for m in MESSAGES if m != first))])
     if tree[0] == "raise" and tree[1] in ("message", "signal", "multiple"):
         return ("raise", "plain", None, tree[3])
     return tuple(apart(t) for t in tree)

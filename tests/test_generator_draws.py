@@ -1,13 +1,15 @@
 """The property-test generator (tests/generate.py) really draws the elements it says it
 draws, and they run there: over a fixed set of drawn processes, some have a complex gateway
-whose join fires and then resets, a throw and an end that throw a message and a signal, and
-a compensation throw that does not wait; each is passed in a run."""
+whose join fires and then resets, a throw and an end that throw a message and a signal, a
+compensation throw and a compensation end that do not wait, an ad-hoc subprocess (a person
+activating its elements) and an event-based gateway that creates instances (exclusive and
+parallel); each is passed in a run."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from generate import apart, build, processes
+from generate import apart, begin, build, processes
 from hypothesis import HealthCheck, given, settings
 
 import gobpm_nb as bpm
@@ -35,9 +37,14 @@ def run(proc, called) -> bpm.Engine:
     for c in called:
         eng.deploy(c)
     for k in range(2):
-        eng.start(proc, {"k": k, "total": 0, "x": 0})
+        begin(eng, proc, {"k": k, "total": 0, "x": 0})
     eng.run(until=eng.now)
     for _ in range(3):
+        for view in eng.adhocs():  # a person activates each element once
+            for element in view.elements:
+                if any(v == view for v in eng.adhocs()):
+                    eng.activate(view.instance, view.adhoc, element, view.track)
+                    eng.run(until=eng.now)
         for k in range(2):
             for m in ("ma", "mb"):
                 eng.publish_message(m, key=k)
@@ -59,10 +66,18 @@ def what(e) -> str | None:
         return e.kind
     if e.kind == "compensation_throw" and e.no_wait:
         return "compensation no wait"
+    if e.kind == "compensation_end":
+        return "compensation end no wait" if e.no_wait else "compensation end"
+    if e.kind == "adhoc_subprocess":
+        return "ad-hoc subprocess"
+    if e.kind == "event_gateway" and e.instantiate:
+        return "instantiating parallel gateway" if e.parallel else "instantiating gateway"
     return None
 
 
-NEW = ("complex join", "multiple_throw", "multiple_end", "compensation no wait")
+NEW = ("complex join", "multiple_throw", "multiple_end", "compensation no wait",
+       "compensation end", "compensation end no wait", "ad-hoc subprocess",
+       "instantiating gateway", "instantiating parallel gateway")
 
 
 def test_the_new_elements_are_drawn_and_run():

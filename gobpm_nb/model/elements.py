@@ -247,9 +247,7 @@ class MessageCatch(Element):
     key: Expr | None = None
     kind = "message_catch"
     catch = True
-
-    def dehydratable(self, ctx: WaitContext) -> bool:
-        return True
+    dehydratable = waits  # a message from outside
 
 
 @dataclass(frozen=True)
@@ -257,18 +255,19 @@ class SignalCatch(Element):
     signal: str = ""
     kind = "signal_catch"
     catch = True
-
-    def dehydratable(self, ctx: WaitContext) -> bool:
-        return True
+    dehydratable = waits  # a signal from outside
 
 
 @dataclass(frozen=True)
 class ConditionalCatch(Element):
-    """Fires when its condition over the instance's own data holds; never dehydratable."""
+    """Fires when its condition over the instance's own data holds. Dehydratable: the data of
+    a dehydrated instance changes only once a trigger has woken it, and the condition is
+    checked after each change, so nothing can make it hold while the instance is away."""
 
     condition: Expr | None = None
     kind = "conditional_catch"
     catch = True
+    dehydratable = waits  # its data changes only once it is woken
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,15 @@ class Host(RunHost, Protocol):
 
 def restore(core: Host, rec: Dehydrated, image: Image,
             woken: set[str] | frozenset[str] = frozenset(),
-            ready: list[tuple[Run, Track]] | None = None) -> Run:
+            ready: list[tuple[Run, Track]] | None = None, check: bool = True) -> Run:
     """Hydrate: rebuild a dehydrated instance's live state from its checkpoint. Every
     parked track but the ``woken`` gets a coroutine born parked (trigger absent) and keeps
     its id; the holders kept their waits, so nothing registers again. A track the
     checkpoint caught before it parked enters its node again: at once, or, given
-    ``ready``, when its caller spawns what it put there."""
+    ``ready``, when its caller spawns what it put there. ``check``: its conditional waits
+    are checked in the loop's first turn (restart recovery: the checkpoint may precede a
+    check); a wake does not ask (the instance dehydrated at a quiet point, every condition
+    checked on the data it still has: a resident instance would not check again either)."""
     assert rec.defn is not None, "a wake loads the definition before it restores"
     run = Run(core, rec.id, rec.defn, image.data)
     run.holds = list(rec.holds)
@@ -76,6 +79,6 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     first = image.tracks[0] if len(image.tracks) == 1 else None
     if first is not None and first.via is not None and first.wait is None:  # as of its
         core.behaviour.open_arms(run, first)  # start: a parallel gateway's arms, armed again
-    if conditions:
+    if conditions and check:
         run.post(("data",))
     return run

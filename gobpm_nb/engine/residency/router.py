@@ -26,14 +26,7 @@ from typing import Protocol
 from ...errors import CheckpointError, EngineError
 from ...model import Definition
 from ...model import elements as el
-from ...model.adhoc import AdHocSubProcess
-from ...vocabulary import (
-    BOUNDARY,
-    FINISHED,
-    NODE,
-    RESIDENT,
-    ROOT,
-)
+from ...vocabulary import BOUNDARY, FINISHED, NODE, RESIDENT
 from ..durability.checkpoint import Image, check_against, read
 from ..durability.journal import Codec, Journal, Store
 from ..elements import multiple
@@ -43,11 +36,12 @@ from ..runtime.tracks import spawn
 from ..state.dehydrated import Dehydrated
 from ..state.holders import DEPLOYED, Hold
 from ..state.incident import Incident
-from ..state.records import Track, Trigger
+from ..state.records import Track, Trigger, encloses
 from ..state.waits import MessageWait, MultipleWait, SignalWait, TimerWait
 from . import hydrate
 from .dehydration import Dehydration
 from .hydrate import restore
+from .scopes import in_place, inside
 from .starts import Starts
 
 log = logging.getLogger("gobpm_nb")
@@ -86,6 +80,7 @@ class Residency:
         #: The holds of each track of a dehydrated instance with triggers waiting
         #: (``track_holds``), while it is dehydrated.
         self.by_track: dict[str, dict[str, list[Hold]]] = {}
+        self.posted: dict[str, list[Hold]] = {}  # loop triggers posted early (``post_early``)
 
     # -- triggers: the one router ------------------------------------------------------
     def route(self, hold: Hold, trigger: Trigger | None = None) -> str:
@@ -110,11 +105,16 @@ class Residency:
             return "withdrawn"
         if site.kind == "timer":
             core.emit("timer_fired", iid, site.track, site.node, site.fired_details)
+        if trigger.kind == "timer" and iid not in self.retrying:
+            # in its own event, before the triggers whose wake events are still to come, as
+            # a resident track's timer goes before the resumptions those triggers scheduled
+            if rec.residency == RESIDENT:
+                self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
+                return "applied"
+            return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # dehydrated
         if rec.residency == RESIDENT and iid not in self.pending:
             self.apply(rec, hold, trigger)  # type: ignore[arg-type]  # resident: a Run
             return "applied"
-        if trigger.kind == "timer" and iid not in self.pending:
-            return self.wake(rec, hold, trigger)  # type: ignore[arg-type]  # dehydrated
         self.accept(rec, hold)  # type: ignore[arg-type]  # not finished
         self.defer(rec, hold, trigger)  # type: ignore[arg-type]  # not finished
         return "queued"
@@ -219,10 +219,12 @@ class Residency:
         if hold.site.wait_kind == NODE:
             self.apply(run, hold, trigger, within=True)
             return
-        asleep = run.loop_waiting and run.loop is not None
+        posted = self.posted.pop(run.id, None)
+        asleep = (run.loop_waiting or posted is not None) and run.loop is not None
         run.loop_waiting = False  # what ``apply`` posts does not schedule the loop
         for hold, trigger in triggers:
-            self.apply(run, hold, trigger)
+            if posted is None or not any(hold is h for h in posted):
+                self.apply(run, hold, trigger)
         if asleep:
             if run.mailbox and run.loop is not None:
                 self.core.kernel.resume_within(run.loop, None)
@@ -235,10 +237,11 @@ class Residency:
         try:
             image = self.load(rec)
         except Exception as exc:  # store, codec or registry: the hold stays, we retry
-            self.accept(rec, hold)
-            self.pending[rec.id] = [(hold, trigger)]
+            self.accept(rec, hold)  # first, before the triggers queued already
+            self.pending.setdefault(rec.id, []).insert(0, (hold, trigger))
             self.failed(rec.id, hold, exc)
             return "queued"
+        self.by_track.pop(rec.id, None)
         self.hydrate(rec, image, [(hold, trigger)])
         return "woken"
 
@@ -383,10 +386,10 @@ class Residency:
 
     def forget(self, iid: str) -> None:
         """Nothing is queued for the instance any more (handed over, or it ended)."""
-        self.pending.pop(iid, None)
+        for index in (self.pending, self.posted, self.by_track):
+            index.pop(iid, None)
         self.retrying.discard(iid)
         self.loop_due.discard(iid)
-        self.by_track.pop(iid, None)
 
     def load(self, rec: Run | Dehydrated) -> Image:
         """Read and check a dehydrated instance's checkpoint; raise what went wrong."""
@@ -415,7 +418,8 @@ class Residency:
             "trigger": hold.kind, "track": hold.track,
             "outcome": "continuation" if node_wake else "resumed" if resumed
             else "boundary"})
-        run = restore(self.core, rec, image, {hold.track} if node_wake else frozenset())
+        run = restore(self.core, rec, image, {hold.track} if node_wake else frozenset(),
+                      check=False)
         # No quiet point until every trigger it was woken with is handed over: the first
         # one's continuation may park everything at once (a timer's runs within this event),
         # while the others are accepted already and must still reach their tracks.
@@ -424,6 +428,7 @@ class Residency:
         try:
             for n, (h, trigger) in enumerate(triggers):
                 if n == 0 and node_wake:
+                    self.post_early(run, h.track)
                     self.continuation(run, h, trigger, within or trigger.kind == "timer")
                 elif n == 0 and within:
                     self.apply_within(run, triggers)
@@ -434,6 +439,20 @@ class Residency:
             self._handing.discard(run.id)
         if len(triggers) > 1 and run.residency == RESIDENT and not run.running:
             self.core.on_quiet(run)
+
+    def post_early(self, run: Run, woken: str) -> None:
+        """A node's trigger woke track ``woken`` while triggers for the loop accepted before
+        wait for their ``wake`` event: into the mailbox now, before the continuation writes
+        there, as on a resident instance when accepted (unless one interrupts a scope around
+        ``woken``); the loop's turn stays their wake event (``apply_within``)."""
+        early = [e for e in self.pending.get(run.id) or () if e[0].site.wait_kind != NODE]
+        if not early or any(getattr(run.defn.nodes.get(h.node), "interrupting", True)
+                            and encloses(run.tracks, h.track, woken) for h, _ in early):
+            return
+        run.loop_waiting = False  # its turn is due: what is posted does not schedule it
+        for hold, trigger in early:
+            self.apply(run, hold, trigger)
+        self.posted[run.id] = [hold for hold, _ in early]
 
     def continuation(self, run: Run, hold: Hold, trigger: Trigger, within: bool) -> None:
         """The continuation fork: a new track re-entering the wait node with the trigger;
@@ -454,29 +473,6 @@ class Residency:
     def waking(self) -> list[str]:
         """Instances whose wake is pending, in the order their first trigger came."""
         return list(self.pending)
-
-
-def in_place(defn: Definition | None, node: str) -> bool:
-    """Whether a node trigger at ``node`` resumes its track in place, its other holds kept:
-    one arm of a parallel multiple catch (the arms still to come stay its own), an ad-hoc
-    subprocess's activation (the subprocess runs on, its tracks inside naming its track)."""
-    n = defn.nodes.get(node) if defn is not None else None
-    return getattr(n, "parallel", False) or isinstance(n, AdHocSubProcess)
-
-
-def inside(scopes: dict[str, str] | None, host: str) -> set[str] | None:
-    """The tracks inside the scope run by ``host`` (``ROOT``: every track: None), from a
-    dehydrated instance's map of track to scope."""
-    if host == ROOT:
-        return None
-    found: set[str] = set()
-    for tid in scopes or {}:
-        up: str | None = tid
-        while up is not None and up != host:
-            up = scopes.get(up) if scopes else None
-        if up == host:
-            found.add(tid)
-    return found
 
 
 __all__ = ["Residency", "el"]

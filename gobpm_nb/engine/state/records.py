@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ...vocabulary import HELD
+from ...vocabulary import HELD, ROOT
 
 if TYPE_CHECKING:
-    from collections.abc import Generator
+    from collections.abc import Generator, Mapping
 
     from ...kernel import Trap
     from .waits import Wait
@@ -198,3 +198,13 @@ def join_parts(key: str) -> tuple[str, str | None]:
     if at and scope.startswith("t") and scope[1:].isdigit():
         return node, scope
     return key, None
+
+
+def encloses(tracks: Mapping[str, Track], host: str, tid: str) -> bool:
+    """Whether track ``tid`` is ``host`` or runs inside the scope ``host`` runs (``ROOT``:
+    the process's, around every track)."""
+    up: str | None = tid
+    while up is not None and up != host and host != ROOT:
+        tr = tracks.get(up)
+        up = tr.scope if tr is not None else None
+    return up is not None

@@ -217,14 +217,17 @@ class JobWait(Wait):
 
 class ConditionalWait(Wait):
     """Fires when its condition over the instance's own data holds, checked after each data
-    change. Never held: dehydrating the instance would destroy what fires it. On a boundary,
-    ``last`` is the condition's value at the last check (it fires on a rise). ``order``
-    (no holder's, as for held waits: its own): a number from the kernel's sequence when it
-    was armed; after a data change the waits are checked in that order (a track's id would
-    not do: a continuation fork gives a woken track a new one)."""
+    change. Holdable with no engine holder, as an error start is: nothing outside the
+    instance fires it, and the data changes only while the instance is resident (a trigger
+    wakes it first), each change checked before the instance can dehydrate again. On a
+    boundary, ``last`` is the condition's value at the last check (it fires on a rise).
+    ``order`` (no holder's, as for held waits: its own): a number from the kernel's sequence
+    when it was armed; after a data change the waits are checked in that order (a track's
+    id would not do: a continuation fork gives a woken track a new one)."""
 
     __slots__ = ("last",)
     kind = "conditional"
+    holdable = True
 
     def __init__(self, node: str, last: bool = False, order: int = 0):
         super().__init__(node)
@@ -234,8 +237,19 @@ class ConditionalWait(Wait):
     def conditions(self) -> int:
         return 1
 
+    def restore(self, host: Host, iid: str, tid: str, wait_kind: str, label: str,
+                assignee: str | None) -> list[Later]:
+        return []  # no holder to register again
+
+    def doc(self, order: int | None) -> dict[str, Any]:
+        return {"kind": self.kind, "last": self.last, "order": self.order}  # no holder's
+
     def fields(self) -> dict[str, Any]:
         return {"last": self.last, "order": self.order}
+
+    @classmethod
+    def read(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
+        return cls.parse(r, obj, path, node)  # its order is its own, not a holder's
 
     @classmethod
     def parse(cls, r: Reader, obj: Any, path: str, node: str) -> Wait:
