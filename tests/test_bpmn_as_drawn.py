@@ -394,3 +394,37 @@ def test_a_miwg_process_that_runs_as_written_and_needs_no_assumption_runs_the_sa
             assert runs[0] == runs[1], f"{path.stem} {pid}"
             compared.append(pid)
     assert len(compared) >= 5
+
+
+def test_a_process_timer_start_naming_a_field_waits_for_nothing_as_drawn():
+    """A Visio export's timer start whose date is a name (``_undefined``): as written it is
+    an expression no deployment can evaluate (no data yet), an error naming it; as drawn
+    the timer waits for nothing, said as an assumption, and the process runs to its end."""
+    body = ('<startEvent id="s"><timerEventDefinition><timeDate>_undefined</timeDate>'
+            '</timerEventDefinition></startEvent><task id="t"/><endEvent id="e"/>'
+            + line("s", "t", "e"))
+    written = bpm.load_bpmn(diagram(body.replace('isExecutable="false"', "")))
+    assert any("names field" in n.message and "no instance data" in n.message
+               for n in written.errors("p"))
+    model = drawn(body)
+    assert any("_undefined" in m and "waits for nothing" in m for m in assumed(model, "s"))
+    eng = bpm.Engine(start="2026-01-05T09:00:00")
+    eng.deploy(model.process("p"))
+    eng.run()
+    assert [i.state for i in eng.instances()] == ["completed"]
+
+
+def test_a_file_without_a_target_namespace_runs_as_written_with_a_warning():
+    """BPMN 2.0's schema requires ``targetNamespace`` on ``<definitions>`` (Modelio leaves
+    it out); nothing in a run reads it, so as written the process runs, and a warning says
+    the file is not valid."""
+    text = diagram('<startEvent id="s"/><endEvent id="e"/>' + line("s", "e")).replace(
+        '\n    targetNamespace="http://example.com/review"', "")
+    model = bpm.load_bpmn(text)
+    assert not model.errors("p")
+    assert any("targetNamespace" in n.message and n.severity == "warning"
+               for n in model.report)
+    eng = bpm.Engine()
+    eng.start(model.process("p"))
+    eng.run()
+    assert [i.state for i in eng.instances()] == ["completed"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import ModelError
 from ..model.expr import NO_KEY
-from ..model.timers import timer_spec
+from ..model.timers import TimerExpr, at_deployment, timer_spec
 from . import drawncomp
 from .activiti import message_expression, never_fires, no_trigger, vendor_key
 from .asdrawn import plain_start
@@ -290,12 +290,23 @@ def _parsed_or_now(ctx: Context, spec: etree._Element, given: dict[str, str]
     found = timer_spec(**given)
     assert found is not None  # one definition is given
     try:
-        found.parsed()
+        parsed = found.parsed()
+        owner = spec.getparent()
+        if isinstance(parsed, TimerExpr) and owner is not None and \
+                local(owner) == "startEvent" and not _in_event_subprocess(owner):
+            at_deployment(parsed)  # a process's timer start: evaluated with no data
     except ModelError as exc:
         ctx.assume(spec, f"{arg} {text!r}: {exc}; it waits for nothing (PT0S): the timer "
                          "fires at once")
         return {"duration": "PT0S"}
     return given
+
+
+def _in_event_subprocess(node: etree._Element) -> bool:
+    """Whether a start event is an event subprocess's (its timer reads its instance's data)."""
+    parent = node.getparent()
+    return parent is not None and local(parent) == "subProcess" and \
+        parent.get("triggeredByEvent") == "true"
 
 
 def message_of(ctx: Context, owner: etree._Element, eid: str,

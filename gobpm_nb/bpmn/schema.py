@@ -33,7 +33,9 @@ def schema() -> etree.XMLSchema:
 def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str],
           as_drawn: bool = False) -> None:
     """Validate ``tree``; each schema error is an error note (of the process it lies in), a
-    warning in design-review mode (``as_drawn``: the file is read as drawn all the same)."""
+    warning in design-review mode (``as_drawn``: the file is read as drawn all the same).
+    One is a warning as written too: ``<definitions>`` without its required
+    ``targetNamespace``, which nothing in a run reads (SpiffWorkflow reads such files)."""
     root = tree.getroot()
     if namespace(root) != BPMN or local(root) != "definitions":
         notes.error(root, f"the root element is <{local(root)}> in namespace "
@@ -56,6 +58,9 @@ def check(tree: etree._ElementTree, notes: Notes, process_of: dict[str, str],
         where = process_of.get(owner) if owner is not None else None
         if as_drawn:
             notes.warning(node, f"as drawn: {message}; it is read all the same", where)
+        elif node is root and "'targetNamespace' is required" in entry.message:
+            notes.warning(node, f"{message}: a file's namespace names nothing a run reads, so "
+                                "it is read all the same", where)
         else:
             notes.error(node, message, where)
 
