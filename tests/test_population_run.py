@@ -280,3 +280,27 @@ def test_a_weekly_schedule_brings_cases_only_in_its_hours():
     assert set(zip(arrivals.dt.dayofweek, arrivals.dt.hour, strict=True)) == \
         {(0, 9), (0, 10), (4, 15)}
     assert 90 < len(arrivals) < 150  # 2 weeks x 60 a week
+
+
+def test_a_run_leaves_the_collector_thresholds_as_it_found_them():
+    """A run collects garbage less often while it goes: afterwards the collector's
+    thresholds are the caller's again, and collection switched off stays off."""
+    import gc
+
+    before = gc.get_threshold()
+    sc = bpm.Scenario(
+        one_task(), start="2026-01-05T09:00:00", horizon="PT1H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 2},
+        durations={"check": {"fixed": "PT1H"}},
+        pools={"clerk": {"size": 1}}, assign={"check": "clerk"})
+    seen = []
+    try:
+        gc.set_threshold(500, 7, 9)
+        sc.run(progress=False)
+        seen.append(gc.get_threshold())
+        gc.set_threshold(0, 7, 9)  # collection off: the run leaves it off
+        sc.run(progress=False)
+        seen.append(gc.get_threshold())
+    finally:
+        gc.set_threshold(*before)
+    assert seen == [(500, 7, 9), (0, 7, 9)]

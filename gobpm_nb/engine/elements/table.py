@@ -8,10 +8,12 @@ live in ``boundaries``; the waits a behaviour arms are the classes of ``waits``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from ...model import elements as el
+from ...model.definition import Definition
 from ..runtime.run import Run
 from ..runtime.tracks import spawn
 from ..state.records import Track
@@ -144,19 +146,59 @@ FIRE["inclusive_gateway"] = gateways.fire_inclusive
 for _kind in ("message_start", "timer_start", "signal_start",
               "conditional_start", "multiple_start"):  # starting an instance
     ENTER[_kind] = events.enter_start
+
+#: The paths with no layer at all: what an element without mappings that neither repeats nor
+#: is compensable runs (``paths``).
+BARE_ENTER = dict(ENTER)
+BARE_FIRE = dict(FIRE)
 for _kind in sorted(set(ENTER) - MAPPED_NOT):  # variable mappings, innermost
     ENTER[_kind] = mapping.entering(ENTER[_kind])
 for _kind in sorted(set(FIRE) - MAPPED_NOT):
     FIRE[_kind] = mapping.firing(FIRE[_kind])
+#: The paths with mappings but without the multi-instance and compensation layers: what an
+#: activity with mappings that neither repeats nor is compensable runs.
+PLAIN_ENTER = dict(ENTER)
+PLAIN_FIRE = dict(FIRE)
 for _kind in ("user_task", "service_task", "script_task", "receive_task", "subprocess",
               "transaction", "call_activity", "adhoc_subprocess"):
     # multi-instance or a loop: a body over its runs
     # completed, a compensable activity leaves its record (``compensation``)
+    PLAIN_FIRE[_kind] = FIRE.get(_kind, events.fire_pass)
+    BARE_FIRE[_kind] = BARE_FIRE.get(_kind, events.fire_pass)
     ENTER[_kind] = compensation.recording(ENTER[_kind])
-    FIRE[_kind] = compensation.recording(FIRE.get(_kind, events.fire_pass))
+    FIRE[_kind] = compensation.recording(PLAIN_FIRE[_kind])
     ENTER[_kind] = multi_instance.entering(ENTER[_kind])
     # a script task fires as a body
-    FIRE[_kind] = multi_instance.firing(FIRE.get(_kind, events.fire_pass))
+    FIRE[_kind] = multi_instance.firing(FIRE[_kind])
+
+Paths = tuple[dict[str, Callable[..., Result]], dict[str, Callable[..., Result]]]
+#: id(definition) -> (a weak reference to it, its ``paths``); an entry leaves with its
+#: definition.
+_paths: dict[int, tuple[weakref.ref[Definition], Paths]] = {}
+
+
+def paths(defn: Definition) -> Paths:
+    """ENTER and FIRE by element id for ``defn``, chosen once per definition: an activity
+    that repeats or is compensable gets the layered path, an element with mappings the
+    mapped one, every other element its bare one (the layers would only pass its calls
+    through)."""
+    key = id(defn)
+    known = _paths.get(key)
+    if known is not None and known[0]() is defn:
+        return known[1]
+    enter: dict[str, Callable[..., Result]] = {}
+    fire: dict[str, Callable[..., Result]] = {}
+    for node in defn.nodes.values():
+        layered = node.repeats or node.id in defn.compensable
+        by_enter, by_fire = (ENTER, FIRE) if layered else (PLAIN_ENTER, PLAIN_FIRE) \
+            if node.io is not None else (BARE_ENTER, BARE_FIRE)
+        if node.kind in by_enter:
+            enter[node.id] = by_enter[node.kind]
+        if node.kind in by_fire:
+            fire[node.id] = by_fire[node.kind]
+    found = (enter, fire)
+    _paths[key] = (weakref.ref(defn, lambda _: _paths.pop(key, None)), found)
+    return found
 
 settle_joins = complex.settle_all
 adhoc_ended = adhoc.ended

@@ -31,6 +31,8 @@ class Behaviour(Protocol):
     ENTER: Mapping[str, Callable[..., Any]]
     FIRE: Mapping[str, Callable[..., Any]]
 
+    def paths(self, defn: Any) -> tuple[Mapping[str, Callable[..., Any]],
+                                        Mapping[str, Callable[..., Any]]]: ...
     def leave(self, run: Run, tr: Track, flows: Any) -> bool: ...
     def handle(self, run: Run, item: tuple[Any, ...]) -> None: ...
 
@@ -76,7 +78,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
     """One track (module docstring); born ``parked``, its first resume brings the trigger."""
     first = yield SUSPEND
     b = behaviour_of(run)
-    enter, fire, nodes, leave = b.ENTER, b.FIRE, run.defn.nodes, b.leave
+    (enter, fire), nodes, leave = b.paths(run.defn), run.defn.nodes, b.leave
     emit, move, iid = run.core.emit, run._move, run.id
     run.at = tr  # what its expressions and functions read (``Run.seen``)
     try:
@@ -87,9 +89,9 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
             run.entering(tr)
         node = nodes[tr.node]
         if trigger is None:
-            result = enter[node.kind](run, tr, node)
+            result = enter[node.id](run, tr, node)
         else:
-            result = fire[node.kind](run, tr, node, trigger)
+            result = fire[node.id](run, tr, node, trigger)
             if result is not PARK:
                 tr.wait = None
         # a timer's event goes on into the node after the timer: one event per firing
@@ -107,7 +109,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 move(tr, RUNNING)
                 node = nodes[tr.node]
                 within = got.kind == "timer"
-                result = fire[node.kind](run, tr, node, got)
+                result = fire[node.id](run, tr, node, got)
                 del got  # hold no trigger while parked: it would outlive its use
                 if result is not PARK:
                     tr.wait = None
@@ -125,7 +127,7 @@ def track_body(run: Run, tr: Track, trigger: Trigger | None,
                 run.at = tr
             run.entering(tr)
             node = nodes[tr.node]
-            result = enter[node.kind](run, tr, node)
+            result = enter[node.id](run, tr, node)
     except Incident as exc:
         run.fail(tr, exc)
     except Exception as exc:  # not an incident by design: the instance fails, never strands
