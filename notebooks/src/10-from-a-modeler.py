@@ -132,8 +132,10 @@ for flow in order.flows:
 # Its executable process has a subprocess drawn collapsed with nothing inside it, a condition
 # written in plain prose
 # (`Service Level == 'Premium'`, a name with a space) and a message boundary whose message
-# says nothing about correlation. The report lists all three errors at once, with their
-# lines, and `process()` refuses the process with one `ModelError` naming each of them.
+# says nothing about correlation. The report lists both errors at once, with their lines,
+# and `process()` refuses the process with one `ModelError` naming each of them. The message
+# boundary is a warning: a message with no correlation key is correlated by its name alone
+# (as Camunda 7's `correlateMessage(name)` does).
 
 # %%
 miwg = bpm.load_bpmn("../tests/data/miwg/C.3.0.bpmn")
