@@ -62,7 +62,7 @@ class Core:
                  max_steps_without_wait: int = 10_000, max_call_depth: int = 100,
                  seed: int = 0):
         check_options(max_steps_without_wait, max_call_depth, seed)
-        #: What the rules of decisions draw from (``compute.drawn``): a run is reproducible.
+        #: What the rules of decisions draw from (``draws.drawn``): a run is reproducible.
         self.seed = seed
         #: Whether this engine takes its fast paths (``fast``: one switch for all of them).
         self.fast = fast.enabled()

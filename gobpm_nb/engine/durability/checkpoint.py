@@ -201,7 +201,7 @@ def read_seq(r: Reader, seq: dict[str, Any], tracks: list[Track]) -> dict[str, i
     """The id counters: counts from 0, each track's number among those given out, and no
     track id twice (a new track must never take the id of one the checkpoint holds)."""
     counters = {name: n for (name, _), n in zip(SEQ, r.fields(seq, "seq", SEQ), strict=True)}
-    for k in sorted(seq):  # the draws of decisions' rules, by gateway (``compute.drawn``)
+    for k in sorted(seq):  # the draws of decisions' rules, by gateway (``draws.drawn``)
         if k.startswith("draw:"):
             counters[k] = r.get(seq, k, "int", "seq")
     for k, n in counters.items():

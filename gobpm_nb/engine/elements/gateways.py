@@ -9,8 +9,8 @@ from typing import Any
 
 from ...model import elements as el
 from ...vocabulary import WAITING
-from ..runtime.compute import check, drawn, key_of, outgoing, timer_wait
-from ..runtime.draws import drawn_flows
+from ..runtime.compute import check, key_of, outgoing, timer_wait
+from ..runtime.draws import drawn, drawn_flows
 from ..runtime.run import Run
 from ..runtime.tracks import PARK, adopt_parked, behaviour_of, spawn
 from ..state.incident import Incident

@@ -8,9 +8,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ...errors import ModelError
-from ...kernel import to_datetime, to_us, unit
+from ...kernel import to_datetime, to_us
 from ...model import elements as el
-from ...model.decisions import flow_named
 from ...model.timers import CronCycle, Cycle, Timer, TimerExpr, add, parse_timer
 from ..state.holders import correlation
 from ..state.incident import Incident
@@ -41,31 +40,6 @@ def outgoing(run: Run, node: el.Element,
     if fallback is not None:
         return [fallback]
     raise Incident(node.id, why)
-
-
-def drawn(run: Run, node: el.Element, decision: el.Decision) -> el.Flow:
-    """The flow a decision's rule draws, by weight. The n-th draw of an instance at a
-    gateway is a number in [0, 1) made from the SHA-256 of the engine's seed, the process,
-    the gateway, the instance and n: a run is reproducible on every platform, and a draw
-    elsewhere (another gateway, another instance) never shifts it. n is kept with the
-    instance's id counters (``seq["draw:<gateway>"]``), in its checkpoint."""
-    key = f"draw:{node.id}"
-    n = run.seq[key] = run.seq.get(key, 0) + 1
-    outs = run.defn.outgoing[node.id]
-    weights = dict.fromkeys((f.id for f in outs), 0.0)
-    for name, weight in decision.weights:
-        flow = flow_named(list(outs), name)
-        if flow is not None:
-            weights[flow.id] += weight
-    point = unit(run.core.seed, run.defn.id, node.id, run.id, n) * sum(weights.values())
-    chosen = outs[-1]
-    for f in outs:
-        if weights[f.id] > 0:
-            chosen = f
-            if point < weights[f.id]:
-                break
-            point -= weights[f.id]
-    return chosen
 
 
 def check(run: Run, where: str, expr: Any) -> bool:

@@ -41,7 +41,7 @@ class RunHost(Calls, Protocol):
     jobs: dict[str, Job]
     tape: Outside  # what user callables answered (recorded live, served to a replay)
     max_steps: int  # nodes a track may enter without its lineage waiting (``entering``)
-    seed: int  # what decisions' rules draw from (``compute.drawn``)
+    seed: int  # what decisions' rules draw from (``draws.drawn``)
 
     @property
     def behaviour(self) -> Any:
