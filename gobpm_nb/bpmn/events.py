@@ -292,21 +292,14 @@ def _parsed_or_now(ctx: Context, spec: etree._Element, given: dict[str, str]
     try:
         parsed = found.parsed()
         owner = spec.getparent()
-        if isinstance(parsed, TimerExpr) and owner is not None and \
-                local(owner) == "startEvent" and not _in_event_subprocess(owner):
+        if isinstance(parsed, TimerExpr) and ctx.scope is None and owner is not None and \
+                local(owner) == "startEvent":
             at_deployment(parsed)  # a process's timer start: evaluated with no data
     except ModelError as exc:
         ctx.assume(spec, f"{arg} {text!r}: {exc}; it waits for nothing (PT0S): the timer "
                          "fires at once")
         return {"duration": "PT0S"}
     return given
-
-
-def _in_event_subprocess(node: etree._Element) -> bool:
-    """Whether a start event is an event subprocess's (its timer reads its instance's data)."""
-    parent = node.getparent()
-    return parent is not None and local(parent) == "subProcess" and \
-        parent.get("triggeredByEvent") == "true"
 
 
 def message_of(ctx: Context, owner: etree._Element, eid: str,
