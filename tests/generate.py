@@ -239,10 +239,8 @@ def apart(tree):
     """``tree`` with instances that never touch each other: each call activity becomes a
     subprocess running what it called (with its boundaries and event subprocesses), each
     message or signal throw (or both) a script, each message or signal end (or both) a plain
-    end, and an event-based gateway that creates instances gets message arms only (a signal
-    start whose instance the store refuses is dropped: ``start_failed``). For a failing
-    store, whose retried wakes delay one
-    instance by seconds: another instance's timer at the same instant may then go first."""
+    end. For a failing store, whose retried wakes delay one instance by seconds: another
+    instance's timer at the same instant may then go first."""
     if isinstance(tree, list):
         return [apart(t) for t in tree]
     if not isinstance(tree, tuple) or not tree:
@@ -252,10 +250,6 @@ def apart(tree):
         return ("sub", apart(inside), apart(guards), apart(handlers))
     if tree[0] == "send":
         return ("script", 1)
-    if tree[0] == "opens":  # no signal arm: a signal start the store refuses is dropped
-        first = tree[2]
-        others = [a for a in tree[3] if a[0] != "signal"]
-        return (*tree[:3], others or [("message", next(m for m in MESSAGES if m != first))])
     if tree[0] == "raise" and tree[1] in ("message", "signal", "multiple"):
         return ("raise", "plain", None, tree[3])
     return tuple(apart(t) for t in tree)

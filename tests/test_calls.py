@@ -274,3 +274,33 @@ def test_a_child_whose_checkpoint_the_store_refuses_still_runs_and_is_called_aga
     eng.run()
     assert eng.instance(parent.id).state == "completed"
     assert eng.instance(parent.id).data["score"] == 8
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+def test_a_child_that_fails_as_it_starts_fails_its_call_with_an_incident(dehydrate):
+    """The called process's event subprocess has a message start keyed by a field the child's
+    data lacks: the child fails as it starts (an incident at that start), and its call
+    activity fails with an incident naming the child, as for any failed child."""
+    child = bpm.Process("keyed_child")
+    child.start("s")
+    child.user_task("work")
+    child.end("e")
+    child.flow("s", "work", "e")
+    with child.event_subprocess("ev") as ev:
+        ev.message_start("es", message="cancel", key="id")
+        ev.end("ee")
+        ev.flow("es", "ee")
+    eng = bpm.Engine(dehydrate=dehydrate)
+    eng.deploy(child)
+    p = bpm.Process("caller")
+    p.start("s")
+    p.call_activity("call", process="keyed_child", inputs=["amount"])
+    p.end("e")
+    p.flow("s", "call", "e")
+    inst = eng.start(p, {"amount": 1})
+    eng.run()
+    (kid,) = [i for i in eng.instances() if i.process == "keyed_child"]
+    causes = {(f.instance, f.node): f.details["cause"] for f in eng.facts if f.kind == "incident"}
+    assert "names missing field 'id'" in causes[(kid.id, "es")]
+    assert causes[(inst.id, "call")] == f"called instance {kid.id} failed"
+    assert inst.state == "failed" and kid.state == "failed" and eng.holders() == []

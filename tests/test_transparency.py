@@ -649,14 +649,12 @@ def test_what_the_generator_found_on_a_flaky_store_racing_an_interrupt(db_dir):
     six_ways(tree, [], 0, db_dir)
 
 
-@pytest.mark.xfail(strict=True, reason="an open finding of the generator on a flaky store")
-def test_what_the_generator_found_on_a_flaky_store_and_is_not_fixed_yet(db_dir):
-    """Finding K (open): a signal that should create an instance through a signal arm of an
-    event-based gateway (as through any signal start) while the store refuses that
-    instance's first checkpoint creates nothing: the engine says so (``start_failed``) and
-    the broadcast is not refused, so nothing calls it again, and the instance the run
-    without failures has is missing (a lost trigger). ``apart`` keeps signal arms out of
-    the flaky-store property until it is fixed."""
+def test_what_the_generator_found_on_a_flaky_store_a_signal_start(db_dir):
+    """Finding K: a signal that creates an instance through a signal arm of an event-based
+    gateway (as through any signal start) while the store refuses that instance's first
+    checkpoint created nothing, and the broadcast was not refused, so nothing called it
+    again (a lost trigger). Nobody can give a signal's or a timer's trigger again, so the
+    instance starts resident, as a call's child does, and is checkpointed later."""
     tree = ([("timer", "PT10M")], [], ("opens", False, "ma", [("signal", "sa")]))
     flaky_run(tree, [("signal", "sa")], [False] * 4 + [True, False], True,
               db_dir / "found-k.db", Counter(), touching=True)

@@ -486,7 +486,7 @@ def test_a_call_activity_and_its_hold_have_their_own_look():
     assert HOLD_LOOKS["call"][0] in dot
     from gobpm_nb.observe.fact_pages import FACT_KINDS
 
-    assert {"start_failed", "error_to_caller"} <= set(FACT_KINDS)
+    assert {"checkpoint_failed", "error_to_caller"} <= set(FACT_KINDS)
 
 
 def test_both_lineages_show_the_call_between_them():

@@ -29,7 +29,7 @@ from .residency.hydrate import restore
 from .residency.plans import TimerPlans
 from .residency.recovery import recover
 from .residency.router import Residency
-from .residency.starts import Starts, conditional_starts, how_it_starts
+from .residency.starts import TRIGGERED, Starts, conditional_starts, how_it_starts
 from .runtime.finished import Finished
 from .runtime.outside import Outside
 from .runtime.run import Run
@@ -110,7 +110,7 @@ class Core:
         self.next_instance = 0
         #: The armed start events that create instances (``starts``).
         self.starts = Starts(self.kernel, self.emit, self.holders, store, self.journal,
-                             backoff=wake_retry_backoff, definition=self.definition,
+                             limit=max_call_depth, definition=self.definition,
                              launch=self.launch)
         #: Messages and signals: correlation, the time-to-live buffer, broadcasts.
         self.hub = Hub(self.kernel, self.emit, self.holders, self.journal, self.starts,
@@ -241,23 +241,23 @@ class Core:
 
     def launch(self, defn: Definition, values: dict[str, Any] | None, key: str | None,
                at: str, by: str | None = None, parent: tuple[str, str] | None = None,
-               via: str | None = None) -> str:
+               via: str | None = None, generation: int = 0) -> str:
         """A new instance of ``defn`` at start event ``at`` (``by``: the trigger kind of a
         start event that creates instances, or ``call`` for one called by ``parent``, the
         caller's instance and track; ``via``: at an event-based gateway that creates
         instances, the flow to the arm whose event created it), checkpointed first on a
-        durable store. If the store
-        refuses that checkpoint, the start is refused (EngineError, nothing changed); but a
-        called instance starts all the same, resident, as any instance whose checkpoint the
-        store refused (recovery calls again if its caller is recorded waiting for it and
-        it is not in the store)."""
+        durable store. If the store refuses that checkpoint, a command's or a message's start
+        is refused (EngineError, nothing changed: its caller hears it); one of ``TRIGGERED``
+        starts all the same, resident (a ``checkpoint_failed`` fact says so; recovery calls
+        again if a caller is recorded waiting for a child that is not in the store)."""
         run, tr, number = self.make(defn, values, key, at, parent)
         tr.via = via
+        run.generation = generation
         if self.store.durable:
             before, self.next_instance = self.next_instance, number
             if self.journal.put(run.id, capture(run, self.kernel.now)):
                 run.stored = True
-            elif by != "call":
+            elif by not in TRIGGERED:
                 self.next_instance = before
                 raise EngineError(f"instance {run.id!r} not started: the store failed to "
                                   "record it; nothing changed")

@@ -22,7 +22,7 @@ FACT_KINDS = ("checkpoint_failed", "data_changed", "dehydrated", "error_caught",
               "incident", "instance_completed", "instance_failed", "instance_started",
               "job_completed", "job_created", "job_failed", "job_locked", "loop_ended",
               "message_buffered", "message_correlated", "message_dropped", "node_entered",
-              "node_left", "recovered", "recovery_failed", "signal_broadcast", "start_failed",
+              "node_left", "recovered", "recovery_failed", "signal_broadcast",
               "task_completed", "task_created", "timer_fired", "track_state", "trigger_dropped",
               "wait_held", "wait_released", "wake_failed")
 

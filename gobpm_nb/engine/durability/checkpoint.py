@@ -62,6 +62,8 @@ class Image(NamedTuple):
     compensable: dict[str, list[dict[str, Any]]] | None = None
     #: The complex gateways waiting for their reset (``Run.resets``), or None.
     resets: dict[str, list[str]] | None = None
+    #: How many throws started the chain of instances it ends (``Run.generation``).
+    generation: int = 0
 
 
 def capture(run: Run, now: int) -> dict[str, Any]:
@@ -85,6 +87,8 @@ def capture(run: Run, now: int) -> dict[str, Any]:
         "state": run.state,
         "tracks": live_docs(run),
     }
+    if run.generation:  # between "events" and "instance" in sorted order (absent: 0)
+        doc = dict(sorted({**doc, "generation": run.generation}.items()))
     if run.parent is not None:  # after "joins" in sorted order
         doc = dict(sorted({**doc, "parent": {"instance": run.parent[0],
                                              "track": run.parent[1]}}.items()))
@@ -171,8 +175,11 @@ def read(doc: dict[str, Any], instance: str) -> Image:
         for g, fl in resets.items():
             if not isinstance(fl, list) or not all(isinstance(f, str) for f in fl):
                 raise r.fail(f"resets.{g}", "is not a list of flow ids")
+    generation = r.get(doc, "generation", "int", "") if "generation" in doc else 0
+    if generation < 0:
+        raise r.fail("generation", "is negative")
     return Image(instance, process, at, state, data, counters, tracks, joins, events, parent,
-                 compensable, resets)
+                 compensable, resets, generation)
 
 
 def read_records(r: Reader, records: Any, path: str) -> None:

@@ -54,7 +54,10 @@ def enter_call(run: Run, tr: Track, node: el.CallActivity) -> Result:
         child = core.launch(defn, values, None, defn.start, "call", (run.id, tr.id))
     except EngineError as exc:
         raise Incident(node.id, f"could not start process {node.process!r}: {exc}") from None
-    for first in core.runs[child].tracks.values():
+    started = core.runs[child]
+    if not isinstance(started, Run):  # it failed as it started (an event subprocess's start
+        raise Incident(node.id, f"called instance {child} failed")  # could not be armed)
+    for first in started.tracks.values():
         first.steps = tr.steps  # the child's start goes on from the caller's steps
     tr.wait = w = CallWait(node.id, child)
     w.hold(core.holders, run.id, tr.id)

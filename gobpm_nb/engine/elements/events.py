@@ -89,8 +89,8 @@ def publish(run: Run, node: el.MessageThrow | el.MessageEnd) -> None:
         key = run.core.tape.call(("key", node.id), throw_key, run, node) if node.key.python \
             else throw_key(run, node)
     try:
-        run.core.hub.publish_message(node.message, key=key,
-                                 payload=pick(run, node))
+        run.core.hub.publish_message(node.message, key=key, payload=pick(run, node),
+                                     generation=run.generation + 1)
     except GobpmError as exc:
         raise Incident(node.id, str(exc)) from None
 
@@ -119,9 +119,14 @@ def enter_signal_throw(run: Run, tr: Track, node: el.SignalThrow) -> Result:
 
 
 def broadcast(run: Run, node: el.SignalThrow | el.SignalEnd) -> None:
-    """Broadcast a signal throw's (or signal end's) signal, with its payload."""
-    run.core.hub.broadcast_signal(node.signal,
-                              payload=pick(run, node) or None)
+    """Broadcast a signal throw's (or signal end's) signal, with its payload; a broadcast
+    the hub refuses is an incident at the node."""
+    payload = pick(run, node) or None
+    try:
+        run.core.hub.broadcast_signal(node.signal, payload=payload,
+                                      generation=run.generation + 1)
+    except GobpmError as exc:
+        raise Incident(node.id, str(exc)) from None
 
 
 def pick(run: Run, node: Any) -> dict[str, Any]:

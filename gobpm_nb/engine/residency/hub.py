@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import EngineError, ModelError
 from ...kernel import Kernel, to_datetime, to_us
 from ...model.timers import add, is_negative, parse_duration
-from ..state.holders import Holders, correlation
+from ..state.holders import DEPLOYED, Holders, correlation
 from ..state.records import Trigger
 from ..state.values import json_dict
 
@@ -42,8 +42,19 @@ class Hub:
         self._rows: str | None = "[]"  # buffer_rows() as last computed; None: changed since
 
     def publish_message(self, name: str, key: Any = None, payload: dict[str, Any] | None = None,
-                        message_id: str | None = None, ttl: Any = None) -> str | None:
-        """Deliver to the first matching subscription; buffer it for ``ttl``; or drop it."""
+                        message_id: str | None = None, ttl: Any = None, generation: int = 0
+                        ) -> str | None:
+        """Deliver to the first matching subscription; buffer it for ``ttl``; or drop it.
+        ``generation``: of an instance a message start creates from it (an instance's
+        throw: its generation + 1; ``Starts.fire``)."""
+        self.starts.generation = generation
+        try:
+            return self._publish(name, key, payload, message_id, ttl)
+        finally:
+            self.starts.generation = 0
+
+    def _publish(self, name: str, key: Any, payload: dict[str, Any] | None,
+                 message_id: str | None, ttl: Any) -> str | None:
         if not isinstance(name, str) or not name:
             raise EngineError(f"message name {name!r} must be a non-empty string")
         if message_id is not None and (not isinstance(message_id, str) or not message_id):
@@ -183,12 +194,24 @@ class Hub:
         self._rows = None
         return dict(values)
 
-    def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None) -> int:
-        """Deliver a signal to every held subscription; returns how many there were."""
+    def broadcast_signal(self, name: str, payload: dict[str, Any] | None = None,
+                         generation: int = 0) -> int:
+        """Deliver a signal to every held subscription; returns how many there were.
+        ``generation`` as for ``publish_message``: a broadcast that would start an instance
+        past the limit is refused before anything is delivered."""
+        self.starts.generation = generation
+        try:
+            return self._broadcast(name, payload)
+        finally:
+            self.starts.generation = 0
+
+    def _broadcast(self, name: str, payload: dict[str, Any] | None) -> int:
         if not isinstance(name, str) or not name:
             raise EngineError(f"signal name {name!r} must be a non-empty string")
         values = json_dict(payload, f"payload of signal {name!r}") or None
         holds = self.holders.signal_holds(name)
+        if any(h.instance == DEPLOYED for h in holds):  # all or none: refused before any
+            self.starts.refuse_beyond(name)
         triggers = [(h, Trigger("signal", h.node, h.wait_kind, h.track, values))
                     for h in holds]
         self.journal.record([(h.instance, t) for h, t in triggers if h.instance])

@@ -37,7 +37,7 @@ def restore(core: Host, rec: Dehydrated, image: Image,
     run = Run(core, rec.id, rec.defn, image.data)
     run.holds = list(rec.holds)
     run.stored = rec.stored
-    run.parent = image.parent
+    run.parent, run.generation = image.parent, image.generation
     if image.compensable:
         run.compensable = copy.deepcopy(image.compensable)
     core.runs[rec.id] = run

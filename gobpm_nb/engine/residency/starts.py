@@ -33,22 +33,30 @@ from ..state.holders import DEPLOYED, Hold, Holders
 from ..state.records import Trigger
 
 START = "start"  # the wait kind of a start event's hold
+#: The trigger kinds whose new instance starts resident when the store refuses its first
+#: checkpoint: nobody could give the trigger again (a call's child, a timer's, a signal's).
+TRIGGERED = frozenset(("call", "timer", "signal"))
 
 
 class Starts:
     """The armed start events of every deployed process (one version each: the newest), with
     what they use of the engine handed in: the kernel (deadlines), the facts' emitter, the
     holders (start holds), the store and the journal (each timer start's next deadline, kept
-    in the store's meta), how long a failed start waits to try again (``backoff``), the
-    deployed versions (``definition``) and how an instance is made (``launch``: the core's)."""
+    in the store's meta), the deployed versions (``definition``), how an instance is made
+    (``launch``: the core's) and how long a chain of self-starts may grow (``limit``)."""
 
     def __init__(self, kernel: Kernel, emit: Callable[..., Any], holders: Holders, store: Store,
-                 journal: Journal, *, backoff: int,
+                 journal: Journal, *, limit: int,
                  definition: Callable[[str, int], Definition | None],
                  launch: Callable[..., str]):
         self.kernel, self.emit, self.holders = kernel, emit, holders
-        self.store, self.journal, self.backoff = store, journal, backoff
+        self.store, self.journal = store, journal
         self.definition, self.launch = definition, launch
+        #: The generation of an instance a trigger creates now: 0, or while an instance
+        #: throws, its generation + 1 (``Hub.publish_message``, ``Hub.broadcast_signal``).
+        #: Above ``limit`` (the engine's max_call_depth) the throw is refused: a process
+        #: that starts itself without end.
+        self.generation, self.limit = 0, limit
         #: process id -> the version whose start events are armed
         self.armed: dict[str, int] = {}
 
@@ -144,6 +152,7 @@ class Starts:
         defn = self.definition(pid, self.armed.get(pid, 0))
         if defn is None:
             return None
+        self.refuse_beyond(hold.name or pid)
         payload = trigger.payload if trigger is not None else None
         if hold.kind == "timer":
             holders.release(hold, "fired")
@@ -163,20 +172,19 @@ class Starts:
                 isinstance(catch, (el.MessageCatch, el.ReceiveTask)) and catch.key is not None \
                 and catch.key.field is not None:
             data.setdefault(catch.key.field, key)
-        try:
-            return self.launch(defn, data, None, begin, hold.kind, via=via)
-        except EngineError as exc:
-            if hold.kind == "message":
-                raise  # the publisher hears it: the message was not taken
-            # a timer's or a signal's instance: said, and a timer tries again
-            self.emit("start_failed", None, None, hold.node, {
-                "process": pid, "trigger": hold.kind, "cause": type(exc).__name__})
-            if hold.kind == "timer":
-                retry = self.kernel.now + self.backoff
-                holders.hold_timer(DEPLOYED, pid, hold.node, retry, START, hold.cycles
-                                   if at is None else None)
-            return None
+        # a message's instance is refused with the store (the publisher hears it and
+        # publishes again); a timer's or a signal's starts resident all the same
+        return self.launch(defn, data, None, begin, hold.kind, via=via,
+                           generation=self.generation)
 
+    def refuse_beyond(self, name: str) -> None:
+        """An EngineError when an instance created now would be of a generation above the
+        limit: each instance of the chain was started by the throw of the one before."""
+        if self.generation > self.limit:
+            raise EngineError(
+                f"{name!r} would start an instance of generation {self.generation}: a chain "
+                f"of instances each started by the throw of the one before is longer than "
+                f"max_call_depth ({self.limit}); the process starts itself without end")
 
     def on_conditions(self, defns: list[Definition], data: dict[str, Any], tape: Outside
                       ) -> list[tuple[Definition, str]]:
@@ -246,7 +254,7 @@ def _key(defn: Definition, sid: str) -> str:
     return f"start:{defn.id}:{defn.version}:{sid}"
 
 
-__all__ = ["START", "Starts", "conditional_starts"]
+__all__ = ["START", "TRIGGERED", "Starts", "conditional_starts"]
 
 
 def how_it_starts(defn: Definition) -> str:

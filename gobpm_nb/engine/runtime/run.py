@@ -63,7 +63,7 @@ class Run(Reading):
 
     __slots__ = ("core", "id", "defn", "state", "residency", "data", "tracks", "seq", "joins",
                  "mailbox", "loop", "loop_waiting", "running", "warned", "stored", "holds",
-                 "root", "at", "parent", "thrown", "live", "inside",
+                 "root", "at", "parent", "thrown", "live", "inside", "generation",
                  "cascade", "steps", "looping", "opening_events", "compensable", "resets")
 
     def __init__(self, core: RunHost, iid: str, defn: Definition,
@@ -95,6 +95,9 @@ class Run(Reading):
         self.at: Track | None = None
         #: The caller of a called instance: (instance, track of its call activity).
         self.parent: tuple[str, str] | None = None
+        #: 0, or for an instance a start event created from another instance's throw (a
+        #: signal, a message), that instance's generation + 1 (``Starts.fire``).
+        self.generation = 0
         #: The error code a called instance ended with, for its caller to catch.
         self.thrown: str | None = None
         #: The live tracks in the order made, and each subprocess's by the track running it
