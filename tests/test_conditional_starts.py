@@ -190,26 +190,24 @@ def test_a_conditional_start_in_a_subprocess_is_not_armed_after_it_ended():
     assert opened(eng, inst) == 0
 
 
-def test_a_conditional_start_armed_lets_its_instance_dehydrate_and_opens_after_a_wake(caplog):
-    """Nothing outside the instance fires a conditional start and its data changes only once
-    a trigger has woken it, so an instance waiting on a user task with the start armed
-    dehydrates (no warning); the completion that wakes it makes the condition true and the
-    start opens, as on a resident instance."""
+def test_a_conditional_start_keeps_its_instance_resident_and_warns_once(caplog):
+    """A conditional wait has no holder: while its start is armed, an instance waiting on a
+    user task stays resident (one warning names the start); once an interrupting start has
+    opened, nothing conditional is armed and the instance dehydrates."""
     eng = bpm.Engine()
     inst = eng.start(watched(), data={"risk": 1})
     eng.run()
-    assert inst.residency == "dehydrated" and caplog.records == []
-    assert [h.node for h in eng.holders()] == ["work"]  # the task's; the start has none
+    assert inst.residency == "resident"
+    assert [r.getMessage().count("conditional start 'hot'") for r in caplog.records] == [1]
     complete(eng, "work", {"risk": 9})
     assert inst.residency == "dehydrated" and [t.node for t in eng.tasks()] == ["calm"]
-    assert left(eng, inst) == ["s", "work", "hot"]
 
 
 @pytest.mark.parametrize("interrupting", [True, False])
 def test_a_conditional_start_survives_a_crash_and_recover(tmp_path, interrupting):
-    """On SQLite, an instance whose conditional start is armed comes back dehydrated after
-    a crash between two calls, its start armed with what it last saw: a rise after the wake
-    then opens it, as without the crash."""
+    """On SQLite, an instance whose conditional start is armed comes back resident after a
+    crash between two calls, its start armed with what it last saw: a rise then opens it,
+    as without the crash."""
     outcomes = []
     for crash in (False, True):
         db = tmp_path / f"{crash}.db"
@@ -221,14 +219,11 @@ def test_a_conditional_start_survives_a_crash_and_recover(tmp_path, interrupting
             eng.store.close()
             eng = recover(db, watched(interrupting))
             inst = eng.instance(inst.id)
-            assert inst.residency == "dehydrated"
+            assert inst.residency == "resident"
         complete(eng, "more", {"risk": 9})
         tasks = [t.node for t in eng.tasks()]
         complete(eng, "calm")
-        # (a recovered engine does not know the tracks that ended before the crash: the
-        # dehydrated track ``work``'s completion continued from is left out)
-        outcomes.append((tasks, inst.state, inst.data,
-                         [t.node for t in inst.tracks if t.state != "dehydrated"]))
+        outcomes.append((tasks, inst.state, inst.data, [t.node for t in inst.tracks]))
         eng.store.close()
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] == ["calm"] and outcomes[0][1] == "completed"
@@ -534,7 +529,7 @@ def test_the_process_view_draws_conditional_starts_as_start_events():
     assert 'xlabel="hot\\nrisk > 5\\nnon-interrupting"' in hot
     assert 'tooltip="conditional_start hot"' in hot
     (calm,) = [line for line in dot.splitlines() if line.strip().startswith('"calm" [')]
-    assert "● t4 dehydrated" in calm  # t3: the continuation of ``work``'s completion
+    assert "● t3 waiting" in calm
 
 
 def test_design_review_mode_runs_a_conditional_start_whose_condition_it_cannot_read():

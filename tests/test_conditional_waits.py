@@ -1,9 +1,8 @@
-"""Conditional waits dehydrate (docs/semantics.md, Eligibility): an intermediate conditional
-catch, a conditional boundary and a conditional event subprocess start no longer keep their
-instance resident. Nothing outside the instance fires them and its data changes only once a
-trigger has woken it, so each is checked when the instance hydrates and after each change,
-before it can dehydrate again: the outcome is the same with dehydration on and off, across
-a crash and ``Engine.recover``, and after a rewind and replay."""
+"""Conditional waits keep their instance resident (docs/semantics.md, Eligibility; the spec's
+dehydratable waits: their trigger is the instance's own data commits): an intermediate
+conditional catch, a conditional boundary and a conditional event subprocess start. The
+outcome is the same with dehydration on and off, across a crash and ``Engine.recover``, and
+after a rewind and replay; once no condition is armed, the instance dehydrates."""
 
 import pytest
 from conftest import left
@@ -125,13 +124,13 @@ def test_a_conditional_wait_ends_alike_resident_dehydrated_recovered_and_replaye
         tmp_path, case):
     """The same outcome without dehydration, with it, dehydrating at every timer, on SQLite
     crashing after every command, and after a rewind to the start and a replay; with
-    dehydration the instances were dehydrated over their conditional waits."""
+    dehydration the instances stayed resident over their conditional waits."""
     process, message, payload = case
     commands = scenario(process, message, payload)
     ref = outcome(played(commands, dehydrate=False))
     assert ref["i1"][0] != ref["i2"][0]  # the condition rose for instance 0 only
     on = played(commands[:3])
-    assert [i.residency for i in on.instances()] == ["dehydrated", "dehydrated"]
+    assert [i.residency for i in on.instances()] == ["resident", "resident"]
     for command in commands[3:]:
         command(on)
     assert outcome(on) == ref
@@ -144,14 +143,14 @@ def test_a_conditional_wait_ends_alike_resident_dehydrated_recovered_and_replaye
     assert crashing(commands, process, tmp_path / "crash.db") == ref
 
 
-def test_an_instance_parked_on_a_conditional_catch_dehydrates_and_a_wake_fires_it():
-    """Parked on a conditional catch and a message catch, the instance dehydrates (the
+def test_an_instance_parked_on_a_conditional_catch_stays_resident_and_the_data_fires_it():
+    """Parked on a conditional catch and a message catch, the instance stays resident (the
     conditional wait has no holder: only the message's is listed); the message's payload
-    makes the condition true and the catch fires within the wake, then the instance ends."""
+    makes the condition true and the catch fires, then the instance ends."""
     eng = bpm.Engine()
     inst = eng.start(catch_process(), {"k": 0, "total": 0})
     eng.run()
-    assert inst.residency == "dehydrated" and eng.stats()["coroutines"] == 0
+    assert inst.residency == "resident" and eng.stats()["coroutines"] > 0
     assert [(h.node, h.kind) for h in eng.holders()] == [("topup", "message")]
     eng.publish_message("topup", key=0, payload={"total": 7})
     eng.run()
@@ -159,9 +158,9 @@ def test_an_instance_parked_on_a_conditional_catch_dehydrates_and_a_wake_fires_i
     assert left(eng, inst) == ["s", "split", "topup", "ready", "join", "done"]
 
 
-def test_a_wake_that_leaves_the_condition_false_dehydrates_again():
-    """A signal that changes nothing the condition reads wakes the instance; the catch stays
-    parked and the instance dehydrates again."""
+def test_a_trigger_that_leaves_the_condition_false_keeps_the_catch_and_the_instance():
+    """A signal that changes nothing the condition reads: the catch stays parked and the
+    instance resident, never dehydrated."""
     p = bpm.Process("waiting")
     p.start("s")
     p.parallel_gateway("split")
@@ -176,10 +175,9 @@ def test_a_wake_that_leaves_the_condition_false_dehydrates_again():
     eng.run()
     eng.broadcast_signal("ping")
     eng.run()
-    assert inst.residency == "dehydrated" and inst.state == "active"
+    assert inst.residency == "resident" and inst.state == "active"
     assert left(eng, inst) == ["s", "split", "ping", "e2"]
-    kinds = [f.kind for f in eng.facts if f.kind in ("dehydrated", "hydrated")]
-    assert kinds == ["dehydrated", "hydrated", "dehydrated"]
+    assert [f.kind for f in eng.facts if f.kind in ("dehydrated", "hydrated")] == []
 
 
 def test_a_condition_already_true_when_its_boundary_is_armed_fires_before_dehydrating():
@@ -195,10 +193,10 @@ def test_a_condition_already_true_when_its_boundary_is_armed_fires_before_dehydr
     assert inst.residency == "dehydrated" and eng.tasks() == []
 
 
-def test_a_recovered_instance_with_a_conditional_boundary_stays_dehydrated(tmp_path):
-    """On SQLite, an instance dehydrated over a user task with a conditional boundary comes
-    back dehydrated after a crash, the boundary's last value kept: the message that makes
-    the condition true then interrupts the task, as without the crash."""
+def test_a_recovered_instance_with_a_conditional_boundary_comes_back_resident(tmp_path):
+    """On SQLite, an instance resident over a user task with a conditional boundary comes
+    back resident after a crash, the boundary's last value kept: the message that makes the
+    condition true then interrupts the task, as without the crash."""
     db = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     inst = eng.start(boundary_process(True), {"k": 0, "risk": 0})
@@ -207,7 +205,7 @@ def test_a_recovered_instance_with_a_conditional_boundary_stays_dehydrated(tmp_p
     eng = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[boundary_process(True)])
     try:
         inst = eng.instance(inst.id)
-        assert inst.residency == "dehydrated" and len(eng.tasks()) == 1
+        assert inst.residency == "resident" and len(eng.tasks()) == 1
         eng.publish_message("news", key=0, payload={"risk": 9})
         eng.run()
         assert inst.state == "completed" and eng.tasks() == []
@@ -220,7 +218,7 @@ def test_a_recovered_instance_with_a_conditional_boundary_stays_dehydrated(tmp_p
 def test_a_wake_asks_a_condition_no_more_than_a_resident_instance_does(payload):
     """A condition given as a Python function is asked when the catch is entered and after
     each data change, never because the instance was woken: a signal without a payload asks
-    nothing, one with a payload asks once, with dehydration on as off."""
+    nothing, one with a payload asks once, with dehydration on as off (resident both ways)."""
     def calls_with(**options):
         calls = []
 
@@ -247,13 +245,13 @@ def test_a_wake_asks_a_condition_no_more_than_a_resident_instance_does(payload):
 
     off, resident = calls_with(dehydrate=False)
     on, dehydrated = calls_with()
-    assert (resident, dehydrated) == ("resident", "dehydrated")
+    assert (resident, dehydrated) == ("resident", "resident")
     assert on == off == ([None] if payload is None else [None, 1])
 
 
-def test_an_instance_waiting_only_on_a_condition_dehydrates_holding_nothing():
-    """Nothing can change the data of an instance whose only wait is a conditional catch,
-    resident or not: it dehydrates, its fact counting no hold."""
+def test_an_instance_waiting_only_on_a_condition_stays_resident_holding_nothing():
+    """An instance whose only wait is a conditional catch stays resident and holds nothing
+    (nothing outside it can fire it: it waits for a change of its own data)."""
     p = bpm.Process("only")
     p.start("s")
     p.conditional_catch("c", condition="total > 1")
@@ -262,6 +260,5 @@ def test_an_instance_waiting_only_on_a_condition_dehydrates_holding_nothing():
     eng = bpm.Engine()
     inst = eng.start(p.validate(), {"total": 0})
     eng.run()
-    assert inst.residency == "dehydrated" and eng.holders() == []
-    assert [f.details for f in eng.facts if f.kind == "dehydrated"] == [
-        {"wait_kinds": [], "waits": 0, "coroutines": 0}]
+    assert inst.residency == "resident" and eng.holders() == []
+    assert [f for f in eng.facts if f.kind == "dehydrated"] == []

@@ -188,32 +188,23 @@ def test_a_worker_job_keeps_its_instance_resident():
 
 
 def test_an_eligible_wait_without_a_holder_stays_resident_and_warns_once(caplog):
-    """A worker service task whose element says it may dehydrate stays resident (a job in
-    flight has no holder); one warning names it."""
-    from dataclasses import dataclass
-
-    from gobpm_nb.model import elements as el
-
-    @dataclass(frozen=True)
-    class EagerWorkerTask(el.ServiceTask):
-        kind = "service_task"
-
-        def dehydratable(self, ctx):
-            return True
-
-    p = bpm.Process("eager")
+    """A user task guarded by a conditional boundary stays resident; one warning names it."""
+    p = bpm.Process("cond")
     p.start("s")
-    p._add(EagerWorkerTask("pack", topic="warehouse"))
+    p.user_task("approve")
+    p.conditional_boundary("risky", attached_to="approve", condition="risk > 5")
     p.end("e")
-    p.flow("s", "pack", "e")
+    p.end("stop")
+    p.flow("s", "approve", "e")
+    p.flow("risky", "stop")
     eng = bpm.Engine()
     with caplog.at_level(logging.WARNING, logger="gobpm_nb"):
-        inst = eng.start(p)
+        inst = eng.start(p, {"risk": 0})
         eng.advance("P1D")
         eng.advance("P1D")
-    assert inst.residency == "resident" and len(eng.fetch_jobs("warehouse")) == 1
+    assert inst.residency == "resident"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "'pack'" in warnings[0]
+    assert len(warnings) == 1 and "'risky'" in warnings[0]
 
 
 def test_a_custom_wait_node_without_the_capability_stays_resident():

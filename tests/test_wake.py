@@ -97,9 +97,8 @@ def test_event_gateway_message_arm_wins_the_timer_never_fires_one_hydration():
     assert left(eng, inst) == ["s", "gw", "paid", "ok"]
 
 
-def test_event_gateway_with_a_conditional_arm_dehydrates_and_its_timer_still_fires():
-    """A conditional arm no longer keeps the gateway resident (nothing outside the instance
-    fires it); its timer arm wakes it and wins, the conditional arm withdrawn."""
+def test_event_gateway_with_a_conditional_arm_stays_resident_and_its_timer_still_fires():
+    """One unholdable (conditional) arm keeps the gateway resident; its timer arm fires."""
     p = bpm.Process("race")
     p.start("s")
     p.event_gateway("gw")
@@ -112,10 +111,10 @@ def test_event_gateway_with_a_conditional_arm_dehydrates_and_its_timer_still_fir
     eng = bpm.Engine()
     inst = eng.start(p, {"flag": False})
     eng.advance("PT1H")
-    assert inst.residency == "dehydrated" and eng.stats()["coroutines"] == 0
+    assert inst.residency == "resident" and eng.stats()["coroutines"] == 2
     assert [h.node for h in eng.holders()] == ["t"]
     eng.run()
-    assert ended_at(inst) == ["by_time"] and kinds(eng).count("hydrated") == 1
+    assert ended_at(inst) == ["by_time"] and "dehydrated" not in kinds(eng)
 
 
 def test_dehydrated_user_task_with_a_24h_interrupting_timer_escalates_at_25h():

@@ -260,14 +260,12 @@ class SignalCatch(Element):
 
 @dataclass(frozen=True)
 class ConditionalCatch(Element):
-    """Fires when its condition over the instance's own data holds. Dehydratable: the data of
-    a dehydrated instance changes only once a trigger has woken it, and the condition is
-    checked after each change, so nothing can make it hold while the instance is away."""
+    """Fires when its condition over the instance's own data holds. Never dehydratable: its
+    trigger is the instance's own data commits (the spec's dehydratable waits)."""
 
     condition: Expr | None = None
     kind = "conditional_catch"
     catch = True
-    dehydratable = waits  # its data changes only once it is woken
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@
 # > **Semantics:** [Event-based gateway](../docs/semantics.md#event-based-gateway) — the
 # > gateway is the wait node, not its arms; one holder per arm; the first trigger wins and
 # > every sibling hold of the track is withdrawn at once;
-# > [holdability](../docs/semantics.md#holdability) — a conditional arm needs no holder:
-# > the instance's data changes only once a trigger has woken it.
+# > [holdability](../docs/semantics.md#holdability) — one conditional arm keeps the gateway
+# > resident.
 
 # %%
 import gobpm_nb as bpm
@@ -127,14 +127,12 @@ for q in (q1, q2, q3):
 print(eng.stats())
 
 # %% [markdown]
-# ## A conditional arm needs no holder
+# ## One arm without a holder keeps the race resident
 #
-# A conditional arm ("as soon as the stock is in") has no engine holder: its trigger is the
-# instance's own data, and nothing outside the instance can change that data while it is
-# dehydrated. Only a trigger that wakes the instance can (a completion, a message with a
-# payload), and the engine checks every armed condition after each change, before the
-# instance may dehydrate again. So the race is *holdable* all the same: the instance
-# dehydrates, and only the timer arm is listed among the holders.
+# A conditional arm ("as soon as the stock is in") has no engine holder — its trigger is the
+# instance's own data, so dehydrating the instance would destroy what fires it. The gateway is
+# still *eligible*, but not *holdable*: the instance stays resident, and the engine logs one
+# warning naming the arm. (The warning is the text on stderr below the cell.)
 
 # %%
 restock = bpm.Process("restock")
@@ -152,11 +150,3 @@ r = eng2.start(restock, {"stock": 0})
 eng2.advance("PT1H")
 print(r.residency, "coroutines:", eng2.stats()["coroutines"])
 show_holders(eng2)
-
-# %% [markdown]
-# Seven days later the timer arm wakes it and wins; the conditional arm is withdrawn with the
-# rest of the race.
-
-# %%
-eng2.run()
-print(r.state, [f.node for f in eng2.facts if f.kind == "node_left"])

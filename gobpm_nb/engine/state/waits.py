@@ -217,17 +217,17 @@ class JobWait(Wait):
 
 class ConditionalWait(Wait):
     """Fires when its condition over the instance's own data holds, checked after each data
-    change. Holdable with no engine holder, as an error start is: nothing outside the
-    instance fires it, and the data changes only while the instance is resident (a trigger
-    wakes it first), each change checked before the instance can dehydrate again. On a
-    boundary, ``last`` is the condition's value at the last check (it fires on a rise).
-    ``order`` (no holder's, as for held waits: its own): a number from the kernel's sequence
-    when it was armed; after a data change the waits are checked in that order (a track's
+    change. Never held (the spec's dehydratable waits: its trigger is the instance's own
+    data commits, so releasing the instance would give up what fires it): an armed one keeps
+    its instance resident; a checkpoint keeps it with no holder's number. On a boundary,
+    ``last`` is the condition's value at the last check (it fires on a rise). ``order`` (no
+    holder's, as for held waits: its own): a number from the kernel's sequence when it was
+    armed; after a data change the waits are checked in that order (a track's
     id would not do: a continuation fork gives a woken track a new one)."""
 
     __slots__ = ("last",)
     kind = "conditional"
-    holdable = True
+    holdable = False
 
     def __init__(self, node: str, last: bool = False, order: int = 0):
         super().__init__(node)
