@@ -1,6 +1,6 @@
 """Design-review mode: flows, boundary events and links written where the engine does not
-read them as they stand, though the diagram leaves no doubt what they join; and what stays
-refused (a flow between pools) is named exactly."""
+read them as they stand, though the diagram leaves no doubt what they join; and what is
+left out (a flow between pools) is named exactly."""
 
 import pytest
 from test_bpmn_as_drawn import assumed, diagram, drawn, line
@@ -103,16 +103,27 @@ def test_a_boundary_written_inside_the_subprocess_it_is_attached_to_is_on_its_bo
                                           if t.state == "completed"] == ["stopped"]
 
 
-def test_a_boundary_whose_flow_leaves_its_subprocess_by_the_side_stays_refused():
+def test_a_boundary_whose_flow_leaves_its_subprocess_by_the_side_is_left_out():
     """Attached to a task inside 'sub', written in the process, leading to the process:
-    moved to the task's scope its flow would cross the subprocess's border."""
+    moved to the task's scope its flow would cross the subprocess's border, so it is left
+    out with its flow (refused as written); the task runs without it."""
     body = ('<startEvent id="s"/><subProcess id="sub"><startEvent id="ss"/><userTask id="t"/>'
             '<endEvent id="se"/>' + line("ss", "t", "se") + '</subProcess><endEvent id="e"/>'
             '<boundaryEvent id="b" attachedToRef="t"><timerEventDefinition><timeDuration>'
             'PT1H</timeDuration></timerEventDefinition></boundaryEvent>'
             '<endEvent id="late"/>' + line("s", "sub", "e") + line("b", "late"))
-    with pytest.raises(bpm.ModelError, match="'b' is in the process but 't' is in subprocess"):
-        drawn(body).process()
+    assert "'b' is in the process but 't' is in subprocess" in refused(body)
+    model = drawn(body)
+    assert "as drawn: boundaryEvent 'b' is in the process but 't' is in subprocess 'sub': it " \
+           "is left out, with its flows (what only it leads to is not reached)" \
+           in assumed(model, "b")
+    eng = bpm.Engine()
+    inst = eng.start(model.process())
+    eng.run()
+    (task,) = eng.tasks()
+    eng.complete_task(task.id)
+    eng.run()
+    assert eng.instance(inst.id).state == "completed"
 
 
 def test_an_event_based_gateway_without_a_flow_out_ends_its_track():
@@ -140,14 +151,21 @@ def test_a_link_throw_goes_to_the_only_catch_no_throw_names():
 
 
 def test_a_flow_to_another_pool_is_named_as_such():
-    """A sequence flow to an element of another process (pool) stays refused, and the
-    report says where the element is."""
+    """A sequence flow to an element of another process (pool) is refused as written; as
+    drawn it is left out, and the note says where the element is."""
     other = ('<process id="q"><task id="far"/></process>'
              '<collaboration id="c"><participant id="pp" processRef="p"/>'
              '<participant id="pq" processRef="q"/></collaboration>')
     body = '<startEvent id="s"/>' + line("s", "far")
     with pytest.raises(bpm.ModelError, match="'far' is in process 'q'"):
-        bpm.load_bpmn(diagram(body, other), run_as_drawn=True).process("p")
+        bpm.load_bpmn(diagram(body, other)).process("p")
+    model = bpm.load_bpmn(diagram(body, other), run_as_drawn=True)
+    assert "as drawn: sequence flow 's-far' is dangling ('far' is in process 'q', another " \
+           "pool: only a message flow joins two pools): it is left out" in assumed(model, "s-far")
+    eng = bpm.Engine()
+    inst = eng.start(model.process("p"))
+    eng.run()
+    assert inst.state == "completed"
 
 
 def test_an_event_subprocess_with_two_start_events_opens_on_the_first_then_a_person_chooses():

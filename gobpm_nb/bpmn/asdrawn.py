@@ -180,7 +180,7 @@ def implicit_starts(ctx: Context) -> None:
     scopes += [e.id for e in p.elements if isinstance(e, (el.SubProcess, el.EventSubProcess))
                and not isinstance(e, AdHocSubProcess)]  # what runs in one is activated
     triggered = {e.id for e in p.elements if isinstance(e, el.EventSubProcess)}
-    targets = {f.target for f in p.flows}
+    targets = {f.target for f in p.flows} | ctx.cut  # (cut: only a left-out element led there)
     for scope in scopes:
         members = [e for e in p.elements if e.within == scope]
         if any(isinstance(e, el.StartEvent) or isinstance(e, el.EventGateway) and

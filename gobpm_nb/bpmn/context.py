@@ -62,6 +62,9 @@ class Context:
     #: design-review mode: event subprocess -> the trigger it opens on, when it has several
     #: start events (``drawnflows.several_starts``)
     triggers: dict[str | None, str] = field(default_factory=dict)
+    #: design-review mode: the nodes that only a left-out element led to (``drawnfixes``):
+    #: they keep their incoming flow as drawn, so no implicit start begins at them
+    cut: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, tree: etree._ElementTree, notes: Notes, as_drawn: bool = False) -> Context:
@@ -95,6 +98,7 @@ class Context:
         self.alternatives = {}
         self.rerouted = {}
         self.triggers = {}
+        self.cut = set()
 
     @property
     def p(self) -> Builder:

@@ -14,7 +14,7 @@ for the first, which is valid BPMN and read as written too, with a warning:
 - **a boundary event written inside the subprocess it is attached to** (or in any scope
   other than its host's) is read in its host's scope, on its host's border, when each of
   its outgoing flows leads to an element of that scope; one whose flows lead elsewhere
-  would leave its subprocess by the side and stays refused;
+  would leave its subprocess by the side and is left out (``drawnfixes``);
 - **a link throw whose name no link catch of its scope has** goes to the only link catch
   of that scope that no throw names (the names were meant to match); a link catch's name
   is its link's name, else its event's name, else its id;

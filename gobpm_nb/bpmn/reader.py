@@ -24,6 +24,7 @@ from .asdrawn import event_arms, finish, fresh, is_flow_of_gateway, stand_in
 from .calls import read_call
 from .check import check_process
 from .context import Context, pass_through
+from .drawnfixes import repair
 from .drawnflows import (
     boundary_home,
     keep_defaults,
@@ -103,6 +104,7 @@ def read_process(ctx: Context, proc: etree._Element) -> Process:
     _check_flow_scopes(ctx, p)
     keep_defaults(ctx)
     if ctx.as_drawn:
+        repair(ctx)
         finish(ctx)
     check_process(ctx, proc)
     note_spins(ctx, proc)

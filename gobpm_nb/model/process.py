@@ -280,6 +280,15 @@ class Process(Builder):
         self._cache = None
         return made
 
+    def leave_out(self, *ids: str) -> None:
+        """Take the elements and flows named ``ids`` out of the graph (design-review mode
+        leaves out a flow or a boundary event the engine cannot place). A process read from
+        a file keeps them in the file: ``to_bpmn`` writes only what was added."""
+        gone = set(ids)
+        self._elements = [e for e in self._elements if e.id not in gone]
+        self._flows = [f for f in self._flows if f.id not in gone]
+        self._cache = None
+
     # -- checking -------------------------------------------------------------------------
     def definition(self) -> Definition:
         """The validated, immutable snapshot of the graph as it stands now."""

@@ -1,0 +1,123 @@
+"""Design-review mode: structural defects of a well-formed file (a dangling flow, a flow
+across a subprocess's border, a boundary event on no activity of its scope, flows into a
+start or boundary event) are left out with a note naming what was left out, and the process
+runs to an end; as written each stays the error it was."""
+
+from pathlib import Path
+
+import pytest
+from test_bpmn_as_drawn import assumed, diagram, drawn, drive, line
+
+import gobpm_nb as bpm
+
+DATA = Path(__file__).parent / "data" / "drawn"
+
+
+def refused(body):
+    with pytest.raises(bpm.ModelError) as written:
+        bpm.load_bpmn(diagram(body)).process()
+    return str(written.value)
+
+
+def completes(model, pid=None):
+    """Start the process, complete every task, let time pass: it ends."""
+    eng = bpm.Engine()
+    inst = eng.start(model.process(pid))
+    drive(eng, inst)
+    assert eng.instance(inst.id).state == "completed"
+    return eng
+
+
+def test_a_dangling_flow_is_left_out():
+    body = ('<startEvent id="s"/><task id="a"/><endEvent id="e"/>' + line("s", "a", "e") +
+            '<sequenceFlow id="lost" sourceRef="a" targetRef="gone"/>'
+            '<sequenceFlow id="blank" sourceRef="" targetRef="a"/>')
+    assert "flow 'lost' is dangling: no element 'gone'" in refused(body)
+    model = drawn(body)
+    (lost,) = assumed(model, "lost")
+    assert lost == "as drawn: sequence flow 'lost' is dangling (no element 'gone'): it is " \
+                   "left out"
+    assert "as drawn: sequence flow 'blank' is dangling (an empty reference): it is left " \
+           "out" in assumed(model, "blank")
+    completes(model)
+    assert 'id="lost"' in model.process().to_bpmn()  # the file keeps it
+
+
+def test_a_flow_into_another_pool_is_left_out():
+    extra = ('<collaboration id="c"><participant id="P1" processRef="p"/>'
+             '<participant id="P2" processRef="q"/></collaboration>'
+             '<process id="q"><startEvent id="qs"/><task id="qt"/>'
+             + line("qs", "qt") + '</process>')
+    body = ('<startEvent id="s"/><task id="a"/><endEvent id="e"/>' + line("s", "a", "e") +
+            '<sequenceFlow id="over" sourceRef="a" targetRef="qt"/>')
+    model = drawn(body, extra)
+    (note,) = assumed(model, "over")
+    assert "'qt' is in process 'q', another pool" in note and note.endswith("left out")
+    completes(model, "p")
+
+
+def test_a_flow_across_a_subprocess_border_is_left_out():
+    body = ('<startEvent id="s"/><subProcess id="sub"><task id="inner"/></subProcess>'
+            '<endEvent id="e"/>' + line("s", "sub", "e") +
+            '<sequenceFlow id="into" sourceRef="s" targetRef="inner"/>')
+    assert "flow 'into' crosses the border of a subprocess" in refused(body)
+    model = drawn(body)
+    (note,) = assumed(model, "into")
+    assert note.startswith("as drawn: sequence flow 'into' crosses the border of a "
+                           "subprocess ('s' is in the process, 'inner' is in subprocess "
+                           "'sub'): it is left out")
+    eng = completes(model)
+    assert "inner" in [f.node for f in eng.facts if f.kind == "node_left"]
+
+
+@pytest.mark.parametrize("attached, why", [
+    ("nowhere", "is attached to no element 'nowhere'"),
+    ("", "is attached to an empty reference"),
+    ("inner", "is in the process but 'inner' is in subprocess 'sub'"),
+])
+def test_a_boundary_event_on_no_activity_of_its_scope_is_left_out(attached, why):
+    body = ('<startEvent id="s"/><subProcess id="sub"><startEvent id="ss"/><task id="inner"/>'
+            + line("ss", "inner") + '</subProcess><endEvent id="e"/>' + line("s", "sub", "e")
+            + f'<boundaryEvent id="b" attachedToRef="{attached}"><timerEventDefinition>'
+            '<timeDuration>PT1H</timeDuration></timerEventDefinition></boundaryEvent>'
+            '<task id="late"/>' + line("b", "late"))
+    assert "boundaryEvent 'b'" in refused(body)
+    model = drawn(body)
+    assert f"as drawn: boundaryEvent 'b' {why}: it is left out, with its flows (what only " \
+           "it leads to is not reached)" in assumed(model, "b")
+    eng = completes(model)
+    assert "late" not in [f.node for f in eng.facts if f.kind == "node_left"]
+
+
+def test_flows_into_a_start_event_and_a_boundary_event_are_left_out():
+    body = ('<startEvent id="s"/><userTask id="a"/><endEvent id="e"/>' + line("s", "a", "e")
+            + '<boundaryEvent id="b" attachedToRef="a"><timerEventDefinition><timeDuration>'
+            'PT1H</timeDuration></timerEventDefinition></boundaryEvent><endEvent id="late"/>'
+            + line("b", "late") + '<sequenceFlow id="back" sourceRef="a" targetRef="s"/>'
+            '<sequenceFlow id="in" sourceRef="a" targetRef="b"/>')
+    assert "start_event 's' has incoming flows" in refused(body) or \
+        "startEvent 's' has incoming flows" in refused(body)
+    model = drawn(body)
+    assert assumed(model, "s") == ["as drawn: startEvent 's' has incoming flows ('back'): "
+                                   "they are left out (a start event begins its scope)"]
+    (note,) = assumed(model, "b")
+    assert note.startswith("as drawn: boundaryEvent 'b' has incoming flows ('in'): they are "
+                           "left out")
+    completes(model)
+
+
+@pytest.mark.parametrize("name, pid, left_out", [
+    ("invalid_process_xsd_error.bpmn20.xml", None, "flow1"),
+    ("endErrorEventWithOutParameters.bpmn", None, "subFlow1"),
+    ("MultiInstanceTest.testNestedParallelSubProcessWithTimer.bpmn20.xml", None, "timer"),
+    ("BIC-Cloud-Design-6.2.0-C.2.0-export.bpmn",
+     "process_UUID_f0fe6a13-0665-4266-8edc-ec60e97cf509",
+     "UUID_9064bafc-819c-47fb-b4ff-6511e6144c2d"),
+])
+def test_real_files_with_such_defects_run_as_drawn(name, pid, left_out):
+    path = DATA / name
+    with pytest.raises(bpm.ModelError):
+        bpm.load_bpmn(path).process(pid)
+    model = bpm.load_bpmn(path, run_as_drawn=True)
+    assert any("left out" in n for n in assumed(model, left_out))
+    completes(model, pid)
