@@ -121,3 +121,54 @@ def test_real_files_with_such_defects_run_as_drawn(name, pid, left_out):
     model = bpm.load_bpmn(path, run_as_drawn=True)
     assert any("left out" in n for n in assumed(model, left_out))
     completes(model, pid)
+
+
+def test_a_start_event_with_a_trigger_in_a_plain_subprocess_is_its_plain_start():
+    sub = ('<subProcess id="sub"><startEvent id="ss"><timerEventDefinition><timeDuration>'
+           'PT1H</timeDuration></timerEventDefinition></startEvent><task id="inner"/>'
+           '<endEvent id="se"/>' + line("ss", "inner", "se") + '</subProcess>')
+    body = '<startEvent id="s"/>' + sub + '<endEvent id="e"/>' + line("s", "sub", "e")
+    written = refused(body)
+    assert "'ss' is in subprocess 'sub': a start event with a trigger belongs in an event " \
+           "subprocess" in written and "subProcess 'sub' has 0 plain start events" in written
+    model = drawn(body)
+    assert assumed(model, "ss") == [
+        "as drawn: startEvent 'ss' is in subprocess 'sub': a start event with a trigger "
+        "belongs in an event subprocess; it stands as a plain start of that subprocess (its "
+        "timer trigger is not waited for)"]
+    eng = completes(model)
+    assert "inner" in [f.node for f in eng.facts if f.kind == "node_left"]
+
+
+def test_a_subprocess_with_several_plain_starts_starts_where_a_person_chooses():
+    """A message start (now plain) and a plain start in one subprocess: as for any scope
+    with several plain starts, a person chooses where it starts."""
+    sub = ('<subProcess id="sub"><startEvent id="byMail"><messageEventDefinition/>'
+           '</startEvent><startEvent id="byHand"/><task id="a"/><task id="b"/>'
+           '<endEvent id="se"/>' + line("byMail", "a", "se") + line("byHand", "b", "se")
+           + '</subProcess>')
+    body = '<startEvent id="s"/>' + sub + '<endEvent id="e"/>' + line("s", "sub", "e")
+    assert "'byMail' is in subprocess 'sub': a start event with a trigger" in refused(body)
+    model = drawn(body)
+    (note,) = assumed(model, "sub")
+    assert note.startswith("as drawn: subProcess 'sub' has 2 plain start events: an "
+                           "instance starts at a decision, where a person chooses one")
+    for choose, taken in ((0, "a"), (1, "b")):
+        eng = bpm.Engine()
+        inst = eng.start(model.process())
+        drive(eng, inst, choose)
+        assert eng.instance(inst.id).state == "completed"
+        passed = [f.node for f in eng.facts if f.kind == "node_left"]
+        assert taken in passed and {"a", "b"} - {taken} - set(passed)
+
+
+def test_a_real_file_with_a_triggered_start_in_a_subprocess_runs_as_drawn():
+    """Flowable's invalidProcess: a message start in a plain subprocess (and a dangling
+    flow, a flow across a border, a boundary on an unknown element)."""
+    path = DATA / "invalidProcess.bpmn20.xml"
+    with pytest.raises(bpm.ModelError, match="a start event with a trigger belongs"):
+        bpm.load_bpmn(path).process()
+    model = bpm.load_bpmn(path, run_as_drawn=True)
+    assert any("stands as a plain start" in n
+               for n in assumed(model, "subprocessStartEvent3"))
+    completes(model)

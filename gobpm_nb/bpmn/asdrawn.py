@@ -108,15 +108,31 @@ def plain_start(ctx: Context, node: etree._Element) -> bool:
     return True
 
 
+def trigger_in_subprocess(ctx: Context, node: etree._Element, kind: str) -> bool:
+    """A start event with a trigger in a plain subprocess (not an event subprocess): it
+    stands as a plain start of that subprocess (True: read here)."""
+    if ctx.scope is None or _in_event_subprocess(ctx):
+        return False
+    eid = node.get("id", "")
+    ctx.assume(node, f"startEvent {eid!r} is in subprocess {str(ctx.scope)!r}: a start event "
+                     f"with a trigger belongs in an event subprocess; it stands as a plain "
+                     f"start of that subprocess (its {kind} trigger is not waited for)")
+    if not plain_start(ctx, node):
+        ctx.p.start(eid, node.get("name"))
+    return True
+
+
 def _starts_beside(ctx: Context, node: etree._Element) -> list[etree._Element]:
     """The start events of ``node``'s scope that a plain start stands for: those with no
     event definition, those whose definition the engine does not run there, and conditional
-    ones whose condition the engine cannot read (their stand-ins are plain starts)."""
+    ones whose condition the engine cannot read (their stand-ins are plain starts); in a
+    plain subprocess, every one (``trigger_in_subprocess``)."""
     parent = node.getparent()
     if parent is None:
         return [node]
+    plain_scope = local(parent) != "process" and parent.get("triggeredByEvent") != "true"
     return [c for c in parent if isinstance(c.tag, str) and c.tag == node.tag
-            and (_definitions(c) - _TRIGGERS == _definitions(c)
+            and (plain_scope or _definitions(c) - _TRIGGERS == _definitions(c)
                  or (_definitions(c) == {"conditional"} and not _readable(ctx, c)))]
 
 

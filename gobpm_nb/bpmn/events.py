@@ -17,7 +17,7 @@ from ..model.expr import NO_KEY
 from ..model.timers import TimerExpr, at_deployment, timer_spec
 from . import drawncomp
 from .activiti import message_expression, never_fires, no_trigger, vendor_key
-from .asdrawn import plain_start
+from .asdrawn import plain_start, trigger_in_subprocess
 from .context import Context, drawn_name
 from .drawnflows import paired_link
 from .expressions import translate
@@ -64,6 +64,9 @@ def read_event(ctx: Context, node: etree._Element) -> None:
         return
     kind, spec = found
     p = ctx.p
+    if tag == "startEvent" and kind and ctx.as_drawn and \
+            trigger_in_subprocess(ctx, node, kind):
+        return
     if tag == "startEvent" and kind:
         _triggered_start(ctx, node, kind, spec)
     elif tag == "startEvent":
