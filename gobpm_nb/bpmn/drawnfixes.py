@@ -8,8 +8,10 @@ an ``as drawn:`` note naming the element and what the engine did:
 - **a boundary event attached to no activity of its scope** (an unknown or empty
   reference, an activity of another pool or of another scope) is left out with its flows;
   what only it led to is not reached;
-- **flows into a start event or a boundary event** are left out (what follows them runs
-  from elsewhere if it can).
+- **flows into a start event, a boundary event or a link catch** are left out (what
+  follows them runs from elsewhere if it can);
+- **several link catches of one link in one scope**: the first in document order is the
+  link's, each other one a milestone no throw reaches.
 
 They are repaired on the graph read (``Process.leave_out``), before the assumptions made on
 the whole graph (``asdrawn.finish``); the file keeps them: ``to_bpmn`` writes what was read.
@@ -29,6 +31,7 @@ def repair(ctx: Context) -> None:
     dangling_flows(ctx)
     crossing_flows(ctx)
     flows_into_starts(ctx)
+    several_links(ctx)
 
 
 def _node(ctx: Context, eid: str) -> etree._Element:
@@ -110,11 +113,11 @@ def stray_boundaries(ctx: Context) -> None:
 
 
 def flows_into_starts(ctx: Context) -> None:
-    """Flows into a start event or a boundary event are left out."""
+    """Flows into a start event, a boundary event or a link catch are left out."""
     p = ctx.process
     assert p is not None
     for e in p.elements:
-        if not isinstance(e, (el.StartEvent, el.Boundary)):
+        if not isinstance(e, (el.StartEvent, el.Boundary, el.LinkCatch)):
             continue
         into = [f.id for f in p.flows if f.target == e.id]
         if not into:
@@ -122,9 +125,29 @@ def flows_into_starts(ctx: Context) -> None:
         p.leave_out(*into)
         node = _node(ctx, e.id)
         what = "a start event begins its scope" if isinstance(e, el.StartEvent) else \
-            "a boundary event is entered only by its activity's trigger"
+            "a link catch is entered only by its link's throw" if isinstance(e, el.LinkCatch) \
+            else "a boundary event is entered only by its activity's trigger"
         ctx.assume(node, f"{local(node)} {e.id!r} has incoming flows ({_listed(into)}): "
                          f"they are left out ({what})")
+
+
+def several_links(ctx: Context) -> None:
+    """Of several link catches of one link in one scope, the first in document order is the
+    link's; each other one is a milestone no throw reaches."""
+    p = ctx.process
+    assert p is not None
+    seen: dict[tuple[str | None, str], str] = {}
+    for e in p.elements:
+        if not isinstance(e, el.LinkCatch):
+            continue
+        first = seen.setdefault((e.within, e.link), e.id)
+        if first == e.id:
+            continue
+        p.leave_out(e.id)
+        (p if e.within is None else p.scope(e.within)).throw(e.id, e.name)
+        ctx.assume(_node(ctx, e.id), f"link {e.link!r} has another catch event in this scope, "
+                                     f"{first!r}, first in the file: a throw goes there; "
+                                     f"{e.id!r} passes as a milestone no throw reaches")
 
 
 def _listed(ids: list[str]) -> str:

@@ -240,8 +240,10 @@ def _read_event(ctx: Context, node: etree._Element) -> None:
 
 
 def _holds_nodes(node: etree._Element) -> bool:
-    """Whether a scope holds a flow node (anything with an id but a flow)."""
-    return any(is_bpmn(c) and c.get("id") and local(c) != "sequenceFlow" for c in node)
+    """Whether a scope holds a flow node (anything with an id but a flow, or what a scope
+    holds besides its flow elements: its loop characteristics...)."""
+    return any(is_bpmn(c) and c.get("id") and local(c) != "sequenceFlow"
+               and local(c) not in KEPT for c in node)
 
 
 def _placeholder(ctx: Context, node: etree._Element, reason: str, activity: bool) -> None:
@@ -350,6 +352,12 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
     elif not ctx.as_drawn or event_arms(ctx, node):
         instantiate = node.get("instantiate") == "true"
         parallel = node.get("eventGatewayType") == "Parallel"
+        if instantiate and ctx.as_drawn and any(f.get("targetRef") == eid
+                                                for f in ctx.flows.values()):
+            ctx.assume(node, f"eventBasedGateway {eid!r} instantiates, but flows lead into "
+                             "it: it stands as a plain (exclusive) event-based gateway, "
+                             "which creates no instance")
+            instantiate = parallel = False
         if parallel and not instantiate and ctx.as_drawn:
             ctx.assume(node, f"eventBasedGateway {eid!r} is parallel but does not instantiate, "
                              "which BPMN does not allow: it is an exclusive event-based "
@@ -385,8 +393,8 @@ def _default_target(ctx: Context, node: etree._Element) -> str | None:
         return None
     flow = ctx.flows.get(default)
     if flow is None:
-        ctx.error(node, f"default {default!r} names no sequence flow of this process "
-                        "(an unresolved reference)")
+        ctx.detail(node, f"default {default!r} names no sequence flow of this process "
+                         "(an unresolved reference)", "it is ignored: no flow is the default")
         return None
     target: str | None = flow.get("targetRef")
     return target
