@@ -251,3 +251,21 @@ def test_real_files_with_the_rest_of_the_defects_validate_as_drawn(name, pid, el
     model = bpm.load_bpmn(path, run_as_drawn=True)
     assert any(said in n for n in assumed(model, element))
     bpm.Engine().deploy(model.process(pid))
+
+
+def test_leave_out_takes_elements_and_flows_out_and_refuses_an_unknown_id():
+    p = bpm.Process("p")
+    p.start("s")
+    p.throw("a")
+    p.end("e")
+    p.throw("spare")
+    p.flow("s", "a", "e")
+    with pytest.raises(bpm.ModelError, match="has no element or flow 'nope'"):
+        p.leave_out("spare", "nope")
+    assert "spare" in p.definition().nodes  # nothing was left out
+    p.leave_out("spare")
+    assert "spare" not in p.definition().nodes
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    eng.run()
+    assert eng.instance(inst.id).state == "completed"

@@ -283,8 +283,13 @@ class Process(Builder):
     def leave_out(self, *ids: str) -> None:
         """Take the elements and flows named ``ids`` out of the graph (design-review mode
         leaves out a flow or a boundary event the engine cannot place). A process read from
-        a file keeps them in the file: ``to_bpmn`` writes only what was added."""
+        a file keeps them in the file: ``to_bpmn`` writes only what was added. An id that
+        is no element or flow of the process is a ModelError, and nothing is left out."""
         gone = set(ids)
+        unknown = gone - {e.id for e in self._elements} - {f.id for f in self._flows}
+        if unknown:
+            raise ModelError(f"leave_out: process {self.id!r} has no element or flow "
+                             f"{', '.join(repr(u) for u in sorted(unknown))}")
         self._elements = [e for e in self._elements if e.id not in gone]
         self._flows = [f for f in self._flows if f.id not in gone]
         self._cache = None
