@@ -146,6 +146,14 @@ class Context:
         self.error(node, message)
         return False
 
+    def instantiates(self, gate: etree._Element) -> bool:
+        """Whether an event-based gateway creates instances as read: it says so and, in
+        design-review mode (where one with a flow into it stands as a plain one), no flow
+        leads into it."""
+        return gate.get("instantiate") == "true" and not (
+            self.as_drawn and any(f.get("targetRef") == gate.get("id")
+                                  for f in self.flows.values()))
+
     # -- references ---------------------------------------------------------------------
     def ref(self, node: etree._Element, attr: str, tag: str, owner: str
             ) -> etree._Element | None:

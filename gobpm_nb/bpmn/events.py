@@ -335,10 +335,7 @@ def starts_only(ctx: Context, eid: str) -> bool:
         if flow.get("targetRef") == eid:
             gate = ctx.by_id.get(flow.get("sourceRef") or "")
             return gate is not None and local(gate) == "eventBasedGateway" and \
-                gate.get("instantiate") == "true" and \
-                gate.get("eventGatewayType") != "Parallel" and not (
-                    ctx.as_drawn and any(f.get("targetRef") == gate.get("id")
-                                         for f in ctx.flows.values()))  # (read as plain)
+                ctx.instantiates(gate) and gate.get("eventGatewayType") != "Parallel"
     return False
 
 

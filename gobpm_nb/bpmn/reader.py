@@ -350,14 +350,13 @@ def read_gateway(ctx: Context, node: etree._Element) -> None:
     elif tag == "parallelGateway":
         p.parallel_gateway(eid, name)
     elif not ctx.as_drawn or event_arms(ctx, node):
-        instantiate = node.get("instantiate") == "true"
+        instantiate = ctx.instantiates(node)
         parallel = node.get("eventGatewayType") == "Parallel"
-        if instantiate and ctx.as_drawn and any(f.get("targetRef") == eid
-                                                for f in ctx.flows.values()):
+        if not instantiate and node.get("instantiate") == "true":  # design-review mode
             ctx.assume(node, f"eventBasedGateway {eid!r} instantiates, but flows lead into "
                              "it: it stands as a plain (exclusive) event-based gateway, "
                              "which creates no instance")
-            instantiate = parallel = False
+            parallel = False
         if parallel and not instantiate and ctx.as_drawn:
             ctx.assume(node, f"eventBasedGateway {eid!r} is parallel but does not instantiate, "
                              "which BPMN does not allow: it is an exclusive event-based "
