@@ -33,6 +33,7 @@ from .engine.state.records import (
     TaskView,
     TrackView,
 )
+from .engine.state.values import json_copy as json_copy  # for population.reading
 from .errors import EngineError, GobpmError
 from .instance import Instance, views
 from .kernel import to_datetime, to_us

@@ -36,6 +36,24 @@ def test_cases_queue_for_a_busy_clerk_first_in_first_out():
     assert list(c["end_event"]) == ["e", "e", "e"]
 
 
+def test_the_largest_pool_brings_in_only_the_resources_work_needs():
+    """A pool of a million resources: three cases at once are served at once, by
+    resources 1, 2 and 3 (the lowest numbered free one takes the work); one given back is
+    the next taken."""
+    sc = bpm.Scenario(
+        one_task(), start="2026-01-05T09:00:00", horizon="PT3H",
+        arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 3
+                  + [{"at": "2026-01-05T11:00:00"}]},
+        durations={"check": {"fixed": "PT1H"}},
+        pools={"crowd": {"size": 1_000_000}}, assign={"check": "crowd"})
+    pop = sc.run(progress=False)
+    c = pop.cases()
+    assert list(c["waiting"] / pd.Timedelta(hours=1)) == [0, 0, 0, 0]
+    log = pop.event_log()
+    starts = log[log["lifecycle:transition"] == "start"]
+    assert list(starts["org:resource"]) == ["crowd-1", "crowd-2", "crowd-3", "crowd-1"]
+
+
 def test_priority_takes_the_highest_first():
     """With a priority expression, of three cases arriving at once the one with the highest
     amount is taken first, then the next highest."""

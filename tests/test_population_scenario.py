@@ -65,6 +65,20 @@ BASE = {"arrivals": {"poisson": {"mean": "PT10M"}}}
     ({"process": "other"}, "process", "not the model's process"),
     ({"colour": "blue"}, "colour", "unknown field"),
     ({"arrivals": None}, "arrivals", "expected a mapping"),
+    # values a hostile or careless cell gives, refused as they are read, not when running
+    ({"pools": {"clerks": {"size": 2 ** 70}}}, "pools.clerks.size", "above 1,000,000"),
+    ({"pools": {"c": {"size": 1, "cost_per_hour": 1e308}}}, "pools.c.cost_per_hour",
+     "above 1e+09"),
+    ({"pools": {"c": {"size": 1}}, "assign": {"check": ["c"]}}, "assign.check",
+     "not a non-empty string"),
+    ({"process": ["p"]}, "process", "not a non-empty string"),
+    ({"data": {"amount": {"fixed": float("nan")}}}, "data.amount.fixed",
+     "JSON cannot hold"),
+    ({"arrivals": {"replay": [{"at": "2026-01-02T00:00:00", "data": {"x": (1, 2)}}]}},
+     "arrivals.replay[0].data", "not a JSON value"),
+    ({"outside": [{"message": "paid", "payload": {"x": float("inf")}}]},
+     "outside[0].payload", "JSON cannot hold"),
+    ({"start": "9999-12-01T00:00:00"}, "start", "past the last day of the year 9999"),
 ])
 def test_a_bad_field_is_a_scenario_error_naming_its_path(change, path, words):
     """Every parse error is a ScenarioError (a GobpmError) whose message begins with the

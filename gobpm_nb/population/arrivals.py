@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import ScenarioError
 from .calendars import DAY, EPOCH_WEEKDAY, HOUR, WEEKDAYS
 from .draws import Stream
-from .reading import duration, mapping, moment, need, number, one_of, only, shown
+from .reading import duration, json_value, mapping, moment, need, number, one_of, only, shown
 
 WEEK_HOURS = 7 * 24
 
@@ -96,7 +96,7 @@ def read_arrivals(value: Any, path: str = "arrivals") -> Arrivals:
             raise ScenarioError(f"{where}.at", "is before the arrival above it")
         data = row.get("data")
         if data is not None:
-            data = dict(mapping(data, f"{where}.data"))
+            data = json_value(dict(mapping(data, f"{where}.data")), f"{where}.data")
         rows.append((when, data))
     return Arrivals(kind, 0, (), tuple(rows), value)
 

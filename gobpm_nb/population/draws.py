@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..kernel.draws import SCALE
-from .reading import duration, mapping, need, number, one_of, only, shown
+from .reading import duration, json_value, mapping, need, number, one_of, only, shown
 
 #: Uniforms are kept inside (0, 1) for inverse transforms that are infinite at the ends.
 EDGE = 2.0 ** -53
@@ -196,7 +196,7 @@ def read_field(value: Any, path: str) -> Generator:
     kind, body = one_of(value, path, FIELDS)
     at = f"{path}.{kind}"
     if kind == "fixed":
-        return Generator(kind, 0, 0, (), body, value)
+        return Generator(kind, 0, 0, (), json_value(body, at), value)
     body = mapping(body, at)
     if kind == "choice":
         pairs = tuple((k, number(w, f"{at}.{k}", 0)) for k, w in body.items())

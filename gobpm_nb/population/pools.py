@@ -35,8 +35,11 @@ class PoolRun:
     def __init__(self, spec: Pool, priority: Expr | None):
         self.spec = spec
         self.priority = priority
-        self.free = list(range(1, spec.size + 1)) if spec.size is not None else []
-        self.made = 0  # resources an unlimited pool has made so far
+        #: resources given back and free again (a heap: the lowest numbered first)
+        self.free: list[int] = []
+        #: resources brought in so far: numbered 1, 2, ... as work first needs them (a pool
+        #: of any size costs nothing until its resources work)
+        self.made = 0
         self.queue: list[tuple[float, int, Work]] = []
         self.order = 0
         self.busy = 0
@@ -66,15 +69,16 @@ class PoolRun:
 
     def resource(self) -> int | None:
         """A free resource (the lowest numbered), or None."""
-        if self.free:
+        if self.free:  # each given back is numbered below any not brought in yet
             return heapq.heappop(self.free)
-        if self.spec.size is None:
+        if self.spec.size is None or self.made < self.spec.size:
             self.made += 1
             return self.made
         return None
 
     def has_free(self) -> bool:
-        return self.spec.size is None or bool(self.free)
+        size = self.spec.size
+        return size is None or bool(self.free) or self.made < size
 
     def give_back(self, resource: int) -> None:
         heapq.heappush(self.free, resource)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from ..api import json_copy
 from ..errors import EngineError, ScenarioError
 from ..kernel import to_us
 from ..when import fixed_span, instant
@@ -46,19 +47,25 @@ def need(value: Mapping[str, Any], key: str, path: str) -> Any:
     return value[key]
 
 
-def number(value: Any, path: str, low: float | None = None) -> float:
-    """A finite number, at least ``low`` when given."""
+def number(value: Any, path: str, low: float | None = None,
+           high: float | None = None) -> float:
+    """A finite number, at least ``low`` and at most ``high`` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not math.isfinite(value):
         raise ScenarioError(path, f"{shown(value)} is not a finite number")
     if low is not None and value < low:
         raise ScenarioError(path, f"{value!r} is below {low:g}")
+    if high is not None and value > high:
+        raise ScenarioError(path, f"{value!r} is above {high:g}")
     return float(value)
 
 
-def count(value: Any, path: str, low: int = 0) -> int:
+def count(value: Any, path: str, low: int = 0, high: int | None = None) -> int:
+    """A whole number, at least ``low`` and (when given) at most ``high``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ScenarioError(path, f"{shown(value)} is not a whole number of at least {low}")
+    if high is not None and value > high:
+        raise ScenarioError(path, f"{shown(value)} is above {high:,}")
     return value
 
 
@@ -87,6 +94,16 @@ def day(value: Any, path: str) -> date:
         return date.fromisoformat(value)
     except (TypeError, ValueError):
         raise ScenarioError(path, f"{shown(value)} is not an ISO 8601 date") from None
+
+
+def json_value(value: Any, path: str) -> Any:
+    """A copy of a value the engine will be handed (start data, a payload): JSON as it
+    stands (the engine's own ``json_copy``, which ``api`` hands on: this layer may not
+    import the engine), or refused here rather than at the run's first start."""
+    try:
+        return json_copy(value, path)
+    except ValueError as exc:
+        raise ScenarioError(path, str(exc).removeprefix(f"{path} ")) from None
 
 
 def text(value: Any, path: str) -> str:

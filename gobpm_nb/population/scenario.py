@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, ScenarioError
+from ..kernel import to_us
 from ..model import Process
 from ..model import elements as el
 from ..model.decisions import check_decision
@@ -18,7 +19,7 @@ from ..model.expr import Expr
 from .arrivals import Arrivals, read_arrivals
 from .calendars import ALWAYS, Calendar, read_calendar
 from .draws import Distribution, Generator, read_duration, read_field
-from .reading import count, duration, mapping, moment, need, number, only, shown, text
+from .reading import count, duration, json_value, mapping, moment, need, number, only, shown, text
 from .spec import UNASSIGNED, Outside, Pool, is_work
 
 if TYPE_CHECKING:
@@ -27,6 +28,14 @@ if TYPE_CHECKING:
 
 KEYS = ("process", "start", "warmup", "horizon", "drain", "seed", "arrivals", "data",
         "durations", "pools", "calendars", "assign", "priority", "branches", "outside", "sla")
+#: The last instant a run may reach, in virtual microseconds (datetime's last day)
+LAST = to_us(datetime(9999, 12, 31))
+#: The most resources a pool may have (a million: more is no queue at all, and its figures
+#: would no longer fit the tables' whole-number columns)
+MAX_POOL = 1_000_000
+#: The highest cost per hour of a pool's resource (a billion: the costs of a run are sums
+#: of these times hours, and must stay finite)
+MAX_COST = 1e9
 DEFAULTS: dict[str, Any] = {"start": "2026-01-01T00:00:00", "warmup": "PT0S",
                             "horizon": "P30D", "drain": "P365D", "seed": 0}
 
@@ -52,6 +61,9 @@ class Scenario:
         self.horizon = duration(given["horizon"], "horizon")
         self.drain = duration(given["drain"], "drain")
         self.seed = count(given["seed"], "seed")
+        if self.start + self.warmup + self.horizon + self.drain > LAST:
+            raise ScenarioError("start", "the run would go past the last day of the year 9999 "
+                                         "(start + warmup + horizon + drain)")
         if "arrivals" not in given:
             raise ScenarioError("arrivals", "missing")
         self.arrivals: Arrivals = read_arrivals(given["arrivals"])
@@ -97,7 +109,7 @@ class Scenario:
             path = f"pools.{name}"
             body = mapping(form, path)
             only(body, path, ("size", "calendar", "cost_per_hour"))
-            size = count(need(body, "size", path), f"{path}.size", 1)
+            size = count(need(body, "size", path), f"{path}.size", 1, MAX_POOL)
             cal = ALWAYS
             if body.get("calendar") is not None:
                 cname = text(body["calendar"], f"{path}.calendar")
@@ -105,7 +117,7 @@ class Scenario:
                     raise ScenarioError(f"{path}.calendar", f"no calendar {cname!r} in "
                                                             "calendars")
                 cal = self.calendars[cname]
-            cost = number(body.get("cost_per_hour", 0), f"{path}.cost_per_hour", 0)
+            cost = number(body.get("cost_per_hour", 0), f"{path}.cost_per_hour", 0, MAX_COST)
             out[name] = Pool(name, size, cal, cost)
         return out
 
@@ -113,7 +125,7 @@ class Scenario:
         out = {t: self.pools[lane] for t, lane in self.lanes.items() if lane in self.pools}
         for task, pool in mapping(value, "assign").items():
             self._task(task, f"assign.{task}")
-            if pool not in self.pools:
+            if text(pool, f"assign.{task}") not in self.pools:
                 raise ScenarioError(f"assign.{task}", f"no pool {shown(pool)} in pools")
             out[task] = self.pools[pool]
         return out
@@ -163,8 +175,8 @@ class Scenario:
             if share > 1:
                 raise ScenarioError(f"{path}.share", f"{share!r} is above 1")
             key = text(body["key"], f"{path}.key") if body.get("key") is not None else None
-            payload = dict(mapping(body["payload"], f"{path}.payload")) \
-                if body.get("payload") is not None else None
+            payload = json_value(dict(mapping(body["payload"], f"{path}.payload")),
+                                 f"{path}.payload") if body.get("payload") is not None else None
             out.append(Outside(kinds[0], name, after, share, key, payload))
         return out
 
@@ -243,6 +255,8 @@ def _restore(process: Process, lanes: dict[str, str], form: dict[str, Any]) -> S
 
 
 def _process(model: Any, pid: Any) -> Process:
+    if pid is not None:
+        text(pid, "process")
     if isinstance(model, Process):
         if pid is not None and pid != model.id:
             raise ScenarioError("process", f"{shown(pid)} is not the model's process "
