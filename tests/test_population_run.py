@@ -261,6 +261,20 @@ def test_the_plots_draw_cycle_times_pools_and_a_comparison():
     assert b.summary()["waiting_h"] < a.summary()["waiting_h"]
 
 
+def test_the_pools_plot_of_a_scenario_without_pools_says_so():
+    """Every task in no pool (served at once): the pools plot draws no line and says there
+    is no pool, rather than an empty legend (matplotlib's warning is an error here)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sc = bpm.Scenario(one_task(), horizon="PT12H", seed=5,
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"fixed": "PT10M"}})
+    top, _ = sc.run(progress=False).plot_pools()
+    assert not top.lines and top.get_legend() is None
+    assert [t.get_text() for t in top.texts] == ["no pools in the scenario"]
+
+
 def test_compare_takes_three_populations_and_names_what_was_wrong():
     """Three scenarios side by side: a column of pools per population, each titled with its
     label, and the cycle-time histograms of all three overlaid; a missing or extra label, or

@@ -79,6 +79,7 @@ BASE = {"arrivals": {"poisson": {"mean": "PT10M"}}}
     ({"outside": [{"message": "paid", "payload": {"x": float("inf")}}]},
      "outside[0].payload", "JSON cannot hold"),
     ({"start": "9999-12-01T00:00:00"}, "start", "past the last day of the year 9999"),
+    ({"horizon": "PT0S"}, "horizon", "longer than zero"),
 ])
 def test_a_bad_field_is_a_scenario_error_naming_its_path(change, path, words):
     """Every parse error is a ScenarioError (a GobpmError) whose message begins with the

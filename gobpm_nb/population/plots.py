@@ -47,7 +47,11 @@ def pools_over_time(util: Any, queue: Any, axes: Any = None) -> Any:
     axes[0].set_ylim(0, 1.05)
     axes[1].set_ylabel("queue")
     axes[1].set_xlabel("virtual time")
-    axes[0].legend(loc="upper right", fontsize="small")
+    if len(util.columns):
+        axes[0].legend(loc="upper right", fontsize="small")
+    else:  # every task went to no pool: nothing queued, nothing to draw
+        axes[0].text(0.5, 0.5, "no pools in the scenario", ha="center", va="center",
+                     transform=axes[0].transAxes, color="grey")
     for ax in axes:
         ax.tick_params(axis="x", labelrotation=30)
     return axes

@@ -59,6 +59,9 @@ class Scenario:
         self.start = moment(given["start"], "start")
         self.warmup = duration(given["warmup"], "warmup")
         self.horizon = duration(given["horizon"], "horizon")
+        if self.horizon <= 0:
+            raise ScenarioError("horizon", "must be longer than zero (cases arrive in it, "
+                                           "after the warm-up)")
         self.drain = duration(given["drain"], "drain")
         self.seed = count(given["seed"], "seed")
         if self.start + self.warmup + self.horizon + self.drain > LAST:
