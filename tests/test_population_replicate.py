@@ -49,6 +49,26 @@ def test_a_replication_is_the_same_across_runs_and_worker_counts():
     assert runs["cases"].nunique() > 1  # the seeds differ, so do the replications
 
 
+@pytest.mark.slow
+def test_two_scenarios_replicated_at_once_on_one_cluster_keep_their_own_answers():
+    """A class shares one cluster: two what-ifs of one seed (one clerk, three clerks)
+    replicated at the same time, from two threads, each get their own figures (the ones a
+    cluster of their own gives), never the other's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    one, three = mmc(1, "PT10M", "PT8M", horizon="P1D"), mmc(3, "PT10M", "PT8M", horizon="P1D")
+    alone = [on_cluster(1, lambda c, sc=sc: sc.replicate(3, client=c)) for sc in (one, three)]
+
+    def both(client):
+        with ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(sc.replicate, 3, client) for sc in (one, three)]
+            return [j.result() for j in jobs]
+
+    shared = on_cluster(2, both)
+    assert [t.to_csv() for t in shared] == [t.to_csv() for t in alone]
+    assert shared[0].loc["waiting_h", "mean"] > shared[1].loc["waiting_h", "mean"]
+
+
 def test_a_run_is_byte_identical_when_repeated():
     """Two runs of one scenario give the same cases and the same event log, byte for byte."""
     sc = mmc(2, "PT10M", "PT8M", horizon="P1D")

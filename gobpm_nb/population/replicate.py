@@ -6,6 +6,8 @@ of workers."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from typing import TYPE_CHECKING, Any
@@ -73,8 +75,12 @@ def _on_dask(sc: Plan, seeds: list[int], client: Any) -> list[dict[str, float]]:
                       dashboard_address=None)
         connect: Any = Client
         client = connect(own)
+    # a task's key names the scenario too: on a cluster others share, a replication of
+    # another scenario under the same seed is another task, never this one's result
+    doc = [sc.process.definition().signature, sc.lanes, sc.to_dict()]
+    which = hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
     try:
-        futures = [client.submit(one, sc, s, pure=False, key=f"replication-{i}-{s}")
+        futures = [client.submit(one, sc, s, pure=False, key=f"replication-{which}-{i}-{s}")
                    for i, s in enumerate(seeds)]
         results: list[dict[str, float]] = client.gather(futures)
     finally:

@@ -58,8 +58,11 @@ class Plan(Protocol):
     pools: dict[str, Pool]
     priority: dict[str, Expr]
     outside: list[Outside]
+    lanes: dict[str, str]
 
     def runnable(self) -> Process: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
     def pool_of(self, task: str) -> Pool: ...
 
