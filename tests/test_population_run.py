@@ -179,6 +179,29 @@ def test_the_xes_export_reads_back_through_pm4py(tmp_path):
     assert list(back["lifecycle:transition"]) == list(log["lifecycle:transition"])
     assert list(pd.to_datetime(back["time:timestamp"], utc=True)) == \
         list(log["time:timestamp"])
+    for wrong in ("", tmp_path / "run.csv", None):  # pm4py would add ".xes" and write
+        with pytest.raises(ValueError, match="ending in .xes or .xes.gz"):
+            pop.to_xes(wrong)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.xes"]
+
+
+def test_a_bin_of_no_time_or_too_many_bins_is_refused_naming_freq():
+    """Utilisation and queues over time refuse a bin of no time and a bin so short that the
+    window would be cut into more than a million (a microsecond's bins once took the
+    machine's whole memory), naming ``freq`` and the count."""
+    sc = bpm.Scenario(one_task(), horizon="P1D", seed=2,
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"fixed": "PT20M"}},
+                      pools={"clerks": {"size": 1}}, assign={"check": "clerks"})
+    pop = sc.run(progress=False)
+    with pytest.raises(bpm.ScenarioError, match="^freq: 'PT0S' is no time"):
+        pop.utilisation("PT0S")
+    with pytest.raises(bpm.ScenarioError, match=r"^freq: 'PT0.01S' cuts .* into [\d,]+ bins, "
+                                                r"more than 1,000,000"):
+        pop.queues("PT0.01S")
+    by_minute = pop.utilisation("PT1M")  # the day measured, by the minute: allowed
+    assert by_minute.index[1] - by_minute.index[0] == pd.Timedelta(minutes=1)
+    assert len(by_minute) == 24 * 60
 
 
 def test_warm_up_cases_are_left_out():

@@ -4,6 +4,7 @@ Cases that arrived in the warm-up are left out of every KPI."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,11 @@ def working(points: list[tuple[int, int]], switches: list[tuple[int, bool]]
             is_open = v
         out.append((t, busy if is_open else 0))
     return out
+
+
+#: The most bins a table over time may have (``Population.utilisation``, ``queues``): a
+#: microsecond's bins over a month would fill the machine's memory.
+MAX_BINS = 1_000_000
 
 
 def _pd() -> Any:
@@ -244,11 +250,17 @@ class Population:
         return self._over_time(freq, 2)
 
     def _over_time(self, freq: str, column: int) -> pd.DataFrame:
+        from ..errors import ScenarioError
         from .reading import duration
 
         pd = _pd()
-        width = max(1, duration(freq, "freq"))
+        width = duration(freq, "freq")
+        if width <= 0:
+            raise ScenarioError("freq", f"{freq!r} is no time: a bin must be longer than zero")
         n = -(-(self.end - self.begin) // width)
+        if n > MAX_BINS:
+            raise ScenarioError("freq", f"{freq!r} cuts the measured window into {n:,} bins, "
+                                        f"more than {MAX_BINS:,}: give a longer one")
         index = _times([self.begin + i * width for i in range(n)])
         out = {}
         for name, spec in sorted(self.scenario.pools.items()):
@@ -307,8 +319,13 @@ class Population:
             XES[2]: _times([r[0] for r in rows]), XES[3]: [r[4] for r in rows],
             XES[4]: [r[5] for r in rows]}, columns=XES)
 
-    def to_xes(self, path: str) -> None:
-        """Write the event log as an XES file (needs pm4py: the ``xes`` extra)."""
+    def to_xes(self, path: str | os.PathLike[str]) -> None:
+        """Write the event log as an XES file at ``path``, which ends in ``.xes`` (or
+        ``.xes.gz``, compressed); needs pm4py (the ``xes`` extra)."""
+        if not isinstance(path, (str, os.PathLike)) or \
+                not str(path).lower().endswith((".xes", ".xes.gz")):
+            raise ValueError(f"to_xes writes an XES file: give a path ending in .xes or "
+                             f".xes.gz, got {path!r}")
         try:
             import pm4py
         except ImportError:
