@@ -337,6 +337,24 @@ def test_a_weekly_schedule_brings_cases_only_in_its_hours():
     assert 90 < len(arrivals) < 150  # 2 weeks x 60 a week
 
 
+def test_the_expected_arrivals_of_a_schedule_are_its_rates_over_the_span():
+    """How many cases a schedule brings on average over a span (what a scenario checks
+    against its limit of a million): its rates summed hour by hour over the span, whole
+    weeks and the hours left, parts of an hour counted in part."""
+    from gobpm_nb.population.calendars import HOUR
+
+    sc = bpm.Scenario(one_task(), start="2026-01-05T00:00:00", horizon="P14D",
+                      arrivals={"schedule": {"mon": {"09": 20, "10": 10},
+                                             "fri": {"15": 30}}})
+    a, begin = sc.arrivals, sc.start  # 2026-01-05 is a Monday
+    assert a.expected(begin, begin + 14 * 24 * HOUR) == 2 * 60
+    assert a.expected(begin, begin + 17 * 24 * HOUR) == 2 * 60 + 30  # and Mon-Wed
+    assert a.expected(begin + 9 * HOUR + HOUR // 2, begin + 10 * HOUR + HOUR // 4) == \
+        20 / 2 + 10 / 4
+    wide = 400 * 7 * 24 * HOUR  # 400 weeks: counted by the week, at once
+    assert a.expected(begin + 3 * HOUR, begin + 3 * HOUR + wide) == 400 * 60
+
+
 def test_a_run_leaves_the_collector_thresholds_as_it_found_them():
     """A run collects garbage less often while it goes: afterwards the collector's
     thresholds are the caller's again, and collection switched off stays off."""

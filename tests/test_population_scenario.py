@@ -80,6 +80,10 @@ BASE = {"arrivals": {"poisson": {"mean": "PT10M"}}}
      "outside[0].payload", "JSON cannot hold"),
     ({"start": "9999-12-01T00:00:00"}, "start", "past the last day of the year 9999"),
     ({"horizon": "PT0S"}, "horizon", "longer than zero"),
+    ({"arrivals": {"poisson": {"mean": "PT1S"}}}, "arrivals",
+     "about 2,592,000 cases would arrive in the warm-up and horizon, more than 1,000,000"),
+    ({"arrivals": {"schedule": {"mon": {"09": 1e308}}}}, "arrivals.schedule.mon.09",
+     "above 1e+06"),
 ])
 def test_a_bad_field_is_a_scenario_error_naming_its_path(change, path, words):
     """Every parse error is a ScenarioError (a GobpmError) whose message begins with the

@@ -14,6 +14,8 @@ from .draws import Stream
 from .reading import duration, json_value, mapping, moment, need, number, one_of, only, shown
 
 WEEK_HOURS = 7 * 24
+#: The highest hourly rate of a schedule (a million arrivals an hour)
+MAX_RATE = 1e6
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,22 @@ class Arrivals:
                     return
                 yield at, None
         yield from self._scheduled(stream, begin, end)
+
+    def expected(self, begin: int, end: int) -> float:
+        """How many cases arrive in [begin, end) on average (a replay: how many do)."""
+        if self.kind == "replay":
+            return float(sum(1 for at, _ in self.replay if begin <= at < end))
+        if self.kind == "poisson":
+            return (end - begin) / self.mean
+        week, total = WEEK_HOURS * HOUR, 0.0
+        weeks = (end - begin) // week  # whole weeks: each brings the week's sum
+        at = begin + weeks * week
+        while at < end:  # and what is left, hour by hour (less than a week)
+            edge = min((at // HOUR + 1) * HOUR, end)
+            total += self.rates[(at // HOUR + EPOCH_WEEKDAY * 24) % WEEK_HOURS] * \
+                (edge - at) / HOUR
+            at = edge
+        return weeks * sum(self.rates) + total
 
     def _scheduled(self, stream: Stream, begin: int, end: int
                    ) -> Iterator[tuple[int, dict[str, Any] | None]]:
@@ -111,7 +129,7 @@ def _rates(body: Any, path: str) -> tuple[float, ...]:
             where = f"{path}.{wd}.{hour}"
             if len(hour) != 2 or not hour.isdigit() or int(hour) > 23:
                 raise ScenarioError(where, "an hour is \"00\" ... \"23\"")
-            rates[d * 24 + int(hour)] = number(rate, where, 0)
+            rates[d * 24 + int(hour)] = number(rate, where, 0, MAX_RATE)
     return tuple(rates)
 
 

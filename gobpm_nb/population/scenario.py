@@ -30,6 +30,9 @@ KEYS = ("process", "start", "warmup", "horizon", "drain", "seed", "arrivals", "d
         "durations", "pools", "calendars", "assign", "priority", "branches", "outside", "sla")
 #: The last instant a run may reach, in virtual microseconds (datetime's last day)
 LAST = to_us(datetime(9999, 12, 31))
+#: The most cases a run may expect to arrive (each is kept, with its work, to the end:
+#: a million is a few gigabytes)
+MAX_CASES = 1_000_000
 #: The most resources a pool may have (a million: more is no queue at all, and its figures
 #: would no longer fit the tables' whole-number columns)
 MAX_POOL = 1_000_000
@@ -70,6 +73,12 @@ class Scenario:
         if "arrivals" not in given:
             raise ScenarioError("arrivals", "missing")
         self.arrivals: Arrivals = read_arrivals(given["arrivals"])
+        coming = self.arrivals.expected(self.start, self.start + self.warmup + self.horizon)
+        if coming > MAX_CASES:
+            raise ScenarioError("arrivals", f"about {coming:,.0f} cases would arrive in the "
+                                            f"warm-up and horizon, more than {MAX_CASES:,} "
+                                            "(a run keeps every case): arrive less often, "
+                                            "or over a shorter horizon")
         self.data: dict[str, Generator] = {
             k: read_field(v, f"data.{k}") for k, v in mapping(given.get("data", {}),
                                                                "data").items()}
