@@ -108,6 +108,39 @@ def test_a_missing_arrivals_is_named():
         bpm.Scenario(order())
 
 
+def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded():
+    """A YAML file of a few hundred characters whose aliases stand for a billion strings
+    (once took 90 s and every byte of memory) is refused as it is read, naming the aliases;
+    aliases that only reuse a calendar are read as usual."""
+    levels = ['&a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"&a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    bomb = ("arrivals: {poisson: {mean: PT1H}}\n"
+            f"data: {{x: {{fixed: [{', '.join(levels)}]}}}}\n")
+    with pytest.raises(bpm.ScenarioError, match="^the scenario's YAML aliases expand it to "
+                                                "more than 10,000 values"):
+        bpm.Scenario.load(bomb, model=order())
+    reuse = ("arrivals: {poisson: {mean: PT1H}}\n"
+             "calendars: {office: &week {mon: ['09:00-17:00']}, shop: *week}\n"
+             "pools: {a: {size: 1, calendar: office}, b: {size: 1, calendar: shop}}\n")
+    sc = bpm.Scenario.load(reuse, model=order())
+    assert sc.pools["b"].calendar.week == sc.pools["a"].calendar.week
+
+
+def test_a_value_shared_a_billion_times_is_refused_and_a_long_one_named_shortly():
+    """Built in Python, a list shared at every level (a billion strings in all) is refused
+    by count, in seconds; a bad one of half a million items is named by a message of a few
+    dozen characters (its first items)."""
+    x = ["lol"] * 10
+    for _ in range(8):
+        x = [x] * 10
+    with pytest.raises(bpm.ScenarioError, match="more than 20,000,000 values"):
+        bpm.Scenario(order(), data={"x": {"fixed": x}}, **BASE)
+    with pytest.raises(bpm.ScenarioError) as caught:
+        bpm.Scenario(order(), data={"x": {"choice": ["a"] * 500_000}}, **BASE)
+    assert str(caught.value).startswith("data.x.choice: expected a mapping of names, got ['a'")
+    assert len(str(caught.value)) < 120
+
+
 FULL = {
     "process": "order", "start": "2026-01-05T00:00:00", "warmup": "P1D", "horizon": "P2D",
     "seed": 1, "arrivals": {"schedule": {"mon": {"09": 6, "10": 8}, "tue": {"09": 4}}},

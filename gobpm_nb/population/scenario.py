@@ -30,6 +30,10 @@ KEYS = ("process", "start", "warmup", "horizon", "drain", "seed", "arrivals", "d
         "durations", "pools", "calendars", "assign", "priority", "branches", "outside", "sla")
 #: The last instant a run may reach, in virtual microseconds (datetime's last day)
 LAST = to_us(datetime(9999, 12, 31))
+#: The most values a scenario may hold (a million arrivals replayed with their data fit)
+MAX_VALUES = 20_000_000
+#: Below this many values a YAML scenario's aliases are never counted against its length
+MIN_VALUES = 10_000
 #: The most cases a run may expect to arrive (each is kept, with its work, to the end:
 #: a million is a few gigabytes)
 MAX_CASES = 1_000_000
@@ -54,6 +58,9 @@ class Scenario:
         unknown = [k for k in fields if k not in KEYS]
         if unknown:
             raise ScenarioError(unknown[0], f"unknown field (expected one of {', '.join(KEYS)})")
+        if _values_over(fields, MAX_VALUES):  # one list used a billion times, say
+            raise ScenarioError("", f"the scenario holds more than {MAX_VALUES:,} values, "
+                                    "each shared one counted where it is used")
         self.model = model
         self.form: dict[str, Any] = copy.deepcopy(fields)
         given = DEFAULTS | fields
@@ -317,9 +324,32 @@ def _parse_text(source: str) -> dict[str, Any]:
             value = yaml.safe_load(source)
         except yaml.YAMLError as exc:
             raise ScenarioError("", f"the scenario is neither JSON nor YAML ({exc})") from None
+        limit = max(len(source), MIN_VALUES)
+        if _values_over(value, limit):
+            raise ScenarioError("", f"the scenario's YAML aliases expand it to more than "
+                                    f"{limit:,} values (one for each character of its text, "
+                                    f"or {MIN_VALUES:,}): an alias bomb? write it out "
+                                    "without them") from None
     if not isinstance(value, dict):
         raise ScenarioError("", f"a scenario is a mapping, got {type(value).__name__}")
     return value
+
+
+def _values_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds more than ``limit`` values, each alias counted where it is
+    used (as reading the scenario would expand it); stops counting past ``limit``."""
+    todo, seen = [value], 0
+    while todo:
+        v = todo.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(v, dict):
+            todo.extend(v.keys())
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+    return False
 
 
 def _jsonable(value: Any) -> Any:
