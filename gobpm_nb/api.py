@@ -95,7 +95,8 @@ class Engine:
         ids; triggers accepted but not yet checkpointed are delivered once. An instance
         started and not run yet comes back ready and runs when the next command runs.
         Instances whose process version is not among ``processes`` stay dehydrated until it
-        is deployed."""
+        is deployed. A damaged engine record of the store is a StoreError naming it; when
+        recovery raises, ``store`` is closed (an SQLite file is free to open again)."""
         return cls._on(recovered(store, processes, options))
 
     @property

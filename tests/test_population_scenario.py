@@ -141,6 +141,26 @@ def test_a_value_shared_a_billion_times_is_refused_and_a_long_one_named_shortly(
     assert len(str(caught.value)) < 120
 
 
+@pytest.mark.parametrize("make", [
+    lambda: '{"arrivals": ' + "[" * 100_000 + "]" * 100_000 + "}",  # JSON text
+    lambda: "arrivals: " + "[" * 100_000 + "]" * 100_000 + "\n",  # YAML text
+    lambda: {"arrivals": {"poisson": {"mean": "PT1H"}}, "data": {"x": {"fixed": _deep(5000)}}},
+], ids=["json", "yaml", "python"])
+def test_values_nested_past_a_hundred_levels_are_refused_not_a_recursion_error(make):
+    """Nesting that would exhaust Python's stack while reading (a RecursionError escaped
+    from json, yaml and the copy of the form) is a ScenarioError saying how deep is too
+    deep."""
+    with pytest.raises(bpm.ScenarioError, match="nests values more than 100 levels deep"):
+        bpm.Scenario.load(make(), model=order())
+
+
+def _deep(levels):
+    x: list = []
+    for _ in range(levels):
+        x = [x]
+    return x
+
+
 FULL = {
     "process": "order", "start": "2026-01-05T00:00:00", "warmup": "P1D", "horizon": "P2D",
     "seed": 1, "arrivals": {"schedule": {"mon": {"09": 6, "10": 8}, "tue": {"09": 4}}},

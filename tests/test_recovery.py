@@ -118,6 +118,41 @@ def test_one_corrupt_record_fails_only_its_instance(tmp_path):
     assert [eng2.instance(i).state for i in ("i1", "i3")] == ["completed", "completed"]
 
 
+@pytest.mark.parametrize("key, value, why", [
+    ("seen", "[" * 100_000 + "]" * 100_000, "RecursionError"),
+    ("seen", "{not json", "JSONDecodeError"),
+    ("buffer", "[[1, 2]]", "ValueError"),
+    ("next_instance", "abc", "ValueError"),
+    ("clock", "soon", "ValueError"),
+    ("seed", "[]", "ValueError"),
+    ("process:timer", "{bad", "JSONDecodeError"),
+])
+def test_a_damaged_engine_record_is_a_store_error_naming_it(tmp_path, key, value, why):
+    """The engine's own records beside the checkpoints (counters, clock, seed, the message
+    window and buffer, deployed versions), damaged: recovery raises a StoreError naming the
+    record and what is wrong with it (a RecursionError or a JSONDecodeError escaped before),
+    and leaves the store as it was; repaired, it recovers every instance."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    for _ in range(2):
+        eng.start(timer("PT5H"))
+    eng.advance("PT1M")
+    eng.store.close()
+    with sqlite3.connect(db) as raw:
+        good = dict(raw.execute("SELECT key, value FROM meta"))
+        raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        before = sorted(raw.execute("SELECT key, value FROM meta"))
+    with pytest.raises(bpm.StoreError, match=rf"^the store's record '{key}' is damaged "
+                                             rf"\({why}: .*\); nothing was recovered$"):
+        bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
+    with sqlite3.connect(db) as raw:
+        assert sorted(raw.execute("SELECT key, value FROM meta")) == before
+        raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, good[key]))
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
+    eng2.run()
+    assert [i.state for i in eng2.instances()] == ["completed", "completed"]
+
+
 def test_a_process_version_not_yet_registered_keeps_its_hold_until_deployed(tmp_path):
     """Recovered without its process, the wake fails and retries; deploying it lets it wake."""
     db = tmp_path / "run.db"

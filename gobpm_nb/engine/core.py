@@ -19,6 +19,7 @@ from ..model import Definition, Process
 from ..vocabulary import ACTIVE, FINISHED
 from . import fast
 from .durability.checkpoint import capture
+from .durability.damage import registry
 from .durability.journal import Codec, Journal, Store
 from .elements import call_activities
 from .elements import table as behaviour
@@ -147,9 +148,7 @@ class Core:
 
     def load_registry(self, meta: dict[str, str]) -> None:
         """Read the store's record of deployed versions."""
-        for key, value in meta.items():
-            if key.startswith("process:"):
-                self.signatures[key.split(":", 1)[1]] = json.loads(value)
+        self.signatures.update(registry(meta))
 
     # -- instances ------------------------------------------------------------------------
     def start(self, process: Process, data: dict[str, Any] | None = None,

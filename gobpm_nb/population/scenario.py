@@ -32,6 +32,8 @@ KEYS = ("process", "start", "warmup", "horizon", "drain", "seed", "arrivals", "d
 LAST = to_us(datetime(9999, 12, 31))
 #: The most values a scenario may hold (a million arrivals replayed with their data fit)
 MAX_VALUES = 20_000_000
+#: The deepest a scenario may nest its values (the engine's start data may nest 100 levels)
+MAX_DEPTH = 100
 #: Below this many values a YAML scenario's aliases are never counted against its length
 MIN_VALUES = 10_000
 #: The most cases a run may expect to arrive (each is kept, with its work, to the end:
@@ -314,6 +316,9 @@ def lanes_of(model: Any, pid: str) -> dict[str, str]:
 def _parse_text(source: str) -> dict[str, Any]:
     try:
         value = json.loads(source)
+    except RecursionError:
+        raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels "
+                                "deep") from None
     except ValueError:
         try:
             import yaml
@@ -322,6 +327,9 @@ def _parse_text(source: str) -> dict[str, Any]:
                                     "(pip install 'gobpm_nb[population]')") from None
         try:
             value = yaml.safe_load(source)
+        except RecursionError:
+            raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels "
+                                    "deep") from None
         except yaml.YAMLError as exc:
             raise ScenarioError("", f"the scenario is neither JSON nor YAML ({exc})") from None
         limit = max(len(source), MIN_VALUES)
@@ -337,18 +345,20 @@ def _parse_text(source: str) -> dict[str, Any]:
 
 def _values_over(value: Any, limit: int) -> bool:
     """Whether ``value`` holds more than ``limit`` values, each alias counted where it is
-    used (as reading the scenario would expand it); stops counting past ``limit``."""
-    todo, seen = [value], 0
+    used (as reading the scenario would expand it); stops counting past ``limit``. Nesting
+    deeper than ``MAX_DEPTH`` is a ScenarioError (reading it would exhaust the stack)."""
+    todo, seen = [(value, 0)], 0
     while todo:
-        v = todo.pop()
+        v, depth = todo.pop()
         seen += 1
         if seen > limit:
             return True
-        if isinstance(v, dict):
-            todo.extend(v.keys())
-            todo.extend(v.values())
-        elif isinstance(v, list):
-            todo.extend(v)
+        if isinstance(v, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} "
+                                        "levels deep")
+            items = [*v.keys(), *v.values()] if isinstance(v, dict) else v
+            todo.extend((x, depth + 1) for x in items)
     return False
 
 

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import TypedDict
 
 from ..engine.core import Core
+from ..engine.durability.damage import reading
 from ..engine.durability.journal import Store
 from ..errors import EngineError
 from ..kernel import to_us
@@ -47,7 +48,8 @@ def with_stored_seed(meta: Mapping[str, str], given: Options) -> Options:
     the one that wrote the store did): a different seed given is an EngineError."""
     if "seed" not in meta:
         return given
-    stored = int(meta["seed"])
+    with reading("seed"):
+        stored = int(meta["seed"])
     if "seed" in given and given["seed"] != stored:
         raise EngineError(f"the store was written by an engine with seed {stored}, not "
                           f"{given['seed']!r}: recover with seed={stored} or no seed")

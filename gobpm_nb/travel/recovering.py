@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..engine.durability.damage import reading
 from ..engine.durability.journal import Store
 from ..errors import EngineError, GobpmError
 from ..kernel import to_datetime
@@ -17,8 +18,24 @@ from .state import EngineState
 
 
 def recovered(store: Store, processes: Iterable[Process], options: Options) -> EngineState:
-    """The state ``Engine.recover`` opens on ``store`` (its docstring says what holds)."""
+    """The state ``Engine.recover`` opens on ``store`` (its docstring says what holds). If
+    it cannot, the store is closed before the error is raised: it was handed over for this
+    recovery alone, and an SQLite file must be free to open again once repaired (the
+    engine's half-built state would hold its lock until the collector ran)."""
     check_store(store)
+    try:
+        return _recovered(store, processes, options)
+    except BaseException:
+        close = getattr(store, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # the store's own failure is not the one to report
+                pass
+        raise
+
+
+def _recovered(store: Store, processes: Iterable[Process], options: Options) -> EngineState:
     if isinstance(processes, Process) or not isinstance(processes, (list, tuple)) or \
             not all(isinstance(p, Process) for p in processes):
         raise EngineError(f"processes must be a list of Process, got {processes!r}")
@@ -28,7 +45,8 @@ def recovered(store: Store, processes: Iterable[Process], options: Options) -> E
                           "the clock resumes where the store recorded it")
     _, meta = read_store(store)
     options = with_stored_seed(meta, options)
-    start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
+    with reading("clock"):
+        start = to_datetime(int(meta["clock"])) if "clock" in meta else DEFAULT_START
     state = open_state(store, start, options)
     core = state.core
     core.load_registry(meta)

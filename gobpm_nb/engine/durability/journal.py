@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ...errors import EngineError, StoreError
 from ..state.records import Trigger
+from .damage import reading
 
 if TYPE_CHECKING:
     from ...kernel import Kernel
@@ -186,15 +187,21 @@ class Journal:
             self.seen.popitem(last=False)
 
     def load(self, meta: Mapping[str, str]) -> None:
-        """Take back what the store recorded (restart recovery)."""
-        self.ids.next_instance = int(meta.get("next_instance", "0"))
-        self.behind = set(filter(None, meta.get("behind", "").split(",")))
+        """Take back what the store recorded (restart recovery); a record that cannot be
+        read is a StoreError naming it (``reading``)."""
+        with reading("next_instance"):
+            self.ids.next_instance = int(meta.get("next_instance", "0"))
+        with reading("behind"):
+            self.behind = set(filter(None, meta.get("behind", "").split(",")))
         self.caught_up("")
-        self.kernel.advance_seq(int(meta.get("seq", "0")))
-        for message_id in json.loads(meta.get("seen", "[]")):
-            self.see(message_id)
-        for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
-            self.buffer.buffer_message(name, ckey, expiry, values, message_id)
+        with reading("seq"):
+            self.kernel.advance_seq(int(meta.get("seq", "0")))
+        with reading("seen"):
+            for message_id in json.loads(meta.get("seen", "[]")):
+                self.see(message_id)
+        with reading("buffer"):
+            for name, ckey, expiry, values, message_id in json.loads(meta.get("buffer", "[]")):
+                self.buffer.buffer_message(name, ckey, expiry, values, message_id)
         self.written = dict(meta)
 
     # -- checkpoints ----------------------------------------------------------------------
