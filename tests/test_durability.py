@@ -78,6 +78,41 @@ def test_an_accepted_task_completion_survives_a_crash(tmp_path):
     assert ended_at(inst) == ["done"] and inst.data == {"ok": True} and eng.tasks() == []
 
 
+@pytest.mark.parametrize("entry", [
+    "{not json",
+    "[" * 100_000 + "]" * 100_000,
+    '{"kind": "task"}',
+    '{"at": "soon", "seq": 1, "kind": "task", "node": "approve", "wait_kind": "node", '
+    '"track": "t1", "payload": null, "ref": "i1:approve:1"}',
+    '{"at": 1, "seq": 1, "kind": 5, "node": "approve", "wait_kind": "node", "track": "t1", '
+    '"payload": null, "ref": null}',
+])
+def test_a_damaged_accepted_trigger_fails_only_its_instance(tmp_path, entry):
+    """A task completion accepted before a crash whose record in the store is damaged (not
+    JSON, nested past the stack, a field missing or of the wrong type): its instance is not
+    recovered (``recovery_failed`` naming the journal and why, as for a damaged checkpoint)
+    and the other instance's accepted completion is delivered; before, recovery as a whole
+    failed."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(approval()), eng.start(approval())
+    eng.advance("PT1H")
+    eng.complete_task("i1:approve:1", {"ok": True})
+    eng.complete_task("i2:approve:1", {"ok": True})
+    eng.store.close()  # the crash: what it wrote stays, the file is free
+    with sqlite3.connect(db) as raw:
+        assert raw.execute("SELECT count(*) FROM journal").fetchone() == (2,)
+        raw.execute("UPDATE journal SET entry = ? WHERE instance = 'i1'", (entry,))
+    eng = recover(db, approval())
+    (bad,) = [f for f in eng.facts if f.kind == "recovery_failed"]
+    assert bad.instance == "i1" and bad.details["field"] == "<journal>"
+    assert bad.details["cause"] in ("JSONDecodeError", "RecursionError", "KeyError",
+                                    "ValueError", "TypeError")
+    eng.advance("P2D")
+    assert eng.instance("i1").state == "failed"
+    assert ended_at(eng.instance("i2")) == ["done"] and eng.tasks() == []
+
+
 def test_an_accepted_signal_survives_a_crash_for_every_receiver(tmp_path):
     """broadcast_signal returned 2: both receivers continue after recovery."""
     p = bpm.Process("sig")

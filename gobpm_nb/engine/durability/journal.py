@@ -129,6 +129,9 @@ class Journal:
         #: store's is behind them (recorded as meta ``behind``, ids joined by commas).
         self.behind: set[str] = set()
         self._behind_text = ""
+        #: The recorded triggers read back at recovery, to replay: (instance, accepted at,
+        #: sequence, trigger)
+        self.entries: list[tuple[str, int | None, Any, Trigger]] = []
 
     # -- meta -----------------------------------------------------------------------------
     def seen_text(self) -> str:
@@ -467,22 +470,21 @@ class Journal:
         self.wrote(meta)
 
     def replay(self, redeliver: Callable[[str, Trigger], None]) -> int:
-        """Deliver every trigger the store still records, once each, in order, each after
-        the events that were due before it was accepted (an overdue timer that had fired
-        before a message still comes first); then run what is due up to the recovered
-        clock. Triggers accepted together (one broadcast reaching two waits of an instance)
-        are delivered together, nothing run between them, as they were. A trigger whose wait
-        the instance has not armed again yet is delivered when it does (``redeliver``: the
-        engine's ``Core.redeliver``)."""
+        """Deliver every trigger the store still records (read back by recovery into
+        ``entries``: ``damage.read_journal``), once each, in
+        order, each after the events that were due before it was accepted (an overdue timer
+        that had fired before a message still comes first); then run what is due up to the
+        recovered clock. Triggers accepted together (one broadcast reaching two waits of an
+        instance) are delivered together, nothing run between them, as they were. A trigger
+        whose wait the instance has not armed again yet is delivered when it does
+        (``redeliver``: the engine's ``Core.redeliver``)."""
         kernel = self.kernel
-        entries = self.store.journal()
+        entries, self.entries = self.entries, []
         accepted: tuple[Any, Any] | None = None
-        for iid, text in entries:
-            entry = json.loads(text)
-            together, accepted = accepted, (entry.get("at"), entry.get("seq"))
-            if together != accepted or accepted[1] is None:
-                kernel.run(until=min(int(entry.get("at", kernel.now)), kernel.now))
-            redeliver(iid, Trigger(entry["kind"], entry["node"], entry["wait_kind"],
-                                   entry["track"], entry["payload"], entry["ref"]))
+        for iid, at, seq, trigger in entries:
+            together, accepted = accepted, (at, seq)
+            if together != accepted or seq is None:
+                kernel.run(until=kernel.now if at is None else min(at, kernel.now))
+            redeliver(iid, trigger)
         kernel.run(until=kernel.now)
         return len(entries)

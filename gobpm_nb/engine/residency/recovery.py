@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckpointError
 from ...vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from ..durability.checkpoint import Image, check_against, read
+from ..durability.damage import read_journal
 from ..runtime.run import Run
 from ..state.dehydrated import Dehydrated, Recorded
 from ..state.records import Track
@@ -36,8 +37,14 @@ def recover(res: Residency) -> list[tuple[Run, Track]]:
     resident: list[tuple[Image, Dehydrated]] = []
     stored = core.store.ids()
     ids = set(stored)
+    core.journal.entries, damaged = read_journal(core.store.journal())  # replayed after this
     for iid in stored:
-        steps.extend(recover_one(res, iid, resident, ids))
+        if iid in damaged:
+            steps.extend(unrecovered(res, iid, {"field": "<journal>", "cause": damaged[iid]},
+                                     f"a trigger the store recorded for it is damaged "
+                                     f"({damaged[iid]})"))
+        else:
+            steps.extend(recover_one(res, iid, resident, ids))
     for _, register in sorted(steps, key=lambda item: item[0]):
         register()
     staying = {rec.id for _, rec in resident}
