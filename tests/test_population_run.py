@@ -54,6 +54,46 @@ def test_the_largest_pool_brings_in_only_the_resources_work_needs():
     assert list(starts["org:resource"]) == ["crowd-1", "crowd-2", "crowd-3", "crowd-1"]
 
 
+def test_work_of_no_duration_in_a_loop_stops_the_run_naming_the_case_and_task():
+    """A review sent back every time (a weight of 1 on the way back) with no duration given:
+    the case would go round for ever at one instant, the clock standing. The run stops with
+    a ScenarioError naming the instant, the case and the task; ten thousand cases served at
+    one instant by one clerk in no time, one piece of work each, run to their end."""
+    p = bpm.Process("again")
+    p.start("s")
+    p.user_task("review")
+    p.exclusive_gateway("ok?")
+    p.end("e")
+    p.flow("s", "review", "ok?", "e")
+    p.flow("ok?", "review")
+    back, on = (f.id for f in sorted(p.definition().outgoing["ok?"],
+                                     key=lambda f: f.target != "review"))
+    sc = bpm.Scenario(p, start="2026-01-05T09:00:00", horizon="PT1H",
+                      arrivals={"replay": [{"at": "2026-01-05T09:00:00"}]},
+                      branches={"ok?": {back: 1, on: 0}})
+    with pytest.raises(bpm.ScenarioError, match=r"^durations: the run stands still at "
+                       r"2026-01-05T09:00:00Z: case i1 took up more than 10,000 pieces of "
+                       r"work at that instant, the last at review;"):
+        sc.run(progress=False)
+    crowd = bpm.Scenario(one_task(), start="2026-01-05T09:00:00", horizon="PT1H",
+                         arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 10_001},
+                         pools={"clerk": {"size": 1}}, assign={"check": "clerk"})
+    assert crowd.run(progress=False).cases()["ended"].all()
+
+
+def test_a_process_without_a_plain_start_is_no_scenario():
+    """Cases arrive at a plain start event: a process that starts only by a message is
+    refused as the scenario is read, naming the process."""
+    p = bpm.Process("paid")
+    p.message_start("s", message="go")
+    p.user_task("check")
+    p.end("e")
+    p.flow("s", "check", "e")
+    with pytest.raises(bpm.ScenarioError, match="^process: process 'paid' has no plain "
+                                                "start event"):
+        bpm.Scenario(p, arrivals={"poisson": {"mean": "PT1H"}})
+
+
 def test_priority_takes_the_highest_first():
     """With a priority expression, of three cases arriving at once the one with the highest
     amount is taken first, then the next highest."""

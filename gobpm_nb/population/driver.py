@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..api import Engine, driving
-from ..errors import EngineError
+from ..errors import EngineError, ScenarioError
 from ..kernel import iso
 from ..model import elements as el
 from ..observe import Raw
@@ -38,6 +38,9 @@ ENDED = frozenset({"cancelled", "withdrawn", "failed", "completed", "merged"})
 WANTED = frozenset({"task_created", "job_created", "track_state", "wait_released",
                     "node_entered", "instance_completed", "instance_failed"})
 WORKER = "population"
+#: How many pieces of work a case may take up at one virtual instant before the run is
+#: found standing still
+STILL = 10_000
 
 
 class Driver:
@@ -68,6 +71,10 @@ class Driver:
         self.pool_of = {node: self.pools[sc.pool_of(node).name] for node in self.work_nodes}
         self.kernel = self.driving.kernel
         self.issued = False  # whether an engine command was given at this instant
+        #: pieces of work each case took up at ``instant`` (a case taking up too many at
+        #: one instant stands still: ``_stands_still``)
+        self.instant = sc.start
+        self.taken: dict[str, int] = {}
         self.facts: list[Raw] = []  # the facts of the kinds it reads, as the log keeps them
         self.driving.tap(WANTED, self.facts.append)
         #: each data field's generator and stream; each work node's duration and stream
@@ -132,6 +139,14 @@ class Driver:
             bar.update((now - self.sc.start) / HOUR - bar.n)
             bar.close()
         return now
+
+    def _stands_still(self, now: int, w: Work) -> None:
+        """A case took up more than ``STILL`` pieces of work at one instant: work of no
+        duration in a loop, which would go round for ever with the clock standing."""
+        raise ScenarioError("durations", f"the run stands still at {iso(now)}: case {w.case} "
+                                         f"took up more than {STILL:,} pieces of work at that "
+                                         f"instant, the last at {w.node}; work in a loop "
+                                         "needs a duration longer than zero")
 
     def _apply(self, now: int, kind: str, payload: Any) -> None:
         if kind == "arrive":
@@ -275,6 +290,11 @@ class Driver:
         dist, stream = timing
         w.work = round(dist.sample(stream.next())) if dist else 0
         w.resource, w.started = resource, now
+        if now != self.instant:
+            self.instant, self.taken = now, {}
+        taken = self.taken[w.case] = self.taken.get(w.case, 0) + 1
+        if taken > STILL:
+            self._stands_still(now, w)
         pool.busy += 1
         cal = pool.spec.calendar
         self.push(now + w.work if cal.name == "24/7" else cal.finish(now, w.work), "finish", w)

@@ -67,6 +67,9 @@ class Scenario:
         self.form: dict[str, Any] = copy.deepcopy(fields)
         given = DEFAULTS | fields
         self.process = _process(model, given.get("process"))
+        if not self.process.definition().start:
+            raise ScenarioError("process", f"process {self.process.id!r} has no plain start "
+                                           "event: a scenario's cases arrive there")
         self.lanes = dict(lanes) if lanes is not None else lanes_of(model, self.process.id)
         self.start = moment(given["start"], "start")
         self.warmup = duration(given["warmup"], "warmup")
