@@ -118,6 +118,25 @@ def test_one_corrupt_record_fails_only_its_instance(tmp_path):
     assert [eng2.instance(i).state for i in ("i1", "i3")] == ["completed", "completed"]
 
 
+def test_a_checkpoint_nested_past_the_stack_is_a_damaged_document(tmp_path):
+    """A checkpoint of a hundred thousand nested arrays: its instance fails naming the
+    document (it is not JSON that can be read), as any checkpoint that does not decode, not
+    as if the store had failed; the other instance recovers."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    eng.start(timer("PT5H")), eng.start(timer("PT5H"))
+    eng.advance("PT1M")
+    eng.store.close()
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i1'",
+                    (("[" * 100_000 + "]" * 100_000).encode(),))
+    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
+    (bad,) = facts(eng2, "recovery_failed")
+    assert bad.instance == "i1" and bad.details == {"field": "<document>"}
+    eng2.run()
+    assert [i.state for i in eng2.instances()] == ["failed", "completed"]
+
+
 @pytest.mark.parametrize("key, value, why", [
     ("seen", "[" * 100_000 + "]" * 100_000, "RecursionError"),
     ("seen", "{not json", "JSONDecodeError"),

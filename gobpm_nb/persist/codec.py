@@ -39,7 +39,7 @@ def decode(raw: bytes, instance: str) -> dict[str, Any]:
     """Parse a stored checkpoint of ``instance``; CheckpointError names what is wrong."""
     try:
         doc = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+    except (ValueError, UnicodeDecodeError, TypeError, RecursionError) as exc:
         raise CheckpointError(instance, "<document>",
                               f"is not JSON ({exc.__class__.__name__})") from None
     if not isinstance(doc, dict):
