@@ -34,6 +34,7 @@ from .engine.state.records import (
     TrackView,
 )
 from .engine.state.values import json_copy as json_copy  # for population.reading
+from .engine.state.values import too_big as too_big  # for population.scenario
 from .errors import EngineError, GobpmError
 from .instance import Instance, views
 from .kernel import to_datetime, to_us

@@ -1,5 +1,25 @@
 """The typed errors of gobpm_nb. Every message names the element, id or value at fault."""
 
+import reprlib
+from typing import Any
+
+#: How a message shows a value it was given: a few levels and items of it, never the whole
+#: (a value can be a list shared a billion times, or nested past the stack)
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel = 3
+_SHOWN.maxtuple = _SHOWN.maxlist = _SHOWN.maxarray = _SHOWN.maxdict = 6
+_SHOWN.maxset = _SHOWN.maxfrozenset = _SHOWN.maxdeque = 6
+_SHOWN.maxstring = _SHOWN.maxlong = _SHOWN.maxother = 200
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` as a message shows it: a string or number of up to 200 characters
+    as it is; a longer one, a container or an object, cut short."""
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # noqa: BLE001 (a value whose own repr fails is still named)
+        return f"<{type(value).__name__}>"
+
 
 class GobpmError(Exception):
     """Base of every error the package raises on purpose."""

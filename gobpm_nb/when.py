@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from .errors import EngineError, ModelError
+from .errors import EngineError, ModelError, shown
 from .model.timers import Duration, is_negative, parse_date, parse_duration
 
 
@@ -26,7 +26,7 @@ def span(value: Any, what: str) -> Duration:
     except ModelError as exc:
         raise EngineError(str(exc)) from None
     if is_negative(length):
-        raise EngineError(f"{what} {value!r} is negative; the clock never moves backwards")
+        raise EngineError(f"{what} {shown(value)} is negative; the clock never moves backwards")
     return length
 
 
@@ -35,6 +35,6 @@ def fixed_span(value: Any, what: str) -> timedelta:
     (its length depends on the date it starts from) is an EngineError naming ``what``."""
     length = span(value, what)
     if not isinstance(length, timedelta):
-        raise EngineError(f"{what} {value!r} counts months or years, whose length depends on "
+        raise EngineError(f"{what} {shown(value)} counts months or years, whose length depends on "
                           "the date; give it in days, hours, minutes or seconds")
     return length

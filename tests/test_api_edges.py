@@ -221,6 +221,50 @@ def test_data_nested_too_deeply_is_refused_at_start_and_fails_a_script_that_retu
     assert inst.state == "failed" and eng.stats()["coroutines"] == 0
 
 
+def _shared(levels):
+    """A list of ten strings shared ten times at each level: 10**levels strings in all."""
+    x = ["x"] * 10
+    for _ in range(levels - 1):
+        x = [x] * 10
+    return x
+
+
+def _nested(levels):
+    x = []
+    for _ in range(levels):
+        x = [x]
+    return x
+
+
+def test_a_hostile_argument_is_refused_at_once_and_named_shortly():
+    """A hundred million strings in one shared list, as start data, a message key or a task
+    id: the command is refused before anything runs (it took a minute and gigabytes to copy,
+    record or print), saying why; a list nested 5,000 deep as an id, a key or a duration is
+    an EngineError whose message shows a few levels of it (a RecursionError escaped while it
+    was printed). Nothing started."""
+    p = bpm.Process("p")
+    p.start("s")
+    p.user_task("t")
+    p.end("e")
+    p.flow("s", "t", "e")
+    eng = bpm.Engine()
+    wide, deep = _shared(8), _nested(5000)
+    for call, name in ((lambda: eng.start(p, {"x": wide}), "start"),
+                       (lambda: eng.publish_message("go", key=wide), "publish_message"),
+                       (lambda: eng.complete_task(wide), "complete_task")):
+        with pytest.raises(bpm.EngineError, match=rf"^{name}: its arguments hold more than "
+                                                  "1,000,000 values"):
+            call()
+    with pytest.raises(bpm.EngineError, match=r"^unknown task \[\[\[\[\.\.\.\]\]\]\]$"):
+        eng.complete_task(deep)
+    with pytest.raises(bpm.EngineError, match=r"^message 'go': key \[\[\[\[\.\.\.\]"):
+        eng.publish_message("go", key=deep)
+    with pytest.raises(bpm.EngineError, match=r"^duration \[\[\[\[\.\.\.\]\]\]\] is not "
+                                              "an ISO 8601 duration string$"):
+        eng.advance(deep)
+    assert eng.instances() == [] and eng.history() == []
+
+
 def test_a_finished_instance_keeps_its_data_and_tracks_but_no_checkpoint():
     """An ended instance is kept as a summary: its state, final data and every track's last
     view read as before it ended; its checkpoint has left the store, and asking for it is

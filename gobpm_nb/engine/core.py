@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import EngineError
+from ..errors import EngineError, shown
 from ..kernel import Kernel, to_datetime
 from ..model import Definition, Process
 from ..vocabulary import ACTIVE, FINISHED
@@ -302,7 +302,7 @@ class Core:
     def run_of(self, iid: str) -> Run | Dehydrated | Finished:
         run = self.runs.get(iid) if isinstance(iid, str) else None
         if run is None:
-            raise EngineError(f"unknown instance {iid!r}")
+            raise EngineError(f"unknown instance {shown(iid)}")
         return run
 
     # -- triggers -------------------------------------------------------------------------
@@ -430,8 +430,8 @@ class Core:
         if hold is None:
             how = self.closed_tasks.get(task_id) if isinstance(task_id, str) else None
             if how is not None:
-                raise EngineError(f"task {task_id!r} is already {how}")
-            raise EngineError(f"unknown task {task_id!r}")
+                raise EngineError(f"task {shown(task_id)} is already {how}")
+            raise EngineError(f"unknown task {shown(task_id)}")
         values = json_dict(outputs, f"outputs of task {task_id!r}")
         trigger = Trigger("task", hold.node, "node", hold.track, values, task_id)
         self.journal.record([(hold.instance, trigger)])
@@ -461,7 +461,7 @@ class Core:
     def _job(self, job_id: str) -> Job:
         job = self.jobs.get(job_id) if isinstance(job_id, str) else None
         if job is None:
-            raise EngineError(f"unknown job {job_id!r}")
+            raise EngineError(f"unknown job {shown(job_id)}")
         if job.worker is None:
             raise EngineError(f"job {job_id!r} was not fetched by a worker")
         return job

@@ -11,7 +11,7 @@ from typing import Any, TypeAlias
 
 import isodate
 
-from ..errors import ModelError
+from ..errors import ModelError, shown
 from .expr import Expr
 
 #: A parsed ISO 8601 duration: a timedelta, or isodate's Duration when months or years are
@@ -24,14 +24,14 @@ def parse_duration(text: str | timedelta, what: str = "duration") -> Duration:
     if isinstance(text, timedelta):
         value: Duration = text
     elif not isinstance(text, str):
-        raise ModelError(f"{what} {text!r} is not an ISO 8601 duration string")
+        raise ModelError(f"{what} {shown(text)} is not an ISO 8601 duration string")
     else:
         try:
             if text.endswith("T"):  # isodate takes "PT" as zero; ISO 8601 wants a time after T
                 raise ValueError(text)
             value = isodate.parse_duration(text)
         except (isodate.ISO8601Error, ValueError, TypeError, OverflowError):
-            raise ModelError(f"{what} {text!r} is not an ISO 8601 duration") from None
+            raise ModelError(f"{what} {shown(text)} is not an ISO 8601 duration") from None
     try:
         is_negative(value)
     except (OverflowError, ValueError):
@@ -45,9 +45,11 @@ def parse_date(text: str | datetime, what: str = "date") -> datetime:
         value = text
     else:
         try:
-            value = isodate.parse_datetime(str(text))
+            if not isinstance(text, str):
+                raise TypeError(text)
+            value = isodate.parse_datetime(text)
         except (isodate.ISO8601Error, ValueError, TypeError):
-            raise ModelError(f"{what} {text!r} is not an ISO 8601 date-time") from None
+            raise ModelError(f"{what} {shown(text)} is not an ISO 8601 date-time") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC)

@@ -4,13 +4,13 @@ came from, and refuses a bad one with a ScenarioError naming that path."""
 from __future__ import annotations
 
 import math
-import reprlib
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from ..api import json_copy
 from ..errors import EngineError, ScenarioError
+from ..errors import shown as bounded
 from ..kernel import to_us
 from ..when import fixed_span, instant
 
@@ -113,16 +113,7 @@ def text(value: Any, path: str) -> str:
     return value
 
 
-#: How a message shows a value: a few levels and items of it, never the whole (a value can
-#: be a YAML alias bomb of a billion strings, or a long list)
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel = 3
-_SHOWN.maxtuple = _SHOWN.maxlist = _SHOWN.maxarray = _SHOWN.maxdict = 6
-_SHOWN.maxset = _SHOWN.maxfrozenset = _SHOWN.maxdeque = 6
-_SHOWN.maxstring = _SHOWN.maxlong = _SHOWN.maxother = 60
-
-
 def shown(value: Any) -> str:
-    """A value as an error message shows it (cut short)."""
-    out = _SHOWN.repr(value)
+    """A value as an error message shows it (``errors.shown``, cut to 60 characters)."""
+    out = bounded(value)
     return out if len(out) <= 60 else out[:57] + "..."

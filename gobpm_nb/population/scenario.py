@@ -10,6 +10,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..api import too_big
 from ..errors import ModelError, ScenarioError
 from ..kernel import to_us
 from ..model import Process
@@ -348,21 +349,12 @@ def _parse_text(source: str) -> dict[str, Any]:
 
 def _values_over(value: Any, limit: int) -> bool:
     """Whether ``value`` holds more than ``limit`` values, each alias counted where it is
-    used (as reading the scenario would expand it); stops counting past ``limit``. Nesting
+    used (as reading the scenario would expand it; the engine's ``too_big``). Nesting
     deeper than ``MAX_DEPTH`` is a ScenarioError (reading it would exhaust the stack)."""
-    todo, seen = [(value, 0)], 0
-    while todo:
-        v, depth = todo.pop()
-        seen += 1
-        if seen > limit:
-            return True
-        if isinstance(v, (dict, list)):
-            if depth >= MAX_DEPTH:
-                raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} "
-                                        "levels deep")
-            items = [*v.keys(), *v.values()] if isinstance(v, dict) else v
-            todo.extend((x, depth + 1) for x in items)
-    return False
+    found = too_big(value, limit, MAX_DEPTH)
+    if found == "depth":
+        raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels deep")
+    return found == "count"
 
 
 def _jsonable(value: Any) -> Any:

@@ -31,7 +31,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
-from ..errors import StoreError
+from ..engine.state.values import NO_DEPTH, too_big
+from ..errors import EngineError, StoreError
 from ..persist import MemoryStore
 from . import snapshots
 from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
@@ -46,6 +47,10 @@ EVENT_COMMANDS = frozenset({"step", "run", "advance"})
 #: A recovered engine whose store holds more instances keeps no copy of it: its history
 #: has no start (a copy of a big durable store would double the memory the engine needs).
 START_MAX_INSTANCES = 10_000
+#: The most values a command's arguments may hold (data, payloads and outputs included),
+#: checked before anything else: a list shared a billion times would take minutes and
+#: gigabytes to copy, record or show (nesting is each value's own check: ``json_copy``)
+MAX_VALUES = 1_000_000
 
 log = logging.getLogger("gobpm_nb")
 _clock = time.perf_counter
@@ -87,6 +92,10 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
         history = state.history
         if not history.replaying:
             state.facts.echo = _debugging()
+            if (args or kwargs) and too_big((args, kwargs), MAX_VALUES, NO_DEPTH):
+                raise EngineError(f"{name}: its arguments hold more than {MAX_VALUES:,} "
+                                  "values (a value shared in several places counted in "
+                                  "each); nothing was done")
         pending = history.begin(state, name, args, kwargs)
         try:
             result = fn(eng, *args, **kwargs)

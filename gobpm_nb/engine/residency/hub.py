@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import EngineError, ModelError
+from ...errors import EngineError, ModelError, shown
 from ...kernel import Kernel, to_datetime, to_us
 from ...model.timers import add, is_negative, parse_duration
 from ..state.holders import DEPLOYED, Holders, correlation
@@ -56,14 +56,16 @@ class Hub:
     def _publish(self, name: str, key: Any, payload: dict[str, Any] | None,
                  message_id: str | None, ttl: Any) -> str | None:
         if not isinstance(name, str) or not name:
-            raise EngineError(f"message name {name!r} must be a non-empty string")
+            raise EngineError(f"message name {shown(name)} must be a non-empty string")
         if message_id is not None and (not isinstance(message_id, str) or not message_id):
-            raise EngineError(f"message_id {message_id!r} must be None or a non-empty string")
+            raise EngineError(f"message_id {shown(message_id)} must be None or a non-empty "
+                              "string")
         values = json_dict(payload, f"payload of message {name!r}")
         try:
             ckey = correlation(key)
-        except (TypeError, ValueError):
-            raise EngineError(f"message {name!r}: key {key!r} is not a JSON value") from None
+        except (TypeError, ValueError, RecursionError):
+            raise EngineError(f"message {name!r}: key {shown(key)} is not a JSON value"
+                              ) from None
         expiry = self._expiry(ttl)
         journal = self.journal
         if message_id is not None and message_id in journal.seen:
