@@ -96,6 +96,22 @@ def test_a_bad_field_is_a_scenario_error_naming_its_path(change, path, words):
     assert words in str(caught.value)
 
 
+@pytest.mark.parametrize("lanes, path, words", [
+    (5, "lanes", "expected a mapping of names, got 5"),
+    ({"check": 5}, "lanes.check", "5 is not a non-empty string"),
+    ({"nope": "clerks"}, "lanes.nope", "no element 'nope' in process"),
+])
+def test_lanes_given_by_hand_are_checked_naming_the_element(lanes, path, words):
+    """A Process's lanes given by hand (element id -> lane name) are read like every other
+    field: a TypeError or a silently ignored unknown id before."""
+    with pytest.raises(bpm.ScenarioError) as caught:
+        bpm.Scenario(order(), lanes=lanes, pools={"clerks": {"size": 1}}, **BASE)
+    assert caught.value.path == path and words in str(caught.value)
+    sc = bpm.Scenario(order(), lanes={"check": "clerks"}, pools={"clerks": {"size": 1}},
+                      **BASE)
+    assert sc.pool_of("check").name == "clerks"
+
+
 def test_the_issue_example_message_is_exact():
     """The message of a bad ISO duration reads as the field path, then the value."""
     with pytest.raises(bpm.ScenarioError, match=r"^durations\.check\.exponential\.mean: "

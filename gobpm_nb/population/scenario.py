@@ -71,7 +71,8 @@ class Scenario:
         if not self.process.definition().start:
             raise ScenarioError("process", f"process {self.process.id!r} has no plain start "
                                            "event: a scenario's cases arrive there")
-        self.lanes = dict(lanes) if lanes is not None else lanes_of(model, self.process.id)
+        self.lanes = self._lanes(lanes) if lanes is not None else \
+            lanes_of(model, self.process.id)
         self.start = moment(given["start"], "start")
         self.warmup = duration(given["warmup"], "warmup")
         self.horizon = duration(given["horizon"], "horizon")
@@ -120,6 +121,17 @@ class Scenario:
             raise ScenarioError("", f"a scenario is a dict, JSON or YAML text or a path, got "
                                     f"{type(source).__name__}")
         return cls(model, **_parse_text(source))
+
+    def _lanes(self, value: Any) -> dict[str, str]:
+        """A Process's lanes given by hand: element id -> lane name."""
+        nodes = self.process.definition().nodes
+        out = {}
+        for node, lane in mapping(value, "lanes").items():
+            if node not in nodes:
+                raise ScenarioError(f"lanes.{node}", f"no element {node!r} in process "
+                                                     f"{self.process.id!r}")
+            out[node] = text(lane, f"lanes.{node}")
+        return out
 
     def _durations(self, value: Any) -> dict[str, Distribution]:
         out = {}
