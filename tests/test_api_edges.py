@@ -265,6 +265,45 @@ def test_a_hostile_argument_is_refused_at_once_and_named_shortly():
     assert eng.instances() == [] and eng.history() == []
 
 
+def test_an_interrupt_stops_a_run_between_two_events_and_the_engine_goes_on():
+    """A person interrupts the kernel (SIGINT) while a script task runs inside ``run``: the
+    script's event ends, then the run stops with KeyboardInterrupt, the command recorded as
+    interrupted. Nothing is left half done: the run goes on where it stopped, the task
+    completes and the instance ends with no coroutine left (before, the interrupt killed the
+    track's coroutine half way through its node and complete_task failed an assertion)."""
+    import os
+    import signal
+
+    rang = []
+
+    def ring(data):
+        if not rang:
+            rang.append(1)
+            os.kill(os.getpid(), signal.SIGINT)  # as Jupyter's "interrupt the kernel" does
+        return {"rang": data.get("rang", 0) + 1}
+
+    p = bpm.Process("bell")
+    p.start("s")
+    p.user_task("t")
+    p.timer_boundary("tick", attached_to="t", cycle="R3/PT1M", interrupting=False)
+    p.script_task("ring", fn=ring)
+    p.end("e")
+    p.end("rung")
+    p.flow("s", "t", "e")
+    p.flow("tick", "ring", "rung")
+    eng = bpm.Engine()
+    inst = eng.start(p)
+    with pytest.raises(KeyboardInterrupt):
+        eng.run(until="2026-01-01T01:00:00")
+    assert inst.data == {"rang": 1} and eng.now.minute == 1
+    assert eng.history()[-1].name == "run"
+    eng.run(until="2026-01-01T01:00:00")
+    assert inst.data == {"rang": 3}
+    eng.complete_task(eng.tasks()[0].id)
+    eng.run()
+    assert inst.state == "completed" and eng.stats()["coroutines"] == 0
+
+
 def test_a_finished_instance_keeps_its_data_and_tracks_but_no_checkpoint():
     """An ended instance is kept as a summary: its state, final data and every track's last
     view read as before it ended; its checkpoint has left the store, and asking for it is

@@ -54,6 +54,15 @@ class Deadline(tuple[Any, ...]):
     seq: int = item(1)
 
 
+def _interrupted(_: Any) -> None:
+    raise KeyboardInterrupt
+
+
+#: The ready-queue entry of an interrupt: first whatever else is ready or due
+#: (``Kernel.interrupt``)
+INTERRUPT = (0, _interrupted, None, "interrupt")
+
+
 def _call(entry: Scheduled) -> Any:
     return entry[2](entry[3])
 
@@ -178,6 +187,20 @@ class Kernel:
         self.seq += 1
         self._ready.append((self.seq, coro, value, ""))
 
+
+    def interrupt(self) -> None:
+        """Stop the events running with KeyboardInterrupt between two of them, not inside
+        one: a person's interrupt (SIGINT) caught while events run (``travel.interrupts``).
+        The events already run stand, and the one running ends first."""
+        if not (self._ready and self._ready[0] is INTERRUPT):
+            self._ready.appendleft(INTERRUPT)
+
+    def take_interrupt(self) -> bool:
+        """Whether an interrupt was waiting for the next event; it no longer is."""
+        if self._ready and self._ready[0] is INTERRUPT:
+            self._ready.popleft()
+            return True
+        return False
 
     def close(self, coro: Coro) -> None:
         """End a coroutine where it stands; a pending resume of it becomes a no-op."""

@@ -36,6 +36,7 @@ from ..errors import EngineError, StoreError
 from ..persist import MemoryStore
 from . import snapshots
 from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
+from .interrupts import between_events
 from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot, tape_of
 from .tape import Site, Tape
 
@@ -86,6 +87,7 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
     in the package besides the command's own (``begin``, ``end`` and the durability
     journal's ``settle``), and bears the command's name: a traceback says which command."""
     name = fn.__name__
+    events = name in EVENT_COMMANDS  # a person's interrupt stops them between two events
 
     def envelope(eng: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         state = eng._state
@@ -98,7 +100,11 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
                                   "each); nothing was done")
         pending = history.begin(state, name, args, kwargs)
         try:
-            result = fn(eng, *args, **kwargs)
+            if events:
+                with between_events(state.core.kernel):
+                    result = fn(eng, *args, **kwargs)
+            else:
+                result = fn(eng, *args, **kwargs)
         except BaseException as exc:  # record what can be; the command's own error wins
             history.end(state, pending, exc)
             raise

@@ -1,0 +1,43 @@
+"""A person's interrupt while events run (Jupyter's "interrupt the kernel", Ctrl-C): it
+stops the run between two events, never inside one.
+
+Python raises KeyboardInterrupt wherever the main thread is when SIGINT comes: inside a
+track's coroutine it ends that coroutine half way through its node, and the instance is left
+waiting on a wait nothing can deliver to any more. While ``step``, ``run`` or ``advance``
+runs events, the SIGINT handler (Python's own, or one set to it, as Jupyter does) is
+replaced by one that asks the kernel to stop at the next event boundary
+(``Kernel.interrupt``); the KeyboardInterrupt is raised there, the engine as after the
+events already run, and the command is recorded as interrupted. Elsewhere (another thread,
+another handler) nothing changes.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..kernel import Kernel
+
+
+@contextmanager
+def between_events(kernel: Kernel) -> Iterator[None]:
+    """Defer SIGINT to the next event boundary while the block runs events; one that came
+    after the last event is raised as the block ends."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def asked(signum: int, frame: Any) -> None:
+        kernel.interrupt()
+
+    signal.signal(signal.SIGINT, asked)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if kernel.take_interrupt():
+            raise KeyboardInterrupt
