@@ -268,9 +268,10 @@ def test_a_hostile_argument_is_refused_at_once_and_named_shortly():
 def test_an_interrupt_stops_a_run_between_two_events_and_the_engine_goes_on():
     """A person interrupts the kernel (SIGINT) while a script task runs inside ``run``: the
     script's event ends, then the run stops with KeyboardInterrupt, the command recorded as
-    interrupted. Nothing is left half done: the run goes on where it stopped, the task
-    completes and the instance ends with no coroutine left (before, the interrupt killed the
-    track's coroutine half way through its node and complete_task failed an assertion)."""
+    interrupted with the events it ran (a rewind and replay give the same facts). Nothing is
+    left half done: the run goes on where it stopped, the task completes and the instance
+    ends with no coroutine left (before, the interrupt killed the track's coroutine half way
+    through its node and complete_task failed an assertion)."""
     import os
     import signal
 
@@ -297,6 +298,10 @@ def test_an_interrupt_stops_a_run_between_two_events_and_the_engine_goes_on():
         eng.run(until="2026-01-01T01:00:00")
     assert inst.data == {"rang": 1} and eng.now.minute == 1
     assert eng.history()[-1].name == "run"
+    seen = [(f.kind, f.node) for f in eng.facts]
+    eng.rewind(to=1)  # and back: the interrupted run's events replay as they ran
+    eng.replay()
+    assert [(f.kind, f.node) for f in eng.facts] == seen and inst.data == {"rang": 1}
     eng.run(until="2026-01-01T01:00:00")
     assert inst.data == {"rang": 3}
     eng.complete_task(eng.tasks()[0].id)

@@ -110,6 +110,8 @@ class Kernel:
         self.live: dict[Coro, Any] = {}
         #: The coroutine running right now (None between events).
         self.current: Coro | None = None
+        #: The events the last ``run`` that raised had run (``take_cut_short``)
+        self.cut_short = 0
 
     def advance_seq(self, to: int) -> None:
         """Continue the sequence after ``to`` (recovery: numbers recorded earlier stay unique)."""
@@ -194,6 +196,11 @@ class Kernel:
         The events already run stand, and the one running ends first."""
         if not (self._ready and self._ready[0] is INTERRUPT):
             self._ready.appendleft(INTERRUPT)
+
+    def take_cut_short(self) -> int:
+        """How many events the last ``run`` that raised had run (then 0 again)."""
+        n, self.cut_short = self.cut_short, 0
+        return n
 
     def take_interrupt(self) -> bool:
         """Whether an interrupt was waiting for the next event; it no longer is."""
@@ -296,48 +303,53 @@ class Kernel:
         heap, ready, dead, handlers, pop = \
             self._heap, self._ready, self.cancelled, self._handlers, heapq.heappop
         count = 0
-        if not self.fast:  # the general path alone: ``_next`` for every event
-            while (event := nxt(until, idle)) is not None:
+        try:
+            if not self.fast:  # the general path alone: ``_next`` for every event
+                while (event := nxt(until, idle)) is not None:
+                    if event[2]:
+                        event[0](event[1])
+                    else:
+                        send(event[0], event[1])
+                    count += 1
+                return count
+            while True:
+                # the common cases, as ``_next`` decides them, without a call: the ready queue's
+                # first (no deadline due now was scheduled before it) or, nothing ready, the
+                # earliest deadline due and not of the ``idle`` kind
+                if dead:
+                    while heap and heap[0] in dead:
+                        dead.discard(pop(heap))
+                if ready:
+                    if not heap or heap[0][0] > self.now or heap[0][1] > ready[0][0]:
+                        _, fn, arg, kind = ready.popleft()
+                        if kind:
+                            fn(arg)
+                        else:
+                            send(fn, arg)
+                        count += 1
+                        continue
+                elif heap:
+                    entry = heap[0]
+                    at = entry[0]
+                    if (until is None or at <= until) and not (idle and entry.event == idle):
+                        self.firing = entry = pop(heap)
+                        if at > self.now:
+                            self.now = at
+                        handlers[type(entry)](entry)
+                        count += 1
+                        continue
+                event = nxt(until, idle)
+                if event is None:
+                    return count
                 if event[2]:
                     event[0](event[1])
                 else:
                     send(event[0], event[1])
                 count += 1
-            return count
-        while True:
-            # the common cases, as ``_next`` decides them, without a call: the ready queue's
-            # first (no deadline due now was scheduled before it) or, nothing ready, the
-            # earliest deadline due and not of the ``idle`` kind
-            if dead:
-                while heap and heap[0] in dead:
-                    dead.discard(pop(heap))
-            if ready:
-                if not heap or heap[0][0] > self.now or heap[0][1] > ready[0][0]:
-                    _, fn, arg, kind = ready.popleft()
-                    if kind:
-                        fn(arg)
-                    else:
-                        send(fn, arg)
-                    count += 1
-                    continue
-            elif heap:
-                entry = heap[0]
-                at = entry[0]
-                if (until is None or at <= until) and not (idle and entry.event == idle):
-                    self.firing = entry = pop(heap)
-                    if at > self.now:
-                        self.now = at
-                    handlers[type(entry)](entry)
-                    count += 1
-                    continue
-            event = nxt(until, idle)
-            if event is None:
-                return count
-            if event[2]:
-                event[0](event[1])
-            else:
-                send(event[0], event[1])
-            count += 1
+        except BaseException:  # an interrupt between two events, or an event that raised:
+            self.cut_short = count  # the events it ran (``take_cut_short``)
+            raise
+
 
     def due_by(self, at: int) -> bool:
         """Whether an event would run at or before ``at``: one ready now, or a deadline."""

@@ -101,8 +101,14 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
         pending = history.begin(state, name, args, kwargs)
         try:
             if events:
-                with between_events(state.core.kernel):
-                    result = fn(eng, *args, **kwargs)
+                kernel = state.core.kernel
+                kernel.take_cut_short()
+                try:
+                    with between_events(kernel):
+                        result = fn(eng, *args, **kwargs)
+                except KeyboardInterrupt:  # the events it ran count, as a rewind replays them
+                    state.ran += kernel.take_cut_short()
+                    raise
             else:
                 result = fn(eng, *args, **kwargs)
         except BaseException as exc:  # record what can be; the command's own error wins
