@@ -26,15 +26,19 @@ from ..kernel import Kernel
 def between_events(kernel: Kernel) -> Iterator[None]:
     """Defer SIGINT to the next event boundary while the block runs events; one that came
     after the last event is raised as the block ends."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield
-        return
-
     def asked(signum: int, frame: Any) -> None:
         kernel.interrupt()
 
-    signal.signal(signal.SIGINT, asked)
+    ours = threading.current_thread() is threading.main_thread()
+    try:
+        ours = ours and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if ours:
+            signal.signal(signal.SIGINT, asked)
+    except (ValueError, OSError, AttributeError):  # a platform without signals (a
+        ours = False  # browser's Python): the interrupt as it comes
+    if not ours:  # another thread or another handler: the interrupt as it comes
+        yield
+        return
     try:
         yield
     finally:
