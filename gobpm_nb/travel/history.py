@@ -31,7 +31,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec, Protocol, TypeVar
 
-from ..engine.state.values import NO_DEPTH, too_big
+from ..engine.state.values import too_big
 from ..errors import EngineError, StoreError
 from ..persist import MemoryStore
 from . import snapshots
@@ -94,7 +94,7 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
         history = state.history
         if not history.replaying:
             state.facts.echo = _debugging()
-            if (args or kwargs) and too_big((args, kwargs), MAX_VALUES, NO_DEPTH):
+            if (args or kwargs) and too_big((args, kwargs), MAX_VALUES, None):
                 raise EngineError(f"{name}: its arguments hold more than {MAX_VALUES:,} "
                                   "values (a value shared in several places counted in "
                                   "each); nothing was done")

@@ -88,43 +88,28 @@ def json_dict(value: Any, what: str) -> dict[str, Any]:
     return copied
 
 
-def too_big(value: Any, limit: int, depth: int = MAX_DEPTH) -> str | None:
-    """Whether ``value`` holds more than ``limit`` values (each container and item, a
-    shared one counted where it is used, as a copy would expand it) or nests containers
-    more than ``depth`` deep: ``"count"``, ``"depth"`` or None. Counts without recursion,
-    and stops at the limit: a list shared a billion times costs ``limit`` steps."""
-    if depth == NO_DEPTH:
-        return "count" if _over(value, limit) else None
-    todo, seen = [(value, 0)], 0
-    while todo:
-        v, level = todo.pop()
-        seen += 1
-        if seen > limit:
-            return "count"
-        if isinstance(v, (dict, list, tuple)):
-            if level >= depth:
+def too_big(value: Any, limit: int, depth: int | None = MAX_DEPTH) -> str | None:
+    """Whether ``value`` holds more than ``limit`` values (each container, key and item, a
+    shared one counted where it is used, as a copy would expand it): ``"count"``; or nests
+    containers more than ``depth`` deep (None: any depth): ``"depth"``; else None. Counts
+    level by level, without recursion, and stops at the limit: a list shared a billion
+    times costs ``limit`` steps."""
+    level: list[Any] = [value]
+    seen = nested = 0
+    while level:
+        below: list[Any] = []
+        for v in level:
+            seen += 1
+            if isinstance(v, dict):
+                seen += len(v)
+                below.extend(v.values())
+            elif isinstance(v, (list, tuple)):
+                below.extend(v)
+            else:
+                continue
+            if depth is not None and nested >= depth:
                 return "depth"
-            items = [*v.keys(), *v.values()] if isinstance(v, dict) else v
-            todo.extend((x, level + 1) for x in items)
+            if seen + len(below) > limit:
+                return "count"
+        level, nested = below, nested + 1
     return None
-
-
-#: ``too_big``'s depth when only the count matters (a command's arguments: the hot path)
-NO_DEPTH = -1
-
-
-def _over(value: Any, limit: int) -> bool:
-    """``too_big`` by count alone: a dict's keys counted, not visited."""
-    todo = [value]
-    pop, extend, seen = todo.pop, todo.extend, 0
-    while todo:
-        v = pop()
-        seen += 1
-        if isinstance(v, dict):
-            seen += len(v)
-            extend(v.values())
-        elif isinstance(v, (list, tuple)):
-            extend(v)
-        if seen > limit:
-            return True
-    return False
