@@ -19,7 +19,7 @@ from ..model import Definition, Process
 from ..vocabulary import ACTIVE, FINISHED
 from . import fast
 from .durability.checkpoint import capture
-from .durability.damage import registry
+from .durability.damage import read_journal, registry
 from .durability.journal import Codec, Journal, Store
 from .elements import call_activities
 from .elements import table as behaviour
@@ -311,8 +311,9 @@ class Core:
         triggers delivered; then the tracks of instances that had not run since their
         checkpoint get their coroutines, in order, to run when the next command runs (one
         whose instance ended meanwhile, or that runs already, is left)."""
-        ready = recover(self.residency)
-        self.journal.replay(self.redeliver)
+        entries, damaged = read_journal(self.store.journal())
+        ready = recover(self.residency, damaged)
+        self.journal.replay(entries, self.redeliver)
         for run, tr in ready:
             if self.runs.get(run.id) is run and run.state == ACTIVE and tr.coro is None \
                     and tr.state == "ready":

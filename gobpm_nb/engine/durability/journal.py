@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ...errors import EngineError, StoreError
 from ..state.records import Trigger
-from .damage import reading
+from .damage import Entry, reading
 
 if TYPE_CHECKING:
     from ...kernel import Kernel
@@ -129,9 +129,6 @@ class Journal:
         #: store's is behind them (recorded as meta ``behind``, ids joined by commas).
         self.behind: set[str] = set()
         self._behind_text = ""
-        #: The recorded triggers read back at recovery, to replay: (instance, accepted at,
-        #: sequence, trigger)
-        self.entries: list[tuple[str, int | None, Any, Trigger]] = []
 
     # -- meta -----------------------------------------------------------------------------
     def seen_text(self) -> str:
@@ -469,17 +466,16 @@ class Journal:
                               f"({type(exc).__name__}); nothing changed") from None
         self.wrote(meta)
 
-    def replay(self, redeliver: Callable[[str, Trigger], None]) -> int:
-        """Deliver every trigger the store still records (read back by recovery into
-        ``entries``: ``damage.read_journal``), once each, in
-        order, each after the events that were due before it was accepted (an overdue timer
-        that had fired before a message still comes first); then run what is due up to the
-        recovered clock. Triggers accepted together (one broadcast reaching two waits of an
-        instance) are delivered together, nothing run between them, as they were. A trigger
-        whose wait the instance has not armed again yet is delivered when it does
-        (``redeliver``: the engine's ``Core.redeliver``)."""
+    def replay(self, entries: list[Entry], redeliver: Callable[[str, Trigger], None]) -> int:
+        """Deliver every trigger the store still records (``entries``, read back by
+        ``damage.read_journal``), once each, in order, each after the events that were due
+        before it was accepted (an overdue timer that had fired before a message still comes
+        first); then run what is due up to the recovered clock. Triggers accepted together
+        (one broadcast reaching two waits of an instance) are delivered together, nothing
+        run between them, as they were. A trigger whose wait the instance has not armed
+        again yet is delivered when it does (``redeliver``: the engine's
+        ``Core.redeliver``)."""
         kernel = self.kernel
-        entries, self.entries = self.entries, []
         accepted: tuple[Any, Any] | None = None
         for iid, at, seq, trigger in entries:
             together, accepted = accepted, (at, seq)

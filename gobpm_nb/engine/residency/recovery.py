@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CheckpointError
 from ...vocabulary import BOUNDARY, DEHYDRATED, FINISHED, NODE, RESIDENT, ROOT
 from ..durability.checkpoint import Image, check_against, read
-from ..durability.damage import read_journal
 from ..runtime.run import Run
 from ..state.dehydrated import Dehydrated, Recorded
 from ..state.records import Track
@@ -24,20 +23,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("gobpm_nb")
 
 
-def recover(res: Residency) -> list[tuple[Run, Track]]:
+def recover(res: Residency, damaged: dict[str, str]) -> list[tuple[Run, Track]]:
     """Rebuild every stored instance, trigger absent: each wait registers its holder at
     its recorded deadline, key and arming order; instances that cannot be held are
     hydrated at once. An instance whose checkpoint caught every track before it parked
     (one started and not run yet) has not run since: its tracks are returned, ready, to be
     spawned once the recorded triggers are delivered, so that it runs when the next
     command runs, in its place among the instances then ready, as without the crash. One
-    the store is behind (it ran, and its next checkpoint was refused) runs again at once."""
+    the store is behind (it ran, and its next checkpoint was refused) runs again at once.
+    One with a recorded trigger that does not read back (``damaged``: instance -> why) is
+    not recovered, as one whose checkpoint does not."""
     core = res.core
     steps: list[Later] = []
     resident: list[tuple[Image, Dehydrated]] = []
     stored = core.store.ids()
     ids = set(stored)
-    core.journal.entries, damaged = read_journal(core.store.journal())  # replayed after this
     for iid in stored:
         if iid in damaged:
             steps.extend(unrecovered(res, iid, {"field": "<journal>", "cause": damaged[iid]},
