@@ -36,7 +36,7 @@ from ..errors import EngineError, StoreError
 from ..persist import MemoryStore
 from . import snapshots
 from .entries import NO_ARGUMENTS, NOT_TEXT, NUMBER, Entries, Packed, decode, encode, exact_types
-from .interrupts import between_events
+from .interrupts import NOTHING, between_events
 from .snapshots import MAX_SNAPSHOTS, SNAPSHOT_BUDGET, Pacer, Place, Snapshot, tape_of
 from .tape import Site, Tape
 
@@ -100,16 +100,7 @@ def command(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R
                                   "each); nothing was done")
         pending = history.begin(state, name, args, kwargs)
         try:
-            if events:
-                kernel = state.core.kernel
-                kernel.take_cut_short()
-                try:
-                    with between_events(kernel):
-                        result = fn(eng, *args, **kwargs)
-                except KeyboardInterrupt:  # the events it ran count, as a rewind replays them
-                    state.ran += kernel.take_cut_short()
-                    raise
-            else:
+            with between_events(state) if events else NOTHING:
                 result = fn(eng, *args, **kwargs)
         except BaseException as exc:  # record what can be; the command's own error wins
             history.end(state, pending, exc)

@@ -16,16 +16,24 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any
 
-from ..kernel import Kernel
+if TYPE_CHECKING:
+    from .state import EngineState
+
+#: What a command that runs no events goes through instead
+NOTHING = nullcontext()
 
 
 @contextmanager
-def between_events(kernel: Kernel) -> Iterator[None]:
+def between_events(state: EngineState) -> Iterator[None]:
     """Defer SIGINT to the next event boundary while the block runs events; one that came
-    after the last event is raised as the block ends."""
+    after the last event is raised as the block ends. An interrupted block's events count
+    (``EngineState.ran``: what a rewind replays), the kernel keeping them as it raises."""
+    kernel = state.core.kernel
+    kernel.take_cut_short()
+
     def asked(signum: int, frame: Any) -> None:
         kernel.interrupt()
 
@@ -36,12 +44,13 @@ def between_events(kernel: Kernel) -> Iterator[None]:
             signal.signal(signal.SIGINT, asked)
     except (ValueError, OSError, AttributeError):  # a platform without signals (a
         ours = False  # browser's Python): the interrupt as it comes
-    if not ours:  # another thread or another handler: the interrupt as it comes
-        yield
-        return
     try:
         yield
+    except KeyboardInterrupt:
+        state.ran += kernel.take_cut_short()
+        raise
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        if kernel.take_interrupt():
-            raise KeyboardInterrupt
+        if ours:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if kernel.take_interrupt():
+                raise KeyboardInterrupt
