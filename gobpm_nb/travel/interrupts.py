@@ -17,17 +17,31 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .state import EngineState
+from ..kernel import Kernel
+
+
+class _Core(Protocol):
+    @property
+    def kernel(self) -> Kernel: ...
+
+
+class Running(Protocol):
+    """What a block that runs events counts them on (``EngineState``, named by shape: the
+    state's module imports the history, which imports this one)."""
+
+    ran: int
+
+    @property
+    def core(self) -> _Core: ...
 
 #: What a command that runs no events goes through instead
 NOTHING = nullcontext()
 
 
 @contextmanager
-def between_events(state: EngineState) -> Iterator[None]:
+def between_events(state: Running) -> Iterator[None]:
     """Defer SIGINT to the next event boundary while the block runs events; one that came
     after the last event is raised as the block ends. An interrupted block's events count
     (``EngineState.ran``: what a rewind replays), the kernel keeping them as it raises."""
