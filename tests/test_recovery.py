@@ -99,8 +99,14 @@ def test_a_boundary_restores_at_its_recorded_deadline_not_at_restore_time(tmp_pa
     assert [t.node for t in inst.tracks if t.state == "completed"] == ["escalated"]
 
 
-def test_one_corrupt_record_fails_only_its_instance(tmp_path):
-    """A damaged checkpoint fails its own instance with a fact; the others recover."""
+@pytest.mark.parametrize("doc, field", [
+    (b'{"schema": 2, "instance": "i2"}', "process"),  # a field missing
+    (("[" * 100_000 + "]" * 100_000).encode(), "<document>"),  # nested past the stack
+], ids=["missing-field", "nested-past-the-stack"])
+def test_one_corrupt_record_fails_only_its_instance(tmp_path, doc, field):
+    """A damaged checkpoint fails its own instance with a fact naming the field; the others
+    recover. One nested past the stack is a document that does not decode, not a failure of
+    the store."""
     db = tmp_path / "run.db"
     eng = bpm.Engine(store=bpm.SQLiteStore(db))
     for _ in range(3):
@@ -108,33 +114,13 @@ def test_one_corrupt_record_fails_only_its_instance(tmp_path):
     eng.advance("PT1M")
     eng.store.close()
     with sqlite3.connect(db) as raw:
-        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i2'",
-                    (b'{"schema": 2, "instance": "i2"}',))
+        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i2'", (doc,))
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
     (bad,) = facts(eng2, "recovery_failed")
-    assert bad.instance == "i2" and bad.details == {"field": "process"}
+    assert bad.instance == "i2" and bad.details == {"field": field}
     assert eng2.instance("i2").state == "failed"
     eng2.run()
     assert [eng2.instance(i).state for i in ("i1", "i3")] == ["completed", "completed"]
-
-
-def test_a_checkpoint_nested_past_the_stack_is_a_damaged_document(tmp_path):
-    """A checkpoint of a hundred thousand nested arrays: its instance fails naming the
-    document (it is not JSON that can be read), as any checkpoint that does not decode, not
-    as if the store had failed; the other instance recovers."""
-    db = tmp_path / "run.db"
-    eng = bpm.Engine(store=bpm.SQLiteStore(db))
-    eng.start(timer("PT5H")), eng.start(timer("PT5H"))
-    eng.advance("PT1M")
-    eng.store.close()
-    with sqlite3.connect(db) as raw:
-        raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i1'",
-                    (("[" * 100_000 + "]" * 100_000).encode(),))
-    eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
-    (bad,) = facts(eng2, "recovery_failed")
-    assert bad.instance == "i1" and bad.details == {"field": "<document>"}
-    eng2.run()
-    assert [i.state for i in eng2.instances()] == ["failed", "completed"]
 
 
 @pytest.mark.parametrize("key, value, why", [

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ScenarioError
 from .calendars import ALWAYS, HOUR
 
 if TYPE_CHECKING:
@@ -250,7 +251,6 @@ class Population:
         return self._over_time(freq, 2)
 
     def _over_time(self, freq: str, column: int) -> pd.DataFrame:
-        from ..errors import ScenarioError
         from .reading import duration
 
         pd = _pd()
