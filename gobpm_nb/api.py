@@ -16,9 +16,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, Unpack
 
-from .engine.durability.checkpoint import Image, capture
-from .engine.durability.checkpoint import read as read_checkpoint
-from .engine.durability.checkpoint import views as track_views
+from . import reads
 from .engine.durability.journal import Store
 from .engine.runtime.finished import Finished
 from .engine.runtime.run import Run
@@ -41,7 +39,7 @@ from .kernel import to_datetime, to_us
 from .model import Definition, Process
 from .model.timers import add
 from .observe import Fact
-from .persist import MemoryStore, codec
+from .persist import MemoryStore
 from .persist.stores import check_store, read_store
 from .travel.driving import Driving
 from .travel.history import Command, command, tell
@@ -294,42 +292,15 @@ class Engine:
 
     def instance_data(self, iid: str) -> dict[str, Any]:
         """A copy of an instance's data (read from its checkpoint while dehydrated)."""
-        rec = self._record(iid)
-        if isinstance(rec, (Run, Finished)):
-            return rec.data_copy()
-        return dict(self._stored(iid).data)
+        return reads.data(self._state, iid)
 
     def instance_tracks(self, iid: str) -> list[TrackView]:
         """Every track of an instance, terminal ones included, with its lineage."""
-        rec = self._record(iid)
-        if isinstance(rec, Run):
-            return [t.view() for t in rec.tracks.values()]
-        if isinstance(rec, Finished):
-            return rec.tracks()
-        return track_views(rec.history, self._stored(iid))
+        return reads.tracks(self._state, iid)
 
     def checkpoint(self, iid: str) -> dict[str, Any]:
         """An instance's JSON-able checkpoint document, as the store holds (or would hold) it."""
-        rec = self._record(iid)
-        if isinstance(rec, Finished):
-            raise EngineError(f"instance {iid!r} has {rec.state}: its checkpoint has left the "
-                              "store")
-        if isinstance(rec, Run):
-            if rec.defn is None:
-                raise EngineError(f"instance {iid!r} was not recovered; it has no checkpoint")
-            return capture(rec, self._state.core.kernel.now)
-        return codec.decode(self._read(iid), iid)
-
-    def _read(self, iid: str) -> bytes:
-        try:
-            raw: bytes = self._state.core.journal.read(iid)
-        except Exception as exc:  # the store's own failure, named for the reader
-            raise EngineError(f"checkpoint of instance {iid!r} cannot be read from the "
-                              f"store ({type(exc).__name__})") from exc
-        return raw
-
-    def _stored(self, iid: str) -> Image:
-        return read_checkpoint(codec.decode(self._read(iid), iid), iid)
+        return reads.checkpoint(self._state, iid)
 
     # -- triggers -------------------------------------------------------------------------
     @command
@@ -347,7 +318,15 @@ class Engine:
         return self._state.core.hub.broadcast_signal(name, payload)
 
     def tasks(self) -> list[TaskView]:
+        """The open user tasks."""
         return self._state.core.tasks()
+
+    def task_data(self, task_id: str) -> dict[str, Any]:
+        """A copy of what an open user task sees, for whoever completes it: the instance
+        data under the task's inputs, the inputs of the subprocesses around it and, in a
+        multi-instance, its inner instance's element variable (read from the checkpoint
+        while the instance is dehydrated: reading never wakes it)."""
+        return reads.task_data(self._state, task_id)
 
     @command
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
@@ -462,15 +441,7 @@ class Engine:
         return commands_of(self._state)
 
     def _record(self, iid: str) -> Run | Dehydrated | Finished:
-        """An instance's record (EngineError for an unknown one, saying so after a rewind)."""
-        try:
-            return self._state.core.run_of(iid)
-        except EngineError:
-            if not self._state.history.rewound:
-                raise
-        raise EngineError(f"unknown instance {iid!r} at this point of the history (the "
-                          f"engine was rewound to fact {self._state.facts.seq}): it did not exist "
-                          "yet") from None
+        return reads.record(self._state, iid)
 
     def dashboard(self) -> Any:
         """A live dashboard widget (a ``gobpm_nb.ui.Dashboard``): step/run/advance/play

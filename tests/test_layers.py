@@ -26,7 +26,9 @@ engine      kernel, model, vocabulary, errors (its store, fact log and tape are 
 travel      engine, kernel, model, observe, persist, vocabulary, when, errors
 instance    engine (records), model, errors (a handle reads its engine through
             ``instance.Reader``)
-api         travel, instance, engine, kernel, model, observe, persist, vocabulary, when,
+reads       travel, engine, persist, errors (what ``Engine``'s readers say of an instance
+            or a task, resident, dehydrated or finished)
+api         reads, travel, instance, engine, kernel, model, observe, persist, vocabulary, when,
             errors (the widgets ``Engine.dashboard`` and ``Instance.lineage`` open are
             found through ``instance.views()``, which the package root registers)
 ui          api, instance, travel, engine, bpmn, render, observe, model, vocabulary, errors
@@ -64,7 +66,8 @@ LAYERS: dict[str, set[str]] = {
     "travel": {"engine", "kernel", "model", "observe", "persist", "vocabulary", "when",
                "errors"},
     "instance": {"engine", "model", "errors"},
-    "api": {"travel", "instance", "engine", "kernel", "model", "observe", "persist",
+    "reads": {"travel", "engine", "persist", "errors"},
+    "api": {"reads", "travel", "instance", "engine", "kernel", "model", "observe", "persist",
             "vocabulary", "when", "errors"},
     "ui": {"api", "instance", "travel", "engine", "bpmn", "render", "observe", "model",
            "vocabulary", "errors"},

@@ -36,19 +36,7 @@ class Reading:
         tr = self.at
         if tr is None or (tr.scope is None and tr.locals is None and tr.inputs is None):
             return data
-        layers = []
-        while tr is not None:
-            if tr.inputs is not None:  # an element's inputs see its inner instance's locals
-                layers.append(tr.inputs)
-            if tr.locals is not None:
-                layers.append(tr.locals)
-            tr = self.tracks.get(tr.scope) if tr.scope is not None else None
-        if not layers:
-            return data
-        view = dict(data)
-        for layer in reversed(layers):
-            view.update(layer)
-        return view
+        return seen_by(data, self.tracks, tr)
 
     def written(self) -> dict[str, Any]:
         """Where the running track's writes go: the locals of the innermost inner instance
@@ -73,3 +61,22 @@ class Reading:
             if tr is not None and tr.inputs is not None:
                 found.append(tr.inputs)
         return found
+
+
+def seen_by(data: dict[str, Any], tracks: dict[str, Track], tr: Track) -> dict[str, Any]:
+    """What track ``tr`` of an instance whose data is ``data`` and whose tracks are ``tracks``
+    sees (``Reading.seen``): ``data`` itself when nothing is layered over it."""
+    layers = []
+    at: Track | None = tr
+    while at is not None:
+        if at.inputs is not None:  # an element's inputs see its inner instance's locals
+            layers.append(at.inputs)
+        if at.locals is not None:
+            layers.append(at.locals)
+        at = tracks.get(at.scope) if at.scope is not None else None
+    if not layers:
+        return data
+    view = dict(data)
+    for layer in reversed(layers):
+        view.update(layer)
+    return view
