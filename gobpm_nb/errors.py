@@ -21,8 +21,29 @@ def shown(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
+#: The longest message an error keeps, and the longest problem a ModelError's message
+#: shows: longer ones are cut in their middle, saying how much was cut (a megabyte id
+#: named in a message never fills a notebook's output). What an error keeps beside its
+#: message (``ModelError.problems``) is kept whole.
+LONGEST, LONGEST_PROBLEM = 20_000, 1_000
+
+
+def cut(text: str, longest: int) -> str:
+    """``text``, or, when it is longer than ``longest``, its two ends and how much was cut."""
+    if len(text) <= longest:
+        return text
+    half = longest // 2
+    return f"{text[:half]} [... {len(text) - 2 * half:,} characters cut ...] {text[-half:]}"
+
+
 class GobpmError(Exception):
-    """Base of every error the package raises on purpose."""
+    """Base of every error the package raises on purpose. Its message is at most
+    ``LONGEST`` characters and a few more."""
+
+    def __init__(self, *args: Any):
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (cut(args[0], LONGEST),)
+        super().__init__(*args)
 
 
 class ModelError(GobpmError):
@@ -32,7 +53,7 @@ class ModelError(GobpmError):
     def __init__(self, problems: list[str] | str, warnings: list[str] | None = None):
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         self.warnings = list(warnings or ())
-        super().__init__("; ".join(self.problems))
+        super().__init__("; ".join(cut(p, LONGEST_PROBLEM) for p in self.problems))
 
 
 class EngineError(GobpmError):

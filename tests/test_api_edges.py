@@ -361,3 +361,23 @@ def test_a_command_refusing_a_bad_argument_still_tells_its_watchers(name, call):
     with pytest.raises(bpm.EngineError):
         call(eng)
     assert told == [eng.now] and snapshot(eng) == before
+
+
+def test_a_megabyte_id_is_named_in_a_message_of_a_few_thousand_characters():
+    """A process whose id is a megabyte long, and a megabyte argument where a count goes:
+    the error says what was wrong in a thousand characters or so (its message had a
+    megabyte), and a model's problems stay whole beside it. No message is longer than
+    20,000 characters and a few."""
+    big = "x" * 1_000_000
+    with pytest.raises(bpm.ModelError) as got:
+        bpm.Process(big).validate()
+    text = str(got.value)
+    assert len(text) < 1_100 and text.startswith("process 'xxx")
+    assert text.endswith("' has no start event") and "characters cut" in text
+    assert got.value.problems == [f"process {big!r} has no start event"]
+    eng = bpm.Engine()
+    with pytest.raises(bpm.EngineError, match=r"^commands must be None or a count >= 0, "
+                                              r"got 'x+\.\.\.x+'$"):
+        eng.replay(big)
+    assert len(str(bpm.EngineError(big))) < 20_100
+    assert str(bpm.EngineError("short")) == "short"

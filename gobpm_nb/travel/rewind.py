@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar, runtime_checkable
 
-from ..errors import EngineError, GobpmError, StoreError
+from ..errors import EngineError, GobpmError, StoreError, shown
 from ..kernel import to_datetime, to_us
 from ..observe import FactLog
 from ..persist import MemoryStore
@@ -328,7 +328,7 @@ def replay(state: EngineState, commands: object, wrap: Wrap[object]) -> Rewound:
     """``Engine.replay``: run again what the last rewind went back over."""
     if commands is not None and (isinstance(commands, bool) or not isinstance(commands, int)
                                  or commands < 0):
-        raise EngineError(f"commands must be None or a count >= 0, got {commands!r}")
+        raise EngineError(f"commands must be None or a count >= 0, got {shown(commands)}")
     _between(state, "replay")
     history = state.history
     left = history.future()
