@@ -66,7 +66,11 @@ class CheckpointError(GobpmError):
     def __init__(self, instance: str, field: str, why: str):
         self.instance = instance
         self.field = field
+        self.why = why
         super().__init__(f"checkpoint of instance {instance!r}: field {field!r}: {why}")
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (a Dask worker's) or copied whole
+        return type(self), (self.instance, self.field, self.why)
 
 
 class StoreError(GobpmError):
@@ -81,4 +85,8 @@ class ScenarioError(GobpmError):
 
     def __init__(self, path: str, why: str):
         self.path = path
+        self.why = why
         super().__init__(f"{path}: {why}" if path else why)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.path, self.why)

@@ -1,7 +1,9 @@
 """Bad input at the API's edges gets a typed error naming the bad value, and changes nothing
 (issue 8, findings 3, 14, 15; read-only facts)."""
 
+import copy
 import logging
+import pickle
 
 import pytest
 from conftest import approval, catch, snapshot
@@ -381,3 +383,33 @@ def test_a_megabyte_id_is_named_in_a_message_of_a_few_thousand_characters():
         eng.replay(big)
     assert len(str(bpm.EngineError(big))) < 20_100
     assert str(bpm.EngineError("short")) == "short"
+
+
+def _every_error_class(cls=bpm.GobpmError):
+    """The package's error classes (not a benchmark's or a test's subclass of them)."""
+    if cls.__module__.startswith("gobpm_nb"):
+        yield cls
+    for sub in cls.__subclasses__():
+        yield from _every_error_class(sub)
+
+
+@pytest.mark.parametrize("err", [
+    bpm.GobpmError("plain"), bpm.EngineError("unknown task 't9'"),
+    bpm.StoreError("store 'x.db' failed"), bpm.ModelError(["p1", "p2"], ["w1"]),
+    bpm.CheckpointError("i1", "tracks.0.node", "not a string"),
+    bpm.ScenarioError("durations.check", "'PT8X' is not an ISO 8601 duration")],
+    ids=lambda e: type(e).__name__)
+def test_every_error_survives_pickling_and_copying_whole(err):
+    """A Dask worker's error comes back pickled, and ``copy`` copies the same way: each
+    class comes back with its message and its fields (a ScenarioError or a CheckpointError
+    could not be unpickled: their constructors take more than the message)."""
+    for back in (pickle.loads(pickle.dumps(err)), copy.copy(err)):  # noqa: S301 (its own bytes)
+        assert type(back) is type(err) and str(back) == str(err)
+        assert vars(back) == vars(err)
+    assert {type(err)} <= set(_every_error_class())
+
+
+def test_the_pickling_test_names_every_error_class():
+    named = {"GobpmError", "EngineError", "StoreError", "ModelError", "CheckpointError",
+             "ScenarioError"}
+    assert {c.__name__ for c in _every_error_class()} == named
