@@ -410,15 +410,28 @@ for t in eng3.checkpoint(p3.id)["tracks"]:
     print(t["id"], "wait:", t["wait"]["kind"], "locals:", t.get("locals", {}))
 
 # %% [markdown]
+# ### Whose task is whose
+#
+# The three tasks sit at one node, `review`. What tells them apart is what each one sees:
+# `task_data` gives it for whoever completes the task — the instance data under the task's
+# own locals, its `reviewer` and `loopCounter`. The instance is dehydrated, so this is read
+# from its checkpoint; reading never wakes it.
+
+# %%
+tasks = {eng3.task_data(task.id)["reviewer"]: task for task in eng3.tasks()}
+for name, task in tasks.items():
+    print(name, task.id, task.track, eng3.task_data(task.id))
+print(p3.residency)
+
+# %% [markdown]
 # ### Cy votes first: one inner instance completes
 #
 # The wake is a continuation of Cy's track `t4`; `t5` completes the task and ends. One
 # completed instance is not enough, so the instance dehydrates again with two holds.
 
 # %%
-tasks = {task.track: task for task in eng3.tasks()}
 seen = len(eng3.facts)
-eng3.complete_task(tasks["t4"].id, {"vote": "accept"})
+eng3.complete_task(tasks["cy"].id, {"vote": "accept"})
 eng3.advance("PT1H")
 show_facts(eng3, seen)
 
@@ -431,7 +444,7 @@ show_facts(eng3, seen)
 
 # %%
 seen = len(eng3.facts)
-eng3.complete_task(tasks["t2"].id, {"vote": "accept"})
+eng3.complete_task(tasks["ann"].id, {"vote": "accept"})
 eng3.advance("PT1H")
 show_facts(eng3, seen)
 print(p3.state, p3.data)
