@@ -73,12 +73,32 @@ def test_work_of_no_duration_in_a_loop_stops_the_run_naming_the_case_and_task():
                       branches={"ok?": {back: 1, on: 0}})
     with pytest.raises(bpm.ScenarioError, match=r"^durations: the run stands still at "
                        r"2026-01-05T09:00:00Z: case i1 took up more than 10,000 pieces of "
-                       r"work at that instant, the last at review;"):
+                       r"work of no duration at that instant, the last at review;"):
         sc.run(progress=False)
     crowd = bpm.Scenario(one_task(), start="2026-01-05T09:00:00", horizon="PT1H",
                          arrivals={"replay": [{"at": "2026-01-05T09:00:00"}] * 10_001},
                          pools={"clerk": {"size": 1}}, assign={"check": "clerk"})
     assert crowd.run(progress=False).cases()["ended"].all()
+
+
+def test_a_case_taking_up_twelve_thousand_pieces_of_work_at_once_is_not_standing_still():
+    """A multi-instance over 12,000 line items, each taking a minute, all started at one
+    instant (the pool has no limit): work that takes time moves the clock on, so the run
+    goes to its end (it stopped as "standing still", counting them as a loop's)."""
+    p = bpm.Process("lines")
+    p.start("s")
+    p.user_task("check")
+    p.multi_instance("check", collection="items", element="item")
+    p.end("e")
+    p.flow("s", "check", "e")
+    sc = bpm.Scenario(p, start="2026-01-05T09:00:00", horizon="PT1H",
+                      arrivals={"replay": [{"at": "2026-01-05T09:00:00",
+                                            "data": {"items": list(range(12_000))}}]},
+                      durations={"check": {"fixed": "PT1M"}})
+    pop = sc.run(progress=False)
+    (case,) = pop.cases().itertuples()
+    assert case.ended and case.cycle_time == pd.Timedelta(minutes=1)
+    assert pop.tasks().loc["check", "count"] == 12_000
 
 
 def test_a_process_without_a_plain_start_is_no_scenario():

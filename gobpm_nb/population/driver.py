@@ -38,8 +38,8 @@ ENDED = frozenset({"cancelled", "withdrawn", "failed", "completed", "merged"})
 WANTED = frozenset({"task_created", "job_created", "track_state", "wait_released",
                     "node_entered", "instance_completed", "instance_failed"})
 WORKER = "population"
-#: How many pieces of work a case may take up at one virtual instant before the run is
-#: found standing still
+#: How many pieces of work that take no time a case may take up at one virtual instant
+#: before the run is found standing still (work that takes time moves the clock on)
 STILL = 10_000
 
 
@@ -71,8 +71,8 @@ class Driver:
         self.pool_of = {node: self.pools[sc.pool_of(node).name] for node in self.work_nodes}
         self.kernel = self.driving.kernel
         self.issued = False  # whether an engine command was given at this instant
-        #: pieces of work each case took up at ``instant`` (a case taking up too many at
-        #: one instant stands still: ``_stands_still``)
+        #: pieces of work of no duration each case took up at ``instant`` (a case taking
+        #: up too many at one instant stands still: ``_stands_still``)
         self.instant = sc.start
         self.taken: dict[str, int] = {}
         self.facts: list[Raw] = []  # the facts of the kinds it reads, as the log keeps them
@@ -141,12 +141,12 @@ class Driver:
         return now
 
     def _stands_still(self, now: int, w: Work) -> None:
-        """A case took up more than ``STILL`` pieces of work at one instant: work of no
-        duration in a loop, which would go round for ever with the clock standing."""
+        """A case took up more than ``STILL`` pieces of work of no duration at one instant:
+        work in a loop, which would go round for ever with the clock standing."""
         raise ScenarioError("durations", f"the run stands still at {iso(now)}: case {w.case} "
-                                         f"took up more than {STILL:,} pieces of work at that "
-                                         f"instant, the last at {w.node}; work in a loop "
-                                         "needs a duration longer than zero")
+                                         f"took up more than {STILL:,} pieces of work of no "
+                                         f"duration at that instant, the last at {w.node}; "
+                                         "work in a loop needs a duration longer than zero")
 
     def _apply(self, now: int, kind: str, payload: Any) -> None:
         if kind == "arrive":
@@ -290,14 +290,16 @@ class Driver:
         dist, stream = timing
         w.work = round(dist.sample(stream.next())) if dist else 0
         w.resource, w.started = resource, now
-        if now != self.instant:
-            self.instant, self.taken = now, {}
-        taken = self.taken[w.case] = self.taken.get(w.case, 0) + 1
-        if taken > STILL:
-            self._stands_still(now, w)
         pool.busy += 1
         cal = pool.spec.calendar
-        self.push(now + w.work if cal.name == "24/7" else cal.finish(now, w.work), "finish", w)
+        ends = now + w.work if cal.name == "24/7" else cal.finish(now, w.work)
+        if ends == now:  # work that takes no time: the clock will not move on past it
+            if now != self.instant:
+                self.instant, self.taken = now, {}
+            taken = self.taken[w.case] = self.taken.get(w.case, 0) + 1
+            if taken > STILL:
+                self._stands_still(now, w)
+        self.push(ends, "finish", w)
 
     def _finish(self, now: int, w: Work) -> None:
         if w.withdrawn:
