@@ -77,9 +77,16 @@ def test_a_run_is_byte_identical_when_repeated():
     assert a.event_log().to_csv() == b.event_log().to_csv()
 
 
-def test_fewer_than_two_replications_are_refused():
-    with pytest.raises(bpm.ScenarioError, match="^n: "):
-        mmc(1, "PT10M", "PT8M").replicate(1)
+def test_fewer_than_two_or_more_than_a_hundred_thousand_replications_are_refused():
+    """Refused before any cluster starts or any seed is drawn (a billion asked for were a
+    billion seeds and Dask tasks made first)."""
+    sc = mmc(1, "PT10M", "PT8M")
+    for n in (1, 0, -5, 2.0, True, "10", [3] * 100):
+        with pytest.raises(bpm.ScenarioError, match="^n: .{0,80}replications need a count"):
+            sc.replicate(n)
+    with pytest.raises(bpm.ScenarioError, match=r"^n: 1,000,000,000 replications: at most "
+                                                r"100,000 \(each is a whole run\)$"):
+        sc.replicate(10 ** 9)
 
 
 def erlang_c_wait(c, lam, mu):

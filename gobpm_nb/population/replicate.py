@@ -12,13 +12,18 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, shown
 from ..kernel import unit
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from .spec import Plan
+
+
+#: The most replications one call runs: each is a whole run (a billion asked for were a
+#: billion seeds computed and tasks made before any ran)
+MOST = 100_000
 
 
 def seed_of(seed: int, index: int) -> int:
@@ -38,7 +43,9 @@ def replicate(sc: Plan, n: int, client: Any = None) -> pd.DataFrame:
     import pandas as pd
 
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise ScenarioError("n", f"{n!r}: replications need a count of at least 2")
+        raise ScenarioError("n", f"{shown(n)}: replications need a count of at least 2")
+    if n > MOST:
+        raise ScenarioError("n", f"{n:,} replications: at most {MOST:,} (each is a whole run)")
     seeds = [seed_of(sc.seed, i) for i in range(n)]
     rows = _on_dask(sc, seeds, client)
     runs = pd.DataFrame(rows, index=pd.Index(range(n), name="replication"))
