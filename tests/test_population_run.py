@@ -437,3 +437,48 @@ def test_a_run_leaves_the_collector_thresholds_as_it_found_them():
     finally:
         gc.set_threshold(*before)
     assert seen == [(500, 7, 9), (0, 7, 9)]
+
+
+def test_the_progress_bar_measures_the_span_of_arrivals(monkeypatch):
+    """An eight-hour horizon: the bar counts virtual hours out of 8 (out of the year of
+    drain after it, it stood at a few per cent when the cases ended and vanished)."""
+    import io
+
+    import tqdm.auto
+
+    sc = bpm.Scenario(one_task(), start="2026-01-05T09:00:00", horizon="PT8H",
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      pools={"clerk": {"size": 1}}, assign={"check": "clerk"},
+                      durations={"check": {"fixed": "PT20M"}})
+    out, bars, real = io.StringIO(), [], tqdm.auto.tqdm
+
+    def recorded(*args, **kw):
+        bars.append(real(*args, file=out, **kw))
+        return bars[-1]
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", recorded)
+    pop = sc.run(progress=True)
+    (bar,) = bars
+    assert bar.total == 8.0 and bar.n >= 8.0
+    assert "virtual hours" in out.getvalue() and "/8.0 " in out.getvalue()
+    assert pop.cases()["ended"].all()
+    for odd in ("yes", 2, [True]):
+        with pytest.raises(TypeError, match="^progress must be True, False or None, got"):
+            sc.run(progress=odd)
+
+
+def test_a_histogram_of_no_bars_or_a_billion_is_a_scenario_error_naming_bins():
+    """A billion bars took minutes and gigabytes in matplotlib; none was numpy's
+    ValueError."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sc = bpm.Scenario(one_task(), start="2026-01-05T09:00:00", horizon="PT4H",
+                      arrivals={"poisson": {"mean": "PT30M"}},
+                      durations={"check": {"fixed": "PT20M"}})
+    pop = sc.run(progress=False)
+    for bins in (0, -1, 10 ** 9, "x", 2.5, True):
+        with pytest.raises(bpm.ScenarioError, match=r"^bins: .* a histogram needs a count "
+                                                    r"of bars from 1 to 1,000$"):
+            pop.plot_cycle_times(bins=bins)
+    assert len(pop.plot_cycle_times(bins=1000).patches) == 1000

@@ -102,7 +102,9 @@ class Driver:
     def go(self, progress: bool | None) -> int:
         """Run to the end; returns the virtual time it ended at."""
         self._next_arrival()
-        bar = _bar(progress, (self.limit - self.sc.start) / HOUR)
+        # the bar measures the span of arrivals (the drain after it, up to a year by default,
+        # would leave it at a few per cent when the cases end): it may run past its total
+        bar = _bar(progress, (self.arrival_end - self.sc.start) / HOUR)
         run_to, kernel, heap, loops, now = \
             self.driving.run_to, self.kernel, self.heap, 0, self.sc.start
         limit, pop, apply, absorb, dispatch = \
@@ -135,8 +137,8 @@ class Driver:
             loops += 1
             if bar is not None and loops % 512 == 0:
                 bar.update((now - self.sc.start) / HOUR - bar.n)
-        if bar is not None:
-            bar.update((now - self.sc.start) / HOUR - bar.n)
+        if bar is not None:  # done: full, even when the last case ended before arrivals did
+            bar.update(max((now - self.sc.start) / HOUR, bar.total) - bar.n)
             bar.close()
         return now
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, shown
 from .calendars import ALWAYS, HOUR
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ def working(points: list[tuple[int, int]], switches: list[tuple[int, bool]]
 #: The most bins a table over time may have (``Population.utilisation``, ``queues``): a
 #: microsecond's bins over a month would fill the machine's memory.
 MAX_BINS = 1_000_000
+#: The most bars a cycle-time histogram draws (each bar is a matplotlib patch)
+MOST_BARS = 1_000
 
 
 def _pd() -> Any:
@@ -343,9 +345,13 @@ class Population:
                 "util": self.utilisation(freq), "queue": self.queues(freq)}
 
     def plot_cycle_times(self, ax: Any = None, bins: int = 30) -> Any:
-        """A histogram of the cycle times (hours), the SLA dashed; the matplotlib axes."""
+        """A histogram of the cycle times (hours) in ``bins`` bars (1 to 1,000), the SLA
+        dashed; the matplotlib axes."""
         from .plots import cycle_times
 
+        if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= MOST_BARS:
+            raise ScenarioError("bins", f"{shown(bins)}: a histogram needs a count of bars "
+                                        f"from 1 to {MOST_BARS:,}")
         sla = self.scenario.sla
         return cycle_times(self.cases(), sla / HOUR if sla is not None else None, ax, bins)
 

@@ -253,11 +253,14 @@ class Scenario:
 
     def run(self, *, progress: bool | None = None, dashboard: Any = None) -> Any:
         """Run the scenario once on a fresh engine (see ``docs/scenario.md``); ``progress``
-        shows a progress bar over virtual time (None: only for runs over a second).
-        ``dashboard=True`` shows a population dashboard in the cell's output that follows
-        the run; a dashboard of ``dashboard()`` (displayed first) is followed as it is."""
+        shows a progress bar over virtual time, from the start to the end of arrivals (None:
+        only for runs over a second). ``dashboard=True`` shows a population dashboard in the
+        cell's output that follows the run; a dashboard of ``dashboard()`` (displayed
+        first) is followed as it is."""
         from .driver import drive
 
+        if progress not in (None, True, False):
+            raise TypeError(f"progress must be True, False or None, got {shown(progress)}")
         if dashboard is None or dashboard is False:
             return drive(self, progress)
         from .board import dashboards, empty_board
