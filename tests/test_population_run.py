@@ -379,8 +379,10 @@ def test_compare_takes_three_populations_and_names_what_was_wrong():
     assert len(fig.axes) == 1 + 2 * 3
     with pytest.raises(TypeError, match="3 strings, one per population; it was given 2"):
         bpm.compare(*pops, labels=["one", "two"])
-    with pytest.raises(TypeError, match="two or more populations.*1 argument"):
+    with pytest.raises(TypeError, match="two to 26 populations.*1 argument"):
         bpm.compare(pops[0])
+    with pytest.raises(TypeError, match="two to 26 populations.*27 argument"):
+        bpm.compare(*pops * 9)  # 27 columns: past Z for its labels, and 150 inches wide
     with pytest.raises(TypeError, match="Scenario"):
         bpm.compare(pops[0], sc)
 

@@ -382,14 +382,14 @@ class Population:
 
 def compare(*pops: Population, labels: Sequence[str] | None = None,
             freq: str = "PT1H") -> Any:
-    """Two or more populations side by side (cycle times overlaid; each one's utilisation
+    """Two to 26 populations side by side (cycle times overlaid; each one's utilisation
     and queues over virtual time, a column each): the matplotlib figure. ``labels`` name
     them (default A, B, C...)."""
     from .plots import side_by_side
 
-    if len(pops) < 2 or not all(isinstance(p, Population) for p in pops):
-        raise TypeError(f"compare takes two or more populations (Scenario.run()'s results); "
-                        f"it was given {len(pops)} argument(s) of types "
+    if not 2 <= len(pops) <= 26 or not all(isinstance(p, Population) for p in pops):
+        raise TypeError(f"compare takes two to 26 populations (Scenario.run()'s results), "
+                        f"a column each; it was given {len(pops)} argument(s) of types "
                         f"{sorted({type(p).__name__ for p in pops})}")
     names = list(labels) if labels is not None else [chr(ord("A") + i) for i in range(len(pops))]
     if len(names) != len(pops) or not all(isinstance(n, str) for n in names):
