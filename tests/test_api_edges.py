@@ -46,6 +46,15 @@ def test_a_bad_value_raises_a_typed_error_naming_it_and_changes_nothing(call, na
     (lambda s: bpm.Engine(s, min_dehydrate_wait="P1M"), "min_dehydrate_wait 'P1M' counts months"),
     (lambda s: bpm.Engine(s, wake_retry_backoff="P1Y"), "wake_retry_backoff 'P1Y' counts months"),
     (lambda s: bpm.Engine(s, seed="7"), "seed must be an int, got '7'"),
+    # a string meant no, and was taken as yes
+    (lambda s: bpm.Engine(s, dehydrate="False"), "dehydrate must be True or False, got 'False'"),
+    (lambda s: bpm.Engine(s, keep_history="no"), "keep_history must be True or False, got 'no'"),
+    (lambda s: bpm.Engine.recover(s, dehydrate=0), "dehydrate must be True or False, got 0"),
+    # an OverflowError escaped from the fact log's deque
+    (lambda s: bpm.Engine(s, keep_facts=2 ** 70), r"keep_facts must be None \(every fact\) or "
+                                                   r"a count from 0 to 1,000,000,000,000, got "
+                                                   r"1180591620717411303424"),
+    (lambda s: bpm.Engine(s, keep_facts=True), "keep_facts must be None"),
 ])
 def test_recover_and_engine_refuse_bad_arguments_with_engine_error(call, named):
     """recover() and Engine() name what is wrong with their arguments."""
@@ -413,3 +422,27 @@ def test_the_pickling_test_names_every_error_class():
     named = {"GobpmError", "EngineError", "StoreError", "ModelError", "CheckpointError",
              "ScenarioError"}
     assert {c.__name__ for c in _every_error_class()} == named
+
+
+@pytest.mark.parametrize("dehydrate", [False, True])
+@pytest.mark.parametrize("chained", [False, True])
+def test_a_timer_due_past_the_year_9999_is_an_incident_naming_its_deadline(dehydrate, chained):
+    """An hour's timer armed a second before the calendar ends (alone, or the second of
+    two timers in a row, which the engine hands from one to the next): the instance fails
+    with an incident that says why. It failed later with 'OverflowError: date value out of
+    range' and a traceback in the log, as the deadline was first written out."""
+    p = bpm.Process("late")
+    p.start("s")
+    timers = [p.timer_catch("first", duration="PT1S")] if chained else []
+    timers.append(p.timer_catch("t", duration="PT1H"))
+    p.end("e")
+    p.flow("s", *timers, "e")
+    eng = bpm.Engine(start="9999-12-31T23:59:58Z" if chained else "9999-12-31T23:59:59Z",
+                     dehydrate=dehydrate)
+    inst = eng.start(p)
+    eng.run()
+    assert inst.state == "failed" and eng.stats()["coroutines"] == 0
+    (incident,) = [f for f in eng.facts if f.kind == "incident"]
+    assert incident.node == "t"
+    assert incident.details["cause"] == ("its timer's deadline is out of range (PT1H after "
+                                         "9999-12-31T23:59:59Z is past the year 9999)")

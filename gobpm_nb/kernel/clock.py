@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_US = timedelta(microseconds=1)
+#: The last virtual microsecond a datetime can show (9999-12-31T23:59:59.999999Z)
+LAST_US = (datetime.max.replace(tzinfo=UTC) - EPOCH) // ONE_US
 
 
 def to_datetime(us: int) -> datetime:

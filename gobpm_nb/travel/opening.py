@@ -11,7 +11,7 @@ from typing import TypedDict
 from ..engine.core import Core
 from ..engine.durability.damage import reading
 from ..engine.durability.journal import Store
-from ..errors import EngineError
+from ..errors import EngineError, shown
 from ..kernel import to_us
 from ..observe import FactLog
 from ..persist import codec
@@ -43,6 +43,10 @@ DEFAULTS: Options = {"min_dehydrate_wait": "PT1H", "wake_retry_backoff": "PT15S"
                      "keep_history": True}
 
 
+#: The most facts an engine may be asked to keep: more is every fact (``None``)
+MOST_FACTS = 10 ** 12
+
+
 def with_stored_seed(meta: Mapping[str, str], given: Options) -> Options:
     """``given`` with the seed the store recorded (a recovered engine draws its decisions as
     the one that wrote the store did): a different seed given is an EngineError."""
@@ -67,16 +71,21 @@ def open_state(store: Store, start: str | datetime, given: Options) -> EngineSta
         raise EngineError(f"wake_retry_backoff {options['wake_retry_backoff']!r} must be "
                           "longer than zero")
     keep_facts = options["keep_facts"]
-    if keep_facts is not None and (not isinstance(keep_facts, int) or keep_facts < 0):
-        raise EngineError(f"keep_facts must be None or a count >= 0, got {keep_facts!r}")
+    if keep_facts is not None and (isinstance(keep_facts, bool) or not isinstance(
+            keep_facts, int) or not 0 <= keep_facts <= MOST_FACTS):
+        raise EngineError(f"keep_facts must be None (every fact) or a count from 0 to "
+                          f"{MOST_FACTS:,}, got {shown(keep_facts)}")
+    for name in ("dehydrate", "keep_history"):  # "no" or "False" would have meant yes
+        if not isinstance(options[name], bool):
+            raise EngineError(f"{name} must be True or False, got {shown(options[name])}")
     facts = FactLog(keep_facts)
     tape = Tape()  # what user callables answer and which store calls fail (a replay's)
-    core = Core(now=to_us(begin), facts=facts, dehydrate=bool(options["dehydrate"]),
+    core = Core(now=to_us(begin), facts=facts, dehydrate=options["dehydrate"],
                 min_dehydrate_wait=min_wait // timedelta(microseconds=1),
                 wake_retry_backoff=backoff // timedelta(microseconds=1),
                 store=TapedStore(store, tape), tape=tape, codec=codec,
                 max_steps_without_wait=options["max_steps_without_wait"],
                 max_call_depth=options["max_call_depth"], seed=options["seed"])
     state = EngineState(core, facts, store, keep_facts)
-    state.history.wanted = bool(options["keep_history"])
+    state.history.wanted = options["keep_history"]
     return state

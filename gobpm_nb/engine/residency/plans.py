@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
-from ...kernel import Kernel
+from ...kernel import LAST_US, Kernel
 from ...model import Definition
 from ...model.elements import EndEvent
 from ...vocabulary import ACTIVE, FINISHED, NODE, RESIDENT, RUNNING, WAITING
@@ -133,8 +133,9 @@ class TimerPlans:
         plan = plans.get(node)
         tr = run.tracks.get(tid)
         if (plan is None or tr is None or tr.node != node or tr.state != WAITING
-                or type(tr.wait) is not TimerWait or tr.coro is None):
-            self.deliver(hold)
+                or type(tr.wait) is not TimerWait or tr.coro is None
+                or (plan.duration is not None and self.kernel.now + plan.duration > LAST_US)):
+            self.deliver(hold)  # (the general path makes a deadline past 9999 an incident)
             return
         iid, holds, target = run.id, run.holds, plan.target
         del holds[0]  # the lone hold, released as fired (``Holders.release``)

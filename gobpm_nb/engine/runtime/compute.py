@@ -7,8 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import isodate
+
 from ...errors import ModelError
-from ...kernel import to_datetime, to_us
+from ...kernel import LAST_US, iso, to_datetime, to_us
 from ...model import elements as el
 from ...model.timers import CronCycle, Cycle, Timer, TimerExpr, add, parse_timer
 from ..state.holders import correlation
@@ -69,7 +71,7 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None,
     firing was handled). A deadline out of the calendar's range is an incident."""
     spec = run.defn.timers[node_id]
     if type(spec) is timedelta:  # the common case first: exact in microseconds
-        return run.core.kernel.now + spec // ONE_US, None
+        return _within(run, node_id, spec), None
     if isinstance(spec, TimerExpr):
         spec = evaluated(run, node_id, spec)
     try:
@@ -89,6 +91,17 @@ def deadline_of(run: Run, node_id: str, cycles: int | None = None,
         return to_us(add(now, spec)), None
     except (OverflowError, ValueError) as exc:
         raise Incident(node_id, f"its timer's deadline is out of range ({exc})") from None
+
+
+def _within(run: Run, node_id: str, spec: timedelta) -> int:
+    """The deadline ``spec`` from now, in microseconds; past the year 9999 (no date shows
+    it) an incident."""
+    at: int = run.core.kernel.now + spec // ONE_US
+    if at > LAST_US:
+        raise Incident(node_id, f"its timer's deadline is out of range "
+                                f"({isodate.duration_isoformat(spec)} after "
+                                f"{iso(run.core.kernel.now)} is past the year 9999)")
+    return at
 
 
 #: What the value of a timer's expression must be, by the timer's kind
@@ -126,7 +139,7 @@ def timer_wait(run: Run, node_id: str, cycles: int | None = None,
     spec = run.defn.timers[node_id]
     now = run.core.kernel.now
     if type(spec) is timedelta:
-        return TimerWait(node_id, now + spec // ONE_US, now)
+        return TimerWait(node_id, _within(run, node_id, spec), now)
     deadline, left = deadline_of(run, node_id, cycles, after)
     return TimerWait(node_id, deadline, now, left)
 
