@@ -153,6 +153,31 @@ def test_unreadable_sources_are_model_errors(given, match):
         bpm.load_bpmn(given)
 
 
+def test_a_device_a_pipe_a_directory_or_a_huge_file_is_refused_before_it_is_read(
+        tmp_path, monkeypatch):
+    """``/dev/zero`` filled the machine's memory (5 GB in ten seconds, for ever) and a FIFO
+    waited for a writer for ever; now each, like a directory or a file over 100 MiB, is a
+    ModelError naming the file and why."""
+    import os
+
+    from gobpm_nb import files
+
+    fifo = tmp_path / "model.bpmn"
+    os.mkfifo(fifo)
+    for path, why in (("/dev/zero", "not a regular file"), (fifo, "not a regular file"),
+                      (tmp_path, "not a regular file"),
+                      ("a\0b.bpmn", "not a valid file name \\(nor XML text")):
+        with pytest.raises(bpm.ModelError, match=f"^cannot read BPMN file .*: it is {why}"
+                           if "regular" in why else f"^cannot read BPMN file .*: {why}"):
+            bpm.load_bpmn(path)
+    big = tmp_path / "big.bpmn"
+    big.write_bytes(b"<definitions/>" + b" " * 2048)
+    monkeypatch.setattr(files, "LARGEST", 1024)
+    with pytest.raises(bpm.ModelError, match="^cannot read BPMN file .*big.bpmn': it is "
+                                             "larger than 1,024 bytes, the most read$"):
+        bpm.load_bpmn(big)
+
+
 def test_the_shipped_xsd_files_are_the_ones_the_readme_names():
     """Each XSD file's SHA-256 is the one listed in gobpm_nb/bpmn/xsd/README.md."""
     folder = Path(source.__file__).parent / "xsd"

@@ -12,13 +12,14 @@ part        may import
 =========== ===============================================================================
 vocabulary  nothing
 errors      nothing
+files       nothing (reading a file a person named, bounded)
 kernel      vocabulary, errors
 model       errors
 when        model, errors (a time or a span as the facade reads it)
 persist     errors
 observe     kernel, vocabulary
 render      observe, vocabulary
-bpmn        model, errors
+bpmn        model, files, errors
 engine      kernel, model, vocabulary, errors (its store, fact log and tape are handed to
             it: ``Core(store=..., facts=..., tape=...)``; it names what it needs of them
             with protocols, ``engine.runtime.outside.Outside``,
@@ -33,7 +34,7 @@ api         reads, travel, instance, engine, kernel, model, observe, persist, vo
             found through ``instance.views()``, which the package root registers)
 ui          api, instance, travel, engine, bpmn, render, observe, model, vocabulary, errors
 cli         bpmn, errors
-population  api, kernel, model, observe, when, errors (a scenario's run drives the public
+population  api, kernel, model, observe, when, files, errors (a scenario's run drives the public
             ``Engine``; its draws are the kernel's ``unit``)
 =========== ===============================================================================
 
@@ -55,13 +56,14 @@ modules = functools.cache(test_structure.modules)
 LAYERS: dict[str, set[str]] = {
     "vocabulary": set(),
     "errors": set(),
+    "files": set(),
     "kernel": {"vocabulary", "errors"},
     "model": {"errors"},
     "when": {"model", "errors"},
     "persist": {"errors"},
     "observe": {"kernel", "vocabulary"},
     "render": {"observe", "vocabulary"},
-    "bpmn": {"model", "errors"},
+    "bpmn": {"model", "files", "errors"},
     "engine": {"kernel", "model", "vocabulary", "errors"},
     "travel": {"engine", "kernel", "model", "observe", "persist", "vocabulary", "when",
                "errors"},
@@ -72,7 +74,7 @@ LAYERS: dict[str, set[str]] = {
     "ui": {"api", "instance", "travel", "engine", "bpmn", "render", "observe", "model",
            "vocabulary", "errors"},
     "cli": {"bpmn", "errors"},
-    "population": {"api", "kernel", "model", "observe", "when", "errors"},
+    "population": {"api", "kernel", "model", "observe", "when", "files", "errors"},
 }
 #: The package root and ``python -m gobpm_nb``: on top, they may import anything.
 TOP = {"", "__main__"}

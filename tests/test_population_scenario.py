@@ -249,3 +249,22 @@ def test_each_duration_distribution_has_its_mean(form, mean_minutes):
     mean = sum(d.sample(s.next()) for _ in range(n)) / n / 60e6
     assert mean == pytest.approx(mean_minutes, rel=0.03)
     assert d.mean / 60e6 == pytest.approx(mean_minutes)
+
+
+def test_a_scenario_file_that_cannot_be_read_is_a_scenario_error_naming_it(tmp_path):
+    """A missing file was a FileNotFoundError, a binary one a UnicodeDecodeError, and
+    ``/dev/zero`` (named as a .yaml file through a link) filled the memory."""
+    p = bpm.Process("p")
+    p.start("s")
+    p.end("e")
+    p.flow("s", "e")
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    zero = tmp_path / "zero.yaml"
+    zero.symlink_to("/dev/zero")
+    for path, why in ((tmp_path / "missing.json", "No such file or directory"),
+                      (binary, "it is not UTF-8 text"),
+                      (zero, r"it is not a regular file \(a directory, a device or a pipe\)")):
+        with pytest.raises(bpm.ScenarioError, match=f"^cannot read scenario file '.*"
+                                                    f"{path.name}': {why}$"):
+            bpm.Scenario.load(str(path), model=p)

@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import ModelError, shown
+from ..files import read_bounded
 from .xmllib import etree
 
 
@@ -49,12 +50,11 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         try:
-            return path.read_bytes(), str(path)
-        except OSError as exc:
-            raise ModelError(f"cannot read BPMN file {str(path)!r}: {exc.strerror}") from None
-        except (UnicodeEncodeError, ValueError):  # a lone surrogate or a NUL in the name
-            raise ModelError(f"cannot read BPMN file {str(path)!r}: not a valid file name "
-                             "(nor XML text: it does not start with '<')") from None
+            return read_bounded(path), str(path)
+        except ValueError as why:
+            named = "not a valid file name (nor XML text: it does not start with '<')" \
+                if str(why) == "not a valid file name" else str(why)
+            raise ModelError(f"cannot read BPMN file {shown(str(path))}: {named}") from None
     raise ModelError(f"a BPMN source is a path, bytes or XML text, not {type(source).__name__}")
 
 

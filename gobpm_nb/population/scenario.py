@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import too_big
 from ..errors import ModelError, ScenarioError
+from ..errors import shown as bounded
+from ..files import read_bounded
 from ..kernel import to_us
 from ..model import Process
 from ..model import elements as el
@@ -116,7 +118,7 @@ class Scenario:
             return cls(model, **source)
         if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source
                                         and source.endswith((".json", ".yaml", ".yml"))):
-            source = Path(source).read_text(encoding="utf-8")
+            source = _read(Path(source))
         if not isinstance(source, str):
             raise ScenarioError("", f"a scenario is a dict, JSON or YAML text or a path, got "
                                     f"{type(source).__name__}")
@@ -288,6 +290,16 @@ class Scenario:
     def __repr__(self) -> str:
         return f"Scenario({self.process.id!r}, arrivals={self.arrivals.kind}, " \
                f"pools={sorted(self.pools)}, seed={self.seed})"
+
+
+def _read(path: Path) -> str:
+    """A scenario file's text (UTF-8), or a ScenarioError saying why it cannot be read."""
+    try:
+        return read_bounded(path).decode("utf-8")
+    except ValueError as why:  # UnicodeDecodeError is one
+        reason = "it is not UTF-8 text" if isinstance(why, UnicodeDecodeError) else str(why)
+        raise ScenarioError("", f"cannot read scenario file {bounded(str(path))}: "
+                                f"{reason}") from None
 
 
 def _restore(process: Process, lanes: dict[str, str], form: dict[str, Any]) -> Scenario:
