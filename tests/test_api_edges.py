@@ -67,6 +67,8 @@ def test_a_sqlite_store_on_a_directory_is_a_store_error(tmp_path):
     with pytest.raises(bpm.StoreError, match="directory"):
         bpm.SQLiteStore(tmp_path)
     assert issubclass(bpm.StoreError, bpm.GobpmError)
+    with pytest.raises(bpm.StoreError, match="holds a NUL character"):  # was a ValueError
+        bpm.SQLiteStore(str(tmp_path / "a\0b.db"))
 
 
 @pytest.mark.parametrize("key", [lambda d: d["a"] / 0, "a / 0", "missing"])

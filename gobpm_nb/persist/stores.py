@@ -165,6 +165,9 @@ class SQLiteStore:
         if not isinstance(path, (str, Path)):
             raise StoreError(f"SQLiteStore needs a file path, got {type(path).__name__}")
         self.path = str(path)
+        if "\0" in self.path:
+            raise StoreError(f"SQLiteStore path {self.path!r} holds a NUL character: no file "
+                             "has that name")
         if Path(self.path).is_dir():
             raise StoreError(f"SQLiteStore path {self.path!r} is a directory, not a file")
         self._lock = writer_lock(self.path)
