@@ -317,9 +317,11 @@ class Engine:
         """Deliver a signal to every waiting subscriber; returns how many there were."""
         return self._state.core.hub.broadcast_signal(name, payload)
 
-    def tasks(self) -> list[TaskView]:
-        """The open user tasks."""
-        return self._state.core.tasks()
+    def tasks(self, instance: str | None = None) -> list[TaskView]:
+        """The open user tasks (or one instance's: an unknown instance is an EngineError)."""
+        if instance is not None:
+            self._record(instance)
+        return self._state.core.tasks(instance)
 
     def task_data(self, task_id: str) -> dict[str, Any]:
         """A copy of what an open user task sees, for whoever completes it: the instance

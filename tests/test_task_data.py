@@ -123,3 +123,17 @@ def test_a_completed_unknown_or_odd_task_id_is_an_engine_error_naming_it():
     for odd in (None, 7, ["a"]):
         with pytest.raises(bpm.EngineError, match="unknown task"):
             eng.task_data(odd)
+
+
+def test_one_instances_tasks():
+    """``tasks(instance)``: the open tasks of one instance; an unknown one is an
+    EngineError naming it, as for ``holders(instance)``."""
+    eng = bpm.Engine()
+    a = eng.start(reviews(), {"reviewers": ["ann", "bob"]})
+    b = eng.start(approval(), {"order": {"total": 5}})
+    eng.run()
+    assert [t.node for t in eng.tasks(a.id)] == ["review", "review"]
+    assert [t.node for t in eng.tasks(b.id)] == ["approve"]
+    assert eng.tasks() == eng.tasks(a.id) + eng.tasks(b.id)
+    with pytest.raises(bpm.EngineError, match="unknown instance 'i9'"):
+        eng.tasks("i9")

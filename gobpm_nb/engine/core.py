@@ -381,9 +381,9 @@ class Core:
         rec.finish("terminated")
 
     # -- user tasks -----------------------------------------------------------------------
-    def tasks(self) -> list[TaskView]:
-        return [TaskView(t.id, t.instance, t.track, t.node, t.name, t.assignee,
-                         to_datetime(t.created)) for t in self.inbox.values()]
+    def tasks(self, instance: str | None = None) -> list[TaskView]:
+        return [TaskView(t.id, t.instance, t.track, t.node, t.name, t.assignee, to_datetime(
+            t.created)) for t in self.inbox.values() if instance in (None, t.instance)]
 
     # -- decisions (design-review mode) ---------------------------------------------------
     def decisions(self, instance: str | None = None) -> list[DecisionView]:
