@@ -51,10 +51,13 @@ class Plan:
     its duration in microseconds (None: an end event); and, once known, whether the quiet
     point after it can do nothing (``TimerPlans.idle``)."""
 
-    __slots__ = ("flow", "target", "duration", "idle", "tracks")
+    __slots__ = ("flow", "target", "duration", "latest", "idle", "tracks")
 
     def __init__(self, flow: str, target: str, duration: int | None):
         self.flow, self.target, self.duration = flow, target, duration
+        #: the last instant it applies at: later, the next deadline would fall past the
+        #: year 9999 (the general path makes that an incident)
+        self.latest = LAST_US - duration if duration is not None else LAST_US
         self.idle: bool | None = None
         #: By track id (made once per track id, ``TimerPlans.known``): the holders' site of
         #: the next timer (None: an end event), and the facts of a firing as ``emit_all``
@@ -132,10 +135,10 @@ class TimerPlans:
         node, tid = site.node, site.track
         plan = plans.get(node)
         tr = run.tracks.get(tid)
+        now = self.kernel.now
         if (plan is None or tr is None or tr.node != node or tr.state != WAITING
-                or type(tr.wait) is not TimerWait or tr.coro is None
-                or (plan.duration is not None and self.kernel.now + plan.duration > LAST_US)):
-            self.deliver(hold)  # (the general path makes a deadline past 9999 an incident)
+                or type(tr.wait) is not TimerWait or tr.coro is None or now > plan.latest):
+            self.deliver(hold)
             return
         iid, holds, target = run.id, run.holds, plan.target
         del holds[0]  # the lone hold, released as fired (``Holders.release``)
@@ -146,8 +149,8 @@ class TimerPlans:
             self.end(run, tr, hold, plan)
             return
         w = tr.wait  # the fired wait becomes the next one (nothing else refers to it)
-        w.node, w.armed, w.cycles, w.order = target, self.kernel.now, None, None
-        w.deadline = deadline = w.armed + plan.duration
+        w.node, w.armed, w.cycles, w.order = target, now, None, None
+        w.deadline = deadline = now + plan.duration
         known = plan.tracks.get(tid) or self.known(plan, site)
         # one timer hold for another (a plan into a timer knows the next timer's site)
         holders.hold_next(holds, iid, known[0], deadline)  # type: ignore[arg-type]
