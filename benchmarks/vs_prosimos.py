@@ -13,7 +13,10 @@ parameters:
   service of 20 minutes, three servers always at work): its mean waiting time has a closed
   form (Erlang C, 28.1 minutes), printed beside both.
 
-Each side runs ``--reps`` replications (10) one after another in this process, seeds 1..n:
+Each side runs ``--reps`` replications (10) in this process, seeds 1..n, the two sides
+interleaved (seed 1 here then there, seed 2 there then here, ...: a shared machine whose speed
+drifts during the run slows both sides alike, where one side's ten in a row could land in a
+slow minute and the other's in a fast one):
 here ``Scenario.run()`` (the real engine); there ``prosimos.simulation_engine.run_simulation``
 on the converted files, with numpy's and ``random``'s global generators seeded (Prosimos
 draws from them). Prosimos simulates a number of cases, not a span of time: it is given the
@@ -260,13 +263,15 @@ def compare(name: str, reps: int, horizon: str | None, ours: bool) -> dict[str, 
     file, sc = SCENARIOS[name]
     sc = {**sc, **({"horizon": horizon} if horizon else {})}
     inp = to_prosimos(sc, DATA / file)
-    sides: dict[str, list[Run]] = {"prosimos": []}
+    sides: dict[str, list[Run]] = {"prosimos": [], **({"gobpm_nb": []} if ours else {})}
     with tempfile.TemporaryDirectory() as folder:
-        for seed in range(1, reps + 1):
-            rec = run_prosimos(inp, Path(folder), seed)
-            sides["prosimos"].append((kpis(sc, rec), rec.simulated, rec.wall))
-    if ours:
-        sides["gobpm_nb"] = [run_ours(sc, DATA / file, seed) for seed in range(1, reps + 1)]
+        for seed in range(1, reps + 1):  # interleaved, each side first in turn
+            for side in sorted(sides, reverse=seed % 2 == 0):
+                if side == "prosimos":
+                    rec = run_prosimos(inp, Path(folder), seed)
+                    sides[side].append((kpis(sc, rec), rec.simulated, rec.wall))
+                else:
+                    sides[side].append(run_ours(sc, DATA / file, seed))
     figures = {side: summary(runs) for side, runs in sides.items()}
     print_table(name, sc, reps, figures)
     return figures
