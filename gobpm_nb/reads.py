@@ -15,7 +15,7 @@ from .engine.runtime.finished import Finished
 from .engine.runtime.reading import seen_by
 from .engine.runtime.run import Run
 from .engine.state.dehydrated import Dehydrated
-from .engine.state.records import TrackView
+from .engine.state.records import TrackView, no_task
 from .errors import EngineError, shown
 from .persist import codec
 from .travel.state import EngineState
@@ -69,10 +69,7 @@ def task_data(state: EngineState, task_id: str) -> dict[str, Any]:
     core = state.core
     task = core.inbox.get(task_id) if isinstance(task_id, str) else None
     if task is None:
-        how = core.closed_tasks.get(task_id) if isinstance(task_id, str) else None
-        if how is not None:
-            raise EngineError(f"task {shown(task_id)} is already {how}")
-        raise EngineError(f"unknown task {shown(task_id)}")
+        raise no_task(core.closed_tasks, task_id)
     rec = record(state, task.instance)
     if isinstance(rec, Run):
         data, by_id = rec.data if rec.data is not None else {}, rec.tracks

@@ -38,7 +38,7 @@ from .runtime.tracks import spawn, start_loop
 from .state.chosen import chosen
 from .state.dehydrated import Dehydrated
 from .state.holders import CycleHold, Hold, Holders, TimerHold, expectation
-from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Trigger
+from .state.records import DecisionView, Job, JobView, Task, TaskView, Track, Trigger, no_task
 from .state.values import json_dict
 
 
@@ -429,10 +429,7 @@ class Core:
     def complete_task(self, task_id: str, outputs: dict[str, Any] | None = None) -> None:
         hold = self.holders.tasks.get(task_id) if isinstance(task_id, str) else None
         if hold is None:
-            how = self.closed_tasks.get(task_id) if isinstance(task_id, str) else None
-            if how is not None:
-                raise EngineError(f"task {shown(task_id)} is already {how}")
-            raise EngineError(f"unknown task {shown(task_id)}")
+            raise no_task(self.closed_tasks, task_id)
         values = json_dict(outputs, f"outputs of task {task_id!r}")
         trigger = Trigger("task", hold.node, "node", hold.track, values, task_id)
         self.journal.record([(hold.instance, trigger)])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ...errors import EngineError, shown
 from ...vocabulary import HELD, ROOT
 
 if TYPE_CHECKING:
@@ -173,6 +174,15 @@ class Task:
         self.name = name
         self.assignee = assignee
         self.created = created
+
+
+def no_task(closed: Mapping[str, str], task_id: object) -> EngineError:
+    """Why ``task_id`` names no open task: it was closed (``closed``: task id -> how), or
+    it never was (a completing or a reading command raises it)."""
+    how = closed.get(task_id) if isinstance(task_id, str) else None
+    if how is not None:
+        return EngineError(f"task {shown(task_id)} is already {how}")
+    return EngineError(f"unknown task {shown(task_id)}")
 
 
 class Job:
