@@ -67,10 +67,11 @@ class CheckpointError(GobpmError):
         self.instance = instance
         self.field = field
         self.why = why
-        super().__init__(f"checkpoint of instance {instance!r}: field {field!r}: {why}")
+        super().__init__(instance, field, why)  # its arguments: pickled or copied whole
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled (a Dask worker's) or copied whole
-        return type(self), (self.instance, self.field, self.why)
+    def __str__(self) -> str:
+        return cut(f"checkpoint of instance {self.instance!r}: field {self.field!r}: "
+                   f"{self.why}", LONGEST)
 
 
 class StoreError(GobpmError):
@@ -86,7 +87,7 @@ class ScenarioError(GobpmError):
     def __init__(self, path: str, why: str):
         self.path = path
         self.why = why
-        super().__init__(f"{path}: {why}" if path else why)
+        super().__init__(path, why)  # its arguments: pickled or copied whole
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return type(self), (self.path, self.why)
+    def __str__(self) -> str:
+        return cut(f"{self.path}: {self.why}" if self.path else self.why, LONGEST)
