@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError, shown
-from ..files import read_bounded
+from ..files import NotAName, read_bounded
 from .xmllib import etree
 
 
@@ -51,10 +51,11 @@ def read_bytes(source: Any) -> tuple[bytes, str]:
         path = Path(source)
         try:
             return read_bounded(path), str(path)
+        except NotAName as why:
+            raise ModelError(f"cannot read BPMN file {shown(str(path))}: {why} (nor XML "
+                             "text: it does not start with '<')") from None
         except ValueError as why:
-            named = "not a valid file name (nor XML text: it does not start with '<')" \
-                if str(why) == "not a valid file name" else str(why)
-            raise ModelError(f"cannot read BPMN file {shown(str(path))}: {named}") from None
+            raise ModelError(f"cannot read BPMN file {shown(str(path))}: {why}") from None
     raise ModelError(f"a BPMN source is a path, bytes or XML text, not {type(source).__name__}")
 
 
