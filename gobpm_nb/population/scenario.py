@@ -348,8 +348,7 @@ def _parse_text(source: str) -> dict[str, Any]:
     try:
         value = json.loads(source)
     except RecursionError:
-        raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels "
-                                "deep") from None
+        raise _too_deep() from None
     except ValueError:
         try:
             import yaml
@@ -359,8 +358,7 @@ def _parse_text(source: str) -> dict[str, Any]:
         try:
             value = yaml.safe_load(source)
         except RecursionError:
-            raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels "
-                                    "deep") from None
+            raise _too_deep() from None
         except yaml.YAMLError as exc:
             raise ScenarioError("", f"the scenario is neither JSON nor YAML ({exc})") from None
         limit = max(len(source), MIN_VALUES)
@@ -380,8 +378,12 @@ def _values_over(value: Any, limit: int) -> bool:
     deeper than ``MAX_DEPTH`` is a ScenarioError (reading it would exhaust the stack)."""
     found = too_big(value, limit, MAX_DEPTH)
     if found == "depth":
-        raise ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels deep")
+        raise _too_deep()
     return found == "count"
+
+
+def _too_deep() -> ScenarioError:
+    return ScenarioError("", f"the scenario nests values more than {MAX_DEPTH} levels deep")
 
 
 def _jsonable(value: Any) -> Any:
