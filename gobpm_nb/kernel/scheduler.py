@@ -189,7 +189,6 @@ class Kernel:
         self.seq += 1
         self._ready.append((self.seq, coro, value, ""))
 
-
     def interrupt(self) -> None:
         """Stop the events running with KeyboardInterrupt between two of them, not inside
         one: a person's interrupt (SIGINT) caught while events run (``travel.interrupts``).
@@ -349,7 +348,6 @@ class Kernel:
         except BaseException:  # an interrupt between two events, or an event that raised:
             self.cut_short = count  # the events it ran (``take_cut_short``)
             raise
-
 
     def due_by(self, at: int) -> bool:
         """Whether an event would run at or before ``at``: one ready now, or a deadline."""

@@ -4,6 +4,7 @@ recovered, and the command history started there."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 
 from ..engine.durability.damage import reading
@@ -28,10 +29,8 @@ def recovered(store: Store, processes: Iterable[Process], options: Options) -> E
     except BaseException:
         close = getattr(store, "close", None)
         if callable(close):
-            try:
+            with contextlib.suppress(Exception):  # its own failure is not the one to report
                 close()
-            except Exception:  # the store's own failure is not the one to report
-                pass
         raise
 
 
