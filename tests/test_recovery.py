@@ -99,6 +99,17 @@ def test_a_boundary_restores_at_its_recorded_deadline_not_at_restore_time(tmp_pa
     assert [t.node for t in inst.tracks if t.state == "completed"] == ["escalated"]
 
 
+def waiting_on_disk(tmp_path, n):
+    """An SQLite file, closed, holding ``n`` instances waiting on a five-hour timer."""
+    db = tmp_path / "run.db"
+    eng = bpm.Engine(store=bpm.SQLiteStore(db))
+    for _ in range(n):
+        eng.start(timer("PT5H"))
+    eng.advance("PT1M")
+    eng.store.close()
+    return db
+
+
 @pytest.mark.parametrize("doc, field", [
     (b'{"schema": 2, "instance": "i2"}', "process"),  # a field missing
     (("[" * 100_000 + "]" * 100_000).encode(), "<document>"),  # nested past the stack
@@ -107,12 +118,7 @@ def test_one_corrupt_record_fails_only_its_instance(tmp_path, doc, field):
     """A damaged checkpoint fails its own instance with a fact naming the field; the others
     recover. One nested past the stack is a document that does not decode, not a failure of
     the store."""
-    db = tmp_path / "run.db"
-    eng = bpm.Engine(store=bpm.SQLiteStore(db))
-    for _ in range(3):
-        eng.start(timer("PT5H"))
-    eng.advance("PT1M")
-    eng.store.close()
+    db = waiting_on_disk(tmp_path, 3)
     with sqlite3.connect(db) as raw:
         raw.execute("UPDATE checkpoints SET doc = ? WHERE instance = 'i2'", (doc,))
     eng2 = bpm.Engine.recover(bpm.SQLiteStore(db), processes=[timer("PT5H")])
@@ -137,12 +143,7 @@ def test_a_damaged_engine_record_is_a_store_error_naming_it(tmp_path, key, value
     window and buffer, deployed versions), damaged: recovery raises a StoreError naming the
     record and what is wrong with it (a RecursionError or a JSONDecodeError escaped before),
     and leaves the store as it was; repaired, it recovers every instance."""
-    db = tmp_path / "run.db"
-    eng = bpm.Engine(store=bpm.SQLiteStore(db))
-    for _ in range(2):
-        eng.start(timer("PT5H"))
-    eng.advance("PT1M")
-    eng.store.close()
+    db = waiting_on_disk(tmp_path, 2)
     with sqlite3.connect(db) as raw:
         good = dict(raw.execute("SELECT key, value FROM meta"))
         raw.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
